@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "mediaprep",
+    products: [
+        .library(name: "MediaPrep", targets: ["MediaPrep"]),
+        .library(name: "UploadPlanner", targets: ["UploadPlanner"]),
+        .executable(name: "mediaprep", targets: ["mediaprep"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CJpeg", path: "Sources/CJpeg", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CPng", path: "Sources/CPng", pkgConfig: "libpng16",
+            providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        .target(name: "UploadPlanner"),
+        .target(
+            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "UploadPlanner"],
+            linkerSettings: [.linkedLibrary("m")]),
+        .executableTarget(name: "mediaprep", dependencies: ["MediaPrep", "UploadPlanner"]),
+        .testTarget(name: "MediaPrepTests", dependencies: ["MediaPrep", "UploadPlanner"]),
+        .testTarget(name: "UploadPlannerTests", dependencies: ["UploadPlanner"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,22 @@
+/// What the bytes of a file are, decided by content so a lying extension changes nothing.
+public enum MediaFormat: String, Sendable, Codable {
+    case jpeg, png, gif, webp, bmp, tiff
+    case mp4, mov, matroska, webm, m4a, aac, mp3, ogg, wav
+    case unknown
+
+    /// Still or animatable image formats the image pipeline decodes.
+    public var isImage: Bool {
+        switch self {
+        case .jpeg, .png, .gif, .webp, .bmp, .tiff: return true
+        default: return false
+        }
+    }
+
+    /// Containers handed to FFmpeg as audio or video.
+    public var isAudioVisual: Bool {
+        switch self {
+        case .mp4, .mov, .matroska, .webm, .m4a, .aac, .mp3, .ogg, .wav: return true
+        default: return false
+        }
+    }
+}

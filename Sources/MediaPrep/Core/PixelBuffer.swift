@@ -1,0 +1,38 @@
+/// Channel layout of 8-bit interleaved pixels; gray stays gray so JPEGs of it stay one-channel.
+public enum PixelLayout: Int, Sendable {
+    case gray = 1
+    case rgb = 3
+    case rgba = 4
+
+    public var channels: Int { rawValue }
+}
+
+/// Decoded pixels kept as one contiguous value so every pipeline stage can be pure.
+public struct PixelBuffer: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    public let layout: PixelLayout
+    /// Rows top to bottom, `width * layout.channels` bytes each, no padding.
+    public var bytes: [UInt8]
+
+    public init(width: Int, height: Int, layout: PixelLayout, bytes: [UInt8]) {
+        precondition(bytes.count == width * height * layout.channels, "pixel buffer size mismatch")
+        self.width = width
+        self.height = height
+        self.layout = layout
+        self.bytes = bytes
+    }
+
+    public var rowBytes: Int { width * layout.channels }
+    public var pixelCount: Int { width * height }
+
+    /// The pixel at (x, y) as RGBA, gray and RGB expanded; for tests and sampling.
+    public func rgba(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+        let i = (y * width + x) * layout.channels
+        switch layout {
+        case .gray: return (bytes[i], bytes[i], bytes[i], 255)
+        case .rgb: return (bytes[i], bytes[i + 1], bytes[i + 2], 255)
+        case .rgba: return (bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3])
+        }
+    }
+}

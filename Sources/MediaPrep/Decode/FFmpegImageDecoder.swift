@@ -1,0 +1,36 @@
+import CFFmpeg
+
+/// GIF, WebP, BMP and TIFF through FFmpeg's image decoders: the first frame, plus how many there are.
+public enum FFmpegImageDecoder {
+    public struct Result: Sendable {
+        public let image: DecodedImage
+        /// Frames in the file (GIF animation); 1 for still images.
+        public let frameCount: Int
+    }
+
+    public static func decode(path: String, format: MediaFormat, options: DecodeOptions = DecodeOptions(),
+                              countFrames: Bool = false) throws -> Result {
+        let input = try MediaInput(path: path)
+        guard let stream = input.bestStream(AVMEDIA_TYPE_VIDEO) else {
+            throw MediaPrepError(.corrupt, "no image in this \(format.rawValue) file")
+        }
+        let par = stream.pointee.codecpar.pointee
+        if par.width > 0, par.height > 0, Int(par.width) * Int(par.height) > options.maxPixels {
+            throw MediaPrepError(.tooManyPixels, "\(par.width)×\(par.height) is over the \(options.maxPixels)-pixel limit")
+        }
+        let decoder = try FrameDecoder(input: input, stream: stream, maxPixels: options.maxPixels)
+        guard let frame = try decoder.next() else {
+            throw MediaPrepError(.truncated, "the \(format.rawValue) file holds no complete image")
+        }
+        let layout: PixelLayout = FrameConverter.hasAlphaChannel(frame) ? .rgba : .rgb
+        let pixels = try FrameConverter.convert(frame, layout: layout)
+        var frames = 1
+        if countFrames {
+            // Further frames only need counting, not converting; cap the work on huge animations.
+            while frames < 10_000, try decoder.next() != nil { frames += 1 }
+        }
+        let decoded = DecodedImage(pixels: pixels, format: format, sourceWidth: pixels.width,
+                                   sourceHeight: pixels.height, orientation: .up)
+        return Result(image: decoded, frameCount: frames)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Picks the decoder for a file by its content: the single entry point for still images.
+public enum ImageLoader {
+    /// Reads a file, refusing empty files and anything that is not an image we decode.
+    public static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
+        let data = try FileBytes.read(path)
+        return try load(data: data, path: path, options: options)
+    }
+
+    /// Decodes bytes already in memory; `path` is needed only for the FFmpeg-decoded formats.
+    public static func load(data: [UInt8], path: String?, options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
+        guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
+        let format = FormatSniffer.sniff(data)
+        switch format {
+        case .jpeg:
+            return try JPEGDecoder.decode(data, options: options)
+        case .png:
+            return try PNGDecoder.decode(data, options: options)
+        case .gif, .webp, .bmp, .tiff:
+            guard let path else {
+                throw MediaPrepError(.unsupportedFormat, "\(format.rawValue) is decoded from a file path")
+            }
+            return try FFmpegImageDecoder.decode(path: path, format: format, options: options).image
+        default:
+            throw MediaPrepError(.unsupportedFormat, "not an image this tool decodes (\(format.rawValue))")
+        }
+    }
+}
+
+/// File reading with errors typed for the CLI.
+public enum FileBytes {
+    public static func read(_ path: String) throws -> [UInt8] {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw MediaPrepError(.unreadableFile, "no such file: \(path)")
+        }
+        guard !isDir.boolValue else { throw MediaPrepError(.unreadableFile, "\(path) is a directory") }
+        guard let d = FileManager.default.contents(atPath: path) else {
+            throw MediaPrepError(.unreadableFile, "cannot read \(path)")
+        }
+        guard !d.isEmpty else { throw MediaPrepError(.emptyInput, "\(path) is empty") }
+        return [UInt8](d)
+    }
+
+    /// The first bytes only, for sniffing large files without reading them whole.
+    public static func head(_ path: String, count: Int = FormatSniffer.headerLength) throws -> [UInt8] {
+        guard let h = FileHandle(forReadingAtPath: path) else {
+            throw MediaPrepError(.unreadableFile, "cannot read \(path)")
+        }
+        defer { try? h.close() }
+        let d = (try? h.read(upToCount: count)) ?? nil
+        return [UInt8](d ?? Data())
+    }
+
+    public static func size(_ path: String) throws -> Int {
+        let attrs = try? FileManager.default.attributesOfItem(atPath: path)
+        guard let n = attrs?[.size] as? NSNumber else { throw MediaPrepError(.unreadableFile, "cannot stat \(path)") }
+        return n.intValue
+    }
+}

@@ -1,0 +1,73 @@
+import CPng
+
+/// PNG through libpng's simplified API, which already handles palette, gray, 16-bit and interlace.
+public enum PNGDecoder {
+    public static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
+        guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
+        var image = png_image()
+        image.version = cpng_version()
+        defer { png_image_free(&image) }
+        let begun = data.withUnsafeBufferPointer {
+            png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count)
+        }
+        guard begun != 0 else { throw pngError(image, data: data) }
+        let w = Int(image.width), h = Int(image.height)
+        guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "PNG has zero size") }
+        guard w * h <= options.maxPixels else {
+            throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(options.maxPixels)-pixel limit")
+        }
+        let hasAlpha = image.format & cpng_format_flag_alpha() != 0
+        let isColor = image.format & cpng_format_flag_color() != 0
+        let layout: PixelLayout = hasAlpha ? .rgba : (isColor ? .rgb : .gray)
+        image.format = layout == .rgba ? cpng_format_rgba() : (layout == .rgb ? cpng_format_rgb() : cpng_format_gray())
+        var out = [UInt8](repeating: 0, count: w * h * layout.channels)
+        let done = data.withUnsafeBufferPointer { _ in
+            out.withUnsafeMutableBufferPointer {
+                png_image_finish_read(&image, nil, $0.baseAddress, 0, nil)
+            }
+        }
+        guard done != 0 else { throw pngError(image, data: data) }
+        return DecodedImage(pixels: PixelBuffer(width: w, height: h, layout: layout, bytes: out),
+                            format: .png, sourceWidth: w, sourceHeight: h,
+                            orientation: PNGChunks.exifOrientation(data))
+    }
+
+    private static func pngError(_ image: png_image, data: [UInt8]) -> MediaPrepError {
+        var m = image.message
+        let text = withUnsafeBytes(of: &m) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        let lower = text.lowercased()
+        let truncated = lower.contains("read error") || lower.contains("not enough") || lower.contains("truncat")
+            || lower.contains("unexpected end") || !PNGChunks.hasEnd(data)
+        return MediaPrepError(truncated ? .truncated : .corrupt, "PNG data is damaged: \(text)")
+    }
+}
+
+/// The few PNG chunks read by hand: eXIf for orientation, IEND to tell truncation from damage.
+enum PNGChunks {
+    static func chunks(_ data: [UInt8]) -> [(type: String, body: Range<Int>)] {
+        var out: [(String, Range<Int>)] = []
+        var i = 8
+        while i + 8 <= data.count {
+            let len = Int(data[i]) << 24 | Int(data[i + 1]) << 16 | Int(data[i + 2]) << 8 | Int(data[i + 3])
+            let type = String(decoding: data[(i + 4)..<(i + 8)], as: UTF8.self)
+            let end = i + 8 + len
+            guard len >= 0, end + 4 <= data.count else { break }
+            out.append((type, (i + 8)..<end))
+            if type == "IEND" { break }
+            i = end + 4
+        }
+        return out
+    }
+
+    static func hasEnd(_ data: [UInt8]) -> Bool { chunks(data).contains { $0.type == "IEND" } }
+
+    static func exifOrientation(_ data: [UInt8]) -> ExifOrientation {
+        for c in chunks(data) {
+            if c.type == "eXIf" { return ExifOrientation.fromTIFF(data[c.body]) }
+            if c.type == "IDAT" { break }  // eXIf must come before image data
+        }
+        return .up
+    }
+}

@@ -1,0 +1,26 @@
+import CJpeg
+
+/// Owns one tjhandle; TurboJPEG handles are not thread-safe, so each codec instance has its own.
+final class TurboJPEGHandle {
+    let raw: tjhandle
+
+    enum Kind { case compress, decompress }
+
+    init(_ kind: Kind) throws {
+        let h: tjhandle? = kind == .compress ? tjInitCompress() : tjInitDecompress()
+        guard let h else {
+            throw MediaPrepError(.decodeFailed, "TurboJPEG could not create a handle")
+        }
+        raw = h
+    }
+
+    deinit { tjDestroy(raw) }
+
+    var lastError: String {
+        guard let s = tjGetErrorStr2(raw) else { return "unknown TurboJPEG error" }
+        return String(cString: s)
+    }
+
+    /// TurboJPEG reports warnings (like trailing garbage) through the same -1 as errors.
+    var lastErrorIsWarning: Bool { tjGetErrorCode(raw) == Int32(TJERR_WARNING.rawValue) }
+}

@@ -1,0 +1,30 @@
+import CFFmpeg
+
+/// Turns a decoded AVFrame into packed RGB/RGBA at a chosen size through libswscale.
+enum FrameConverter {
+    static func convert(_ f: UnsafeMutablePointer<AVFrame>, layout: PixelLayout,
+                        width: Int? = nil, height: Int? = nil) throws -> PixelBuffer {
+        let sw = Int(f.pointee.width), sh = Int(f.pointee.height)
+        guard sw > 0, sh > 0 else { throw MediaPrepError(.invalidDimensions, "decoded frame has no size") }
+        let dw = width ?? sw, dh = height ?? sh
+        let src = AVPixelFormat(rawValue: f.pointee.format)
+        guard let ctx = sws_getContext(Int32(sw), Int32(sh), src, Int32(dw), Int32(dh), Resizer.avFormat(layout),
+                                       Resizer.flags, nil, nil, nil) else {
+            throw MediaPrepError(.resizeFailed, "swscale cannot convert this frame's pixel format")
+        }
+        defer { sws_freeContext(ctx) }
+        cff_set_colorspace(ctx, f)
+        let row = dw * layout.channels
+        var out = [UInt8](repeating: 0, count: row * dh + 64)
+        let rows = out.withUnsafeMutableBufferPointer { cff_scale_frame(ctx, f, $0.baseAddress, Int32(row)) }
+        guard rows == Int32(dh) else { throw MediaPrepError(.resizeFailed, "swscale converted \(rows) of \(dh) rows") }
+        out.removeLast(64)
+        return PixelBuffer(width: dw, height: dh, layout: layout, bytes: out)
+    }
+
+    /// Whether the frame's pixel format can carry transparency.
+    static func hasAlphaChannel(_ f: UnsafeMutablePointer<AVFrame>) -> Bool {
+        guard let d = av_pix_fmt_desc_get(AVPixelFormat(rawValue: f.pointee.format)) else { return false }
+        return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+    }
+}

@@ -1,0 +1,55 @@
+import CFFmpeg
+
+/// An opened container (AVFormatContext) that closes itself; one per file read.
+final class MediaInput {
+    let context: UnsafeMutablePointer<AVFormatContext>
+
+    init(path: String) throws {
+        _ = FFmpegSetup.once
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        let rc = avformat_open_input(&ctx, path, nil, nil)
+        guard rc >= 0, let opened = ctx else {
+            throw MediaPrepError.ffmpeg(rc == -2 ? .unreadableFile : .unsupportedFormat, "cannot open \(path)", rc)
+        }
+        context = opened
+        let info = avformat_find_stream_info(context, nil)
+        if info < 0 {
+            var c: UnsafeMutablePointer<AVFormatContext>? = context
+            avformat_close_input(&c)
+            throw MediaPrepError.ffmpeg(.corrupt, "cannot read stream information", info)
+        }
+    }
+
+    deinit {
+        var c: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&c)
+    }
+
+    var streams: [UnsafeMutablePointer<AVStream>] {
+        (0..<Int(context.pointee.nb_streams)).compactMap { context.pointee.streams[$0] }
+    }
+
+    /// The stream FFmpeg itself would pick, skipping cover art attached to audio files.
+    func bestStream(_ type: AVMediaType) -> UnsafeMutablePointer<AVStream>? {
+        let idx = av_find_best_stream(context, type, -1, -1, nil, 0)
+        guard idx >= 0, let s = context.pointee.streams[Int(idx)] else { return nil }
+        if type == AVMEDIA_TYPE_VIDEO && s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 { return nil }
+        return s
+    }
+
+    var containerName: String {
+        guard let f = context.pointee.iformat, let n = f.pointee.name else { return "unknown" }
+        return String(cString: n)
+    }
+
+    /// Container duration in seconds, falling back to the stream's, or nil when unknown.
+    func durationSeconds(stream: UnsafeMutablePointer<AVStream>?) -> Double? {
+        if context.pointee.duration != cff_nopts(), context.pointee.duration > 0 {
+            return Double(context.pointee.duration) / Double(cff_time_base())
+        }
+        if let s = stream, s.pointee.duration != cff_nopts(), s.pointee.duration > 0 {
+            return Double(s.pointee.duration) * av_q2d(s.pointee.time_base)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,53 @@
+import CFFmpeg
+
+/// Resampling through libswscale's Lanczos; no hand-written filter.
+public enum Resizer {
+    static func avFormat(_ layout: PixelLayout) -> AVPixelFormat {
+        switch layout {
+        case .gray: return AV_PIX_FMT_GRAY8
+        case .rgb: return AV_PIX_FMT_RGB24
+        case .rgba: return AV_PIX_FMT_RGBA
+        }
+    }
+
+    /// Full-chroma, accurate-rounding flags keep RGB from being squeezed through 4:2:0 inside swscale.
+    static let flags = SWS_LANCZOS | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
+
+    public static func resize(_ src: PixelBuffer, width: Int, height: Int) throws -> PixelBuffer {
+        guard width > 0, height > 0 else {
+            throw MediaPrepError(.invalidDimensions, "cannot resize to \(width)×\(height)")
+        }
+        if width == src.width && height == src.height { return src }
+        let fmt = avFormat(src.layout)
+        guard let ctx = sws_getContext(Int32(src.width), Int32(src.height), fmt,
+                                       Int32(width), Int32(height), fmt, flags, nil, nil, nil) else {
+            throw MediaPrepError(.resizeFailed, "swscale cannot scale \(src.width)×\(src.height) to \(width)×\(height)")
+        }
+        defer { sws_freeContext(ctx) }
+        let dstRow = width * src.layout.channels
+        // swscale's SIMD paths may write a little past the row end; pad the last row.
+        var out = [UInt8](repeating: 0, count: dstRow * height + 64)
+        let rows = src.bytes.withUnsafeBufferPointer { s in
+            out.withUnsafeMutableBufferPointer { d in
+                var srcPlanes: [UnsafePointer<UInt8>?] = [s.baseAddress, nil, nil, nil]
+                var srcStrides: [Int32] = [Int32(src.rowBytes), 0, 0, 0]
+                var dstPlanes: [UnsafeMutablePointer<UInt8>?] = [d.baseAddress, nil, nil, nil]
+                var dstStrides: [Int32] = [Int32(dstRow), 0, 0, 0]
+                return sws_scale(ctx, &srcPlanes, &srcStrides, 0, Int32(src.height), &dstPlanes, &dstStrides)
+            }
+        }
+        guard rows == Int32(height) else {
+            throw MediaPrepError(.resizeFailed, "swscale produced \(rows) of \(height) rows")
+        }
+        out.removeLast(64)
+        return PixelBuffer(width: width, height: height, layout: src.layout, bytes: out)
+    }
+
+    /// Size that fits inside `maxSide` on the long side, never upscaling, never below 1 px.
+    public static func fit(width: Int, height: Int, maxSide: Int) -> (width: Int, height: Int) {
+        let long = max(width, height)
+        guard long > maxSide, maxSide > 0 else { return (width, height) }
+        let scale = Double(maxSide) / Double(long)
+        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+    }
+}

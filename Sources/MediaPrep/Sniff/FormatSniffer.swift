@@ -1,0 +1,53 @@
+/// Identifies a file by its leading bytes, never by its name.
+public enum FormatSniffer {
+    /// How many leading bytes `sniff` looks at; callers may pass just this much.
+    public static let headerLength = 64
+
+    public static func sniff<C: Collection>(_ data: C) -> MediaFormat where C.Element == UInt8 {
+        let b = Array(data.prefix(headerLength))
+        func at(_ offset: Int, _ ascii: String) -> Bool {
+            let bytes = Array(ascii.utf8)
+            guard b.count >= offset + bytes.count else { return false }
+            return Array(b[offset..<offset + bytes.count]) == bytes
+        }
+        func starts(_ bytes: [UInt8]) -> Bool {
+            b.count >= bytes.count && Array(b[0..<bytes.count]) == bytes
+        }
+
+        if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if at(0, "GIF87a") || at(0, "GIF89a") { return .gif }
+        if at(0, "RIFF") && at(8, "WEBP") { return .webp }
+        if at(0, "RIFF") && at(8, "WAVE") { return .wav }
+        if at(0, "BM") && b.count >= 26 { return .bmp }
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        if at(4, "ftyp") { return isoBrand(b) }
+        if starts([0x1A, 0x45, 0xDF, 0xA3]) {
+            // The EBML DocType sits in the first few dozen bytes.
+            let webm = Array("webm".utf8)
+            if b.count >= 4, (0...(b.count - 4)).contains(where: { Array(b[$0..<$0 + 4]) == webm }) {
+                return .webm
+            }
+            return .matroska
+        }
+        if at(0, "OggS") { return .ogg }
+        if at(0, "ID3") { return .mp3 }
+        if b.count >= 2, b[0] == 0xFF {
+            if b[1] & 0xF6 == 0xF0 { return .aac }  // ADTS: sync word with layer 00
+            if b[1] & 0xE0 == 0xE0 && b[1] & 0x06 != 0 { return .mp3 }  // MPEG audio frame sync
+        }
+        return .unknown
+    }
+
+    /// ISO base media files share `ftyp`; the major brand tells QuickTime and audio-only apart.
+    private static func isoBrand(_ b: [UInt8]) -> MediaFormat {
+        guard b.count >= 12 else { return .mp4 }
+        let brand = String(decoding: b[8..<12], as: UTF8.self)
+        switch brand {
+        case "qt  ": return .mov
+        case "M4A ", "M4B ", "M4P ", "F4A ": return .m4a
+        case "heic", "heix", "mif1", "msf1", "avif", "avis": return .unknown
+        default: return .mp4
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/// Placeholder until the planner lands.
+enum UploadPlannerPlaceholder {}

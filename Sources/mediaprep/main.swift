@@ -1,0 +1,2 @@
+import MediaPrep
+print("mediaprep")

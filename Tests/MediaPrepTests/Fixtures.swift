@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+
+/// Paths into the committed testdata/ folder.
+enum Fixture {
+    static let dir: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("testdata").path
+    }()
+
+    static func path(_ name: String) -> String { dir + "/" + name }
+    static func bytes(_ name: String) throws -> [UInt8] { try FileBytes.read(path(name)) }
+
+    /// A fresh, empty scratch folder removed by the caller.
+    static func scratch() throws -> String {
+        let p = NSTemporaryDirectory() + "mediaprep-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+        return p
+    }
+}
+
+/// The fixtures' "quadrants" picture: 64×48, red / lime over blue / white.
+enum Quadrants {
+    static let width = 64, height = 48
+    static let samples: [(x: Int, y: Int, rgb: (Int, Int, Int))] = [
+        (8, 6, (255, 0, 0)), (56, 6, (0, 255, 0)), (8, 42, (0, 0, 255)), (56, 42, (255, 255, 255)),
+    ]
+
+    /// Checks the four quadrant centers within `tolerance` per channel (JPEG needs some).
+    static func check(_ p: PixelBuffer, tolerance: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(p.width == width && p.height == height, sourceLocation: sourceLocation)
+        guard p.width == width, p.height == height else { return }
+        for s in samples {
+            let px = p.rgba(x: s.x, y: s.y)
+            let got = (Int(px.r), Int(px.g), Int(px.b))
+            let ok = abs(got.0 - s.rgb.0) <= tolerance && abs(got.1 - s.rgb.1) <= tolerance
+                && abs(got.2 - s.rgb.2) <= tolerance
+            #expect(ok, "pixel (\(s.x),\(s.y)) is \(got), expected \(s.rgb)", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// Peak signal-to-noise ratio between two same-size images, in dB.
+func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+    precondition(a.bytes.count == b.bytes.count)
+    var sum = 0.0
+    for i in 0..<a.bytes.count {
+        let d = Double(a.bytes[i]) - Double(b.bytes[i])
+        sum += d * d
+    }
+    let mse = sum / Double(a.bytes.count)
+    return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+}

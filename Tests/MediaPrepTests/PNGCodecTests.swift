@@ -1,0 +1,56 @@
+import Testing
+@testable import MediaPrep
+
+@Suite struct PNGCodecTests {
+    @Test(arguments: ["rgb.png", "palette.png", "rgb16.png", "interlaced.png", "rgba-opaque.png"])
+    func opaqueKindsDecodeToQuadrants(name: String) throws {
+        let d = try PNGDecoder.decode(try Fixture.bytes(name))
+        Quadrants.check(d.pixels, tolerance: 1)
+        #expect(!AlphaOps.hasRealAlpha(d.pixels))
+    }
+
+    @Test func grayPNGIsOneChannel() throws {
+        let d = try PNGDecoder.decode(try Fixture.bytes("gray.png"))
+        #expect(d.pixels.layout == .gray)
+        // Red's luma is well below lime's, and white stays white.
+        let red = d.pixels.rgba(x: 8, y: 6).r, lime = d.pixels.rgba(x: 56, y: 6).r, white = d.pixels.rgba(x: 56, y: 42).r
+        #expect(red < lime && white == 255)
+    }
+
+    @Test func realTransparencyIsDetected() throws {
+        let d = try PNGDecoder.decode(try Fixture.bytes("rgba.png"))
+        #expect(d.pixels.layout == .rgba)
+        #expect(AlphaOps.hasRealAlpha(d.pixels))
+        #expect(d.pixels.rgba(x: 8, y: 6).a == 255)
+        let a = Int(d.pixels.rgba(x: 56, y: 6).a)
+        #expect(abs(a - 64) <= 1)  // 25 % opaque
+        // Lime at 25 % over white: (191, 255, 191).
+        let flat = AlphaOps.flattenOnWhite(d.pixels).rgba(x: 56, y: 6)
+        #expect(abs(Int(flat.r) - 191) <= 1 && flat.g == 255 && abs(Int(flat.b) - 191) <= 1)
+    }
+
+    @Test func opaqueAlphaChannelIsDroppable() throws {
+        let d = try PNGDecoder.decode(try Fixture.bytes("rgba-opaque.png"))
+        #expect(d.pixels.layout == .rgba)
+        #expect(AlphaOps.droppingOpaqueAlpha(d.pixels).layout == .rgb)
+    }
+
+    @Test func encodeIsLosslessAndClean() throws {
+        let d = try PNGDecoder.decode(try Fixture.bytes("rgba.png"))
+        let png = try PNGEncoder.encode(d.pixels)
+        let back = try PNGDecoder.decode(png)
+        #expect(back.pixels == d.pixels)
+        let types = Set(PNGChunks.chunks(png).map(\.type))
+        #expect(types.isDisjoint(with: ["tEXt", "zTXt", "iTXt", "eXIf", "tIME", "iCCP"]))
+        #expect(types.contains("IHDR") && types.contains("IDAT") && types.contains("IEND"))
+    }
+
+    @Test func pngExifOrientationIsRead() throws {
+        // Build a PNG with an eXIf chunk (orientation 8) before IDAT.
+        var png = try PNGEncoder.encode(PixelBuffer(width: 3, height: 2, layout: .gray, bytes: [0, 1, 2, 3, 4, 5]))
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 8, 0, 0]
+        let chunk: [UInt8] = [0, 0, 0, UInt8(tiff.count)] + Array("eXIf".utf8) + tiff + [0, 0, 0, 0]
+        png.insert(contentsOf: chunk, at: 8 + 25)  // after the signature and IHDR
+        #expect(PNGChunks.exifOrientation(png) == .left)
+    }
+}
