@@ -1,2 +1,0 @@
-/// Placeholder until the planner lands.
-enum UploadPlannerPlaceholder {}
