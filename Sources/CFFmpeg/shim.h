@@ -7,6 +7,9 @@
 #include <libavutil/error.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/log.h>
+#include <libavutil/opt.h>
+#include <libavutil/buffer.h>
+#include <libavutil/frame.h>
 #include <libswscale/swscale.h>
 #include <errno.h>
 #include <math.h>
@@ -59,6 +62,41 @@ static inline void cff_set_colorspace(struct SwsContext *c, const AVFrame *f) {
     if (sws_getColorspaceDetails(c, &inv_table, &src_range, &table, &dst_range, &brightness, &contrast, &saturation) < 0)
         return;
     sws_setColorspaceDetails(c, sws_getCoefficients(cs), src_full, table, dst_range, brightness, contrast, saturation);
+}
+
+/* A scaler with swscale's slice threading (FFmpeg >= 5.0), configured through AVOptions. */
+static inline struct SwsContext *cff_sws_threaded(int sw, int sh, enum AVPixelFormat sf,
+                                                  int dw, int dh, enum AVPixelFormat df, int flags, int threads) {
+    struct SwsContext *c = sws_alloc_context();
+    if (!c) return NULL;
+    av_opt_set_int(c, "srcw", sw, 0); av_opt_set_int(c, "srch", sh, 0); av_opt_set_int(c, "src_format", sf, 0);
+    av_opt_set_int(c, "dstw", dw, 0); av_opt_set_int(c, "dsth", dh, 0); av_opt_set_int(c, "dst_format", df, 0);
+    av_opt_set_int(c, "sws_flags", flags, 0);
+    av_opt_set_int(c, "threads", threads, 0);
+    if (sws_init_context(c, NULL, NULL) < 0) { sws_freeContext(c); return NULL; }
+    return c;
+}
+
+static void cff_no_free(void *opaque, uint8_t *data) { (void)opaque; (void)data; }
+
+/* Scales one packed image into caller-owned memory. Both buffers are wrapped as
+   reference-counted frames that own nothing, so swscale neither copies nor allocates. */
+static inline int cff_sws_scale_packed(struct SwsContext *c, const uint8_t *src, int src_stride, int sw, int sh,
+                                       enum AVPixelFormat sf, uint8_t *dst, int dst_stride, int dw, int dh,
+                                       enum AVPixelFormat df) {
+    int ret = AVERROR(ENOMEM);
+    AVFrame *in = av_frame_alloc(), *out = av_frame_alloc();
+    if (!in || !out) goto end;
+    in->buf[0] = av_buffer_create((uint8_t *)src, (size_t)src_stride * sh, cff_no_free, NULL, AV_BUFFER_FLAG_READONLY);
+    out->buf[0] = av_buffer_create(dst, (size_t)dst_stride * dh, cff_no_free, NULL, 0);
+    if (!in->buf[0] || !out->buf[0]) goto end;
+    in->data[0] = (uint8_t *)src; in->linesize[0] = src_stride; in->width = sw; in->height = sh; in->format = sf;
+    out->data[0] = dst; out->linesize[0] = dst_stride; out->width = dw; out->height = dh; out->format = df;
+    ret = sws_scale_frame(c, out, in);
+end:
+    av_frame_free(&in);
+    av_frame_free(&out);
+    return ret;
 }
 
 /* Quiet FFmpeg's stderr logging: errors are reported through typed Swift errors. */

@@ -1,2 +1,46 @@
-import MediaPrep
-print("mediaprep")
+import Foundation
+
+/// Every subcommand, in `--help` order.
+enum Commands {
+    static let all: [any Command.Type] = [
+        PrepareCommand.self, PlanCommand.self, ProbeCommand.self, ThumbnailCommand.self, CheckCommand.self, BenchCommand.self,
+    ]
+}
+
+func topHelp() -> String {
+    var s = "mediaprep — prepares chat attachments the way SimpleX Chat sends them\n\nusage: mediaprep COMMAND [options]\n\ncommands:\n"
+    for c in Commands.all { s += "  " + c.name.padding(toLength: 11, withPad: " ", startingAt: 0) + c.summary + "\n" }
+    s += "\n'mediaprep COMMAND --help' shows a command's options.\n"
+    return s
+}
+
+func runCLI(_ argv: [String]) -> Int32 {
+    guard let first = argv.first else {
+        FileHandle.standardError.write(Data(topHelp().utf8))
+        return 2
+    }
+    if first == "--help" || first == "-h" || first == "help" {
+        Output.line(topHelp())
+        return 0
+    }
+    guard let cmd = Commands.all.first(where: { $0.name == first }) else {
+        Output.error("unknown command '\(first)'\n\n" + topHelp())
+        return 2
+    }
+    do {
+        let parsed = try ParsedArguments.parse(Array(argv.dropFirst()), options: cmd.options)
+        if parsed.wantsHelp {
+            Output.line(cmd.help)
+            return 0
+        }
+        return try cmd.init(parsed).run()
+    } catch let e as UsageError {
+        Output.error(e.message + "\n\n" + cmd.help)
+        return 2
+    } catch {
+        Output.error("\(error)")
+        return 2
+    }
+}
+
+exit(runCLI(Array(CommandLine.arguments.dropFirst())))

@@ -19,26 +19,23 @@ public enum Resizer {
         }
         if width == src.width && height == src.height { return src }
         let fmt = avFormat(src.layout)
-        guard let ctx = sws_getContext(Int32(src.width), Int32(src.height), fmt,
-                                       Int32(width), Int32(height), fmt, flags, nil, nil, nil) else {
+        // Slice threads pay off only on large images; small ones (previews) stay on one core.
+        let threads: Int32 = src.pixelCount + width * height > 1_000_000 ? 2 : 1
+        guard let ctx = cff_sws_threaded(Int32(src.width), Int32(src.height), fmt, Int32(width), Int32(height), fmt,
+                                         flags, threads) else {
             throw MediaPrepError(.resizeFailed, "swscale cannot scale \(src.width)×\(src.height) to \(width)×\(height)")
         }
         defer { sws_freeContext(ctx) }
         let dstRow = width * src.layout.channels
         // swscale's SIMD paths may write a little past the row end; pad the last row.
         var out = [UInt8](repeating: 0, count: dstRow * height + 64)
-        let rows = src.bytes.withUnsafeBufferPointer { s in
+        let rc = src.bytes.withUnsafeBufferPointer { s in
             out.withUnsafeMutableBufferPointer { d in
-                var srcPlanes: [UnsafePointer<UInt8>?] = [s.baseAddress, nil, nil, nil]
-                var srcStrides: [Int32] = [Int32(src.rowBytes), 0, 0, 0]
-                var dstPlanes: [UnsafeMutablePointer<UInt8>?] = [d.baseAddress, nil, nil, nil]
-                var dstStrides: [Int32] = [Int32(dstRow), 0, 0, 0]
-                return sws_scale(ctx, &srcPlanes, &srcStrides, 0, Int32(src.height), &dstPlanes, &dstStrides)
+                cff_sws_scale_packed(ctx, s.baseAddress, Int32(src.rowBytes), Int32(src.width), Int32(src.height), fmt,
+                                     d.baseAddress, Int32(dstRow), Int32(width), Int32(height), fmt)
             }
         }
-        guard rows == Int32(height) else {
-            throw MediaPrepError(.resizeFailed, "swscale produced \(rows) of \(height) rows")
-        }
+        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale failed", rc) }
         out.removeLast(64)
         return PixelBuffer(width: width, height: height, layout: src.layout, bytes: out)
     }

@@ -1,0 +1,97 @@
+/// Chooses output size and JPEG quality together to look best under a byte budget.
+///
+/// At the view size (what the phone shows full screen) the highest fitting quality is found
+/// first; if it is high, that is the answer (smooth photos: measured best on the whole corpus).
+/// Otherwise size is hill-climbed by measured SSIM, since for detailed or noisy images a
+/// different size at another quality can win (see scripts/budget-grid.py).
+public struct BudgetSearch {
+    public let profile: ImageProfile
+    /// At or above this quality at view size, resizing cannot pay for itself.
+    public var acceptQuality = 88
+    /// Each size step multiplies the long side by this (or its inverse).
+    public var sideStep = 1.25
+    public var maxSizeSteps = 4
+
+    public init(profile: ImageProfile) {
+        self.profile = profile
+    }
+
+    /// - Parameters:
+    ///   - work: upright, opaque pixels at least as large as the view (shrink-on-load output).
+    ///   - reference: `work` resized to the view size, what the phone shows full screen.
+    public func encodeJPEG(work: PixelBuffer, reference: PixelBuffer) throws -> EncodedImage {
+        let view = (width: reference.width, height: reference.height)
+        let search = QualitySearch(progressive: true)
+        let viewLong = max(view.width, view.height)
+        let first = try Trace.time("quality search at view") { try search.search(reference, maxBytes: profile.maxBytes) }
+        Trace.note("view \(view.width)x\(view.height) q=\(first?.quality ?? -1) encodes=\(first?.encodes ?? 0)")
+        if let f = first, f.quality >= acceptQuality {
+            return EncodedImage(data: f.data, format: .jpeg, width: view.width, height: view.height, quality: f.quality, score: nil)
+        }
+        // Hill-climb the long side on measured SSIM.
+        let refLuma = SSIM.luma(reference)
+        var cache: [Int: EncodedImage?] = [:]
+        func candidate(_ long: Int) throws -> EncodedImage? {
+            if let c = cache[long] { return c }
+            let size = ImageProfile.scaled(width: work.width, height: work.height, longSide: long)
+            let pixels = long == viewLong ? reference : try Resizer.resize(work, width: size.width, height: size.height)
+            let r = long == viewLong ? first : try search.search(pixels, maxBytes: profile.maxBytes, start: first?.quality ?? 60)
+            var result: EncodedImage? = nil
+            if let r {
+                let decoded = try JPEGDecoder.decode(r.data).pixels
+                let seen = try Resizer.resize(decoded, width: view.width, height: view.height)
+                let score = SSIM.mean(refLuma, SSIM.luma(seen), width: view.width, height: view.height)
+                result = EncodedImage(data: r.data, format: .jpeg, width: size.width, height: size.height, quality: r.quality, score: score)
+            }
+            cache[long] = result
+            return result
+        }
+        let maxLong = min(max(work.width, work.height), profile.maxSide ?? Int.max)
+        var bestLong = viewLong
+        var best = try candidate(viewLong)
+        // Too big even at the lowest quality: shrink until something fits.
+        var steps = 0
+        while best == nil && bestLong > 16 {
+            bestLong = Int(Double(bestLong) / sideStep)
+            best = try candidate(bestLong)
+        }
+        guard var current = best else {
+            throw MediaPrepError(.overLimit, "cannot fit this image in \(profile.maxBytes) bytes")
+        }
+        for direction in [sideStep, 1 / sideStep] {
+            var long = bestLong
+            while steps < maxSizeSteps {
+                let next = Int((Double(long) * direction).rounded())
+                guard next != long, next <= maxLong, next >= 16 else { break }
+                steps += 1
+                guard let c = try candidate(next), (c.score ?? 0) > (current.score ?? 0) else { break }
+                current = c
+                long = next
+                bestLong = next
+            }
+            if bestLong != viewLong { break }  // moved up: no need to look down
+        }
+        return current
+    }
+
+    /// PNG keeps transparency when it fits at ≥ `minSideFraction` of the view size; else nil
+    /// and the caller flattens on white and goes the JPEG way.
+    public func encodePNG(work: PixelBuffer, view: (width: Int, height: Int), minSideFraction: Double = 2.0 / 3.0) throws -> EncodedImage? {
+        let viewLong = max(view.width, view.height)
+        var long = viewLong
+        var tries = 0
+        while Double(long) >= Double(viewLong) * minSideFraction - 0.5, tries < 6 {
+            tries += 1
+            let size = ImageProfile.scaled(width: work.width, height: work.height, longSide: long)
+            let pixels = try Resizer.resize(work, width: size.width, height: size.height)
+            let data = try PNGEncoder.encode(pixels)
+            if data.count <= profile.maxBytes {
+                return EncodedImage(data: data, format: .png, width: size.width, height: size.height, quality: nil, score: nil)
+            }
+            // PNG size is roughly proportional to pixel count; aim a little under.
+            let shrink = (Double(profile.maxBytes) / Double(data.count)).squareRoot() * 0.97
+            long = min(long - 1, Int(Double(long) * shrink))
+        }
+        return nil
+    }
+}

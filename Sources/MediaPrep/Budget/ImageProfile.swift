@@ -1,0 +1,48 @@
+/// Where a prepared image goes: its byte budget, side cap and how it will be viewed.
+public struct ImageProfile: Sendable, Equatable {
+    public var name: String
+    /// Hard limit on the prepared file; never exceeded.
+    public var maxBytes: Int
+    /// Hard limit on the long side, if the destination has one (Bluesky: 2000).
+    public var maxSide: Int?
+    /// Long side a phone shows full screen (SPEC §6 scores at 1600); the search starts here.
+    public var displaySide: Int
+    /// Data-URI length cap for the inline preview.
+    public var previewMaxLength: Int
+
+    public init(name: String, maxBytes: Int, maxSide: Int? = nil, displaySide: Int = 1600, previewMaxLength: Int = 14_000) {
+        self.name = name
+        self.maxBytes = maxBytes
+        self.maxSide = maxSide
+        self.displaySide = displaySide
+        self.previewMaxLength = previewMaxLength
+    }
+
+    /// SimpleX: MAX_IMAGE_SIZE = 261,120 bytes, no side limit.
+    public static let simplex = ImageProfile(name: "simplex", maxBytes: 261_120)
+    /// Bluesky (app.bsky.embed.images): ≤ 1,000,000 bytes and ≤ 2000×2000.
+    public static let bluesky = ImageProfile(name: "bluesky", maxBytes: 1_000_000, maxSide: 2000)
+
+    public static func named(_ n: String) -> ImageProfile? {
+        switch n {
+        case "simplex": return .simplex
+        case "bluesky": return .bluesky
+        default: return nil
+        }
+    }
+
+    /// The size the viewer will see for a source of this display size: long side capped, never upscaled.
+    /// Rounds half to even, as the scoring script's Python `round` does, so sizes line up exactly.
+    public func viewSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        let cap = min(displaySide, maxSide ?? Int.max)
+        return Self.scaled(width: width, height: height, longSide: min(cap, max(width, height)))
+    }
+
+    static func scaled(width: Int, height: Int, longSide: Int) -> (width: Int, height: Int) {
+        let long = max(width, height)
+        if long == longSide { return (width, height) }
+        let s = Double(longSide) / Double(long)
+        func r(_ v: Int) -> Int { max(1, Int((Double(v) * s).rounded(.toNearestOrEven))) }
+        return (r(width), r(height))
+    }
+}

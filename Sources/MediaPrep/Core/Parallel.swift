@@ -1,0 +1,27 @@
+import Dispatch
+import Foundation
+
+/// Runs `count` independent jobs on the available cores and returns their results in order.
+enum Parallel {
+    static func map<T: Sendable>(_ count: Int, _ body: @Sendable (Int) throws -> T) throws -> [T] {
+        if count == 1 { return [try body(0)] }
+        let box = ResultBox<T>(count)
+        DispatchQueue.concurrentPerform(iterations: count) { i in
+            box.set(i, Result { try body(i) })
+        }
+        return try box.values()
+    }
+
+    private final class ResultBox<T>: @unchecked Sendable {
+        private var results: [Result<T, Error>?]
+        private let lock = NSLock()
+        init(_ n: Int) { results = Array(repeating: nil, count: n) }
+        func set(_ i: Int, _ r: Result<T, Error>) { lock.lock(); results[i] = r; lock.unlock() }
+        func values() throws -> [T] {
+            try results.map { r in
+                guard let r else { throw MediaPrepError(.encodeFailed, "a parallel job did not finish") }
+                return try r.get()
+            }
+        }
+    }
+}

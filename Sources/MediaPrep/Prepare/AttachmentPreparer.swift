@@ -1,0 +1,147 @@
+import UploadPlanner
+
+/// Prepares any file the compose bar accepts, dispatching on what the file really is.
+public struct AttachmentPreparer: Sendable {
+    public var profile: ImageProfile
+    public var limits: SimplexLimits
+    public var outputDirectory: String
+    /// Moment used for `IMG_yyyyMMdd_HHmmss` names, seconds since 1970 UTC.
+    public var timestamp: Int64
+    public var maxPixels = 100_000_000
+    /// Long side of video thumbnails that previews are cut from.
+    public var thumbnailSide = 640
+
+    public init(profile: ImageProfile = .simplex, limits: SimplexLimits = .simplex, outputDirectory: String, timestamp: Int64) {
+        self.profile = profile
+        self.limits = limits
+        self.outputDirectory = outputDirectory
+        self.timestamp = timestamp
+    }
+
+    /// Never throws: a failure is recorded in the item so the rest of a batch goes on.
+    public func prepare(path: String) -> PreparedItem {
+        var item = PreparedItem(input: path, kind: .file)
+        do {
+            let probe = try MediaProbe.probe(path: path, thorough: false)
+            item.kind = probe.kind
+            item.format = probe.format.rawValue
+            switch probe.kind {
+            case .image: try prepareImage(path, &item)
+            case .animatedImage: try prepareAnimated(path, probe, &item)
+            case .video: try prepareVideo(path, probe, &item)
+            case .voice: try prepareVoice(path, probe, &item)
+            case .file: try prepareFile(path, probe, &item)
+            }
+        } catch let e as MediaPrepError {
+            item.error = e
+            item.output = nil
+        } catch {
+            item.error = MediaPrepError(.decodeFailed, "\(error)")
+            item.output = nil
+        }
+        return item
+    }
+
+    private func name(_ kind: UploadContentKind) -> String {
+        String(FileNaming.name(kind: kind, unixSeconds: timestamp, ext: "x").dropLast(2))
+    }
+
+    private func prepareImage(_ path: String, _ item: inout PreparedItem) throws {
+        let p = try ImagePreparer(profile: profile, maxPixels: maxPixels).prepare(path: path)
+        let ext = p.format == .png ? "png" : "jpg"
+        item.output = try OutputWriter.writeUnique(p.data, directory: outputDirectory, base: name(.image), ext: ext)
+        item.bytes = p.data.count
+        (item.width, item.height) = (p.width, p.height)
+        item.preview = p.preview
+        item.format = p.format.rawValue
+        item.quality = p.quality
+        item.route = p.route.rawValue
+        item.autoReceive = p.data.count <= limits.maxImageSizeAutoReceive
+        item.content = .image(text: "", image: p.preview)
+    }
+
+    /// Animated GIFs go as their original bytes (re-encoding would lose frames or grow them).
+    private func prepareAnimated(_ path: String, _ probe: ProbeResult, _ item: inout PreparedItem) throws {
+        let first = try FFmpegImageDecoder.decode(path: path, format: probe.format, options: DecodeOptions(maxPixels: maxPixels))
+        let preview = try PreviewMaker.make(from: first.image.pixels, maxLength: profile.previewMaxLength)
+        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: name(.animatedImage), ext: "gif")
+        item.bytes = probe.bytes
+        (item.width, item.height) = (probe.width, probe.height)
+        item.preview = preview
+        item.route = "original"
+        item.autoReceive = probe.bytes <= limits.maxImageSizeAutoReceive
+        item.content = .image(text: "", image: preview)
+    }
+
+    /// Videos are sent as they are (we do not transcode); the preview comes from a chosen frame.
+    private func prepareVideo(_ path: String, _ probe: ProbeResult, _ item: inout PreparedItem) throws {
+        let thumb = try VideoThumbnailer(maxSide: thumbnailSide).thumbnail(path: path)
+        let preview = try PreviewMaker.make(from: thumb.pixels, maxLength: profile.previewMaxLength)
+        let duration = Int(probe.durationSeconds ?? 0)  // truncated, as SimpleX does
+        try checkTransferable(probe)
+        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: name(.video), ext: Self.ext(probe, path))
+        item.bytes = probe.bytes
+        (item.width, item.height) = (probe.width, probe.height)
+        item.durationSeconds = duration
+        item.preview = preview
+        item.route = "original"
+        item.autoReceive = probe.bytes <= limits.maxVideoSizeAutoReceive
+        item.content = .video(text: "", image: preview, duration: duration)
+    }
+
+    private func prepareVoice(_ path: String, _ probe: ProbeResult, _ item: inout PreparedItem) throws {
+        let seconds = probe.durationSeconds ?? 0
+        let duration = Int(seconds.rounded())
+        guard seconds <= Double(limits.maxVoiceMessageSeconds) else {
+            throw MediaPrepError(.voiceTooLong, String(format: "%.1f s is over the %d s voice message limit", seconds, limits.maxVoiceMessageSeconds))
+        }
+        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: name(.voice), ext: Self.ext(probe, path))
+        item.bytes = probe.bytes
+        item.durationSeconds = duration
+        item.route = "original"
+        item.autoReceive = probe.bytes <= limits.maxVoiceSizeAutoReceive
+        item.content = .voice(text: "", duration: duration)
+    }
+
+    /// Plain files keep their own name (made unique), as the app sends documents.
+    private func prepareFile(_ path: String, _ probe: ProbeResult, _ item: inout PreparedItem) throws {
+        try checkTransferable(probe)
+        let file = path.split(separator: "/").last.map(String.init) ?? "file"
+        var base = file, ext = ""
+        if let dot = file.lastIndex(of: "."), dot != file.startIndex {
+            base = String(file[..<dot])
+            ext = String(file[file.index(after: dot)...])
+        }
+        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: base, ext: ext)
+        item.bytes = probe.bytes
+        item.route = "original"
+        item.autoReceive = false
+        item.content = .file(text: "")
+    }
+
+    private func checkTransferable(_ probe: ProbeResult) throws {
+        if Int64(probe.bytes) > limits.maxFileSizeXFTP {
+            throw MediaPrepError(.overLimit, "\(probe.bytes) bytes is over the \(limits.maxFileSizeXFTP)-byte file limit")
+        }
+    }
+
+    static func ext(_ probe: ProbeResult, _ path: String) -> String {
+        switch probe.format {
+        case .mp4: return "mp4"
+        case .mov: return "mov"
+        case .webm: return "webm"
+        case .matroska: return "mkv"
+        case .m4a: return "m4a"
+        case .aac: return "aac"
+        case .mp3: return "mp3"
+        case .ogg: return probe.audioCodec == "opus" ? "opus" : "ogg"
+        case .wav: return "wav"
+        default:
+            let last = path.split(separator: "/").last ?? ""
+            if let dot = last.lastIndex(of: ".") { return String(last[last.index(after: dot)...]).lowercased() }
+            return "bin"
+        }
+    }
+}
+
+import Foundation

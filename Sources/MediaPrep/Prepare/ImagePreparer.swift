@@ -1,0 +1,63 @@
+/// Photo or picture in, the file SimpleX would send out: within budget, upright, no metadata.
+public struct ImagePreparer: Sendable {
+    public var profile: ImageProfile
+    public var decode: DecodeOptions
+
+    public init(profile: ImageProfile = .simplex, maxPixels: Int = 100_000_000) {
+        self.profile = profile
+        decode = DecodeOptions(maxPixels: maxPixels)
+    }
+
+    public func prepare(path: String) throws -> PreparedImage {
+        try prepare(data: try FileBytes.read(path), path: path)
+    }
+
+    public func prepare(data: [UInt8], path: String?) throws -> PreparedImage {
+        let format = FormatSniffer.sniff(data)
+        if format == .jpeg, let kept = try keepJPEG(data) { return kept }
+        // Shrink-on-load only needs to keep the view size: work out the source size first.
+        var options = decode
+        if format == .jpeg {
+            let h = try JPEGDecoder.header(data)
+            let o = ExifOrientation.fromJPEG(data)
+            let (dw, dh) = o.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
+            let view = profile.viewSize(width: dw, height: dh)
+            (options.minimumWidth, options.minimumHeight) = o.swapsDimensions ? (view.height, view.width) : (view.width, view.height)
+        }
+        let decoded = try Trace.time("decode") { try ImageLoader.load(data: data, path: path, options: options) }
+        let upright = Trace.time("orient") { Orienter.apply(decoded.orientation, to: decoded.pixels) }
+        let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
+        let search = BudgetSearch(profile: profile)
+
+        var work = Trace.time("alpha check") { AlphaOps.droppingOpaqueAlpha(upright) }
+        var encoded: EncodedImage? = nil
+        if work.layout == .rgba {
+            encoded = try search.encodePNG(work: work, view: view)
+            if encoded == nil { work = AlphaOps.flattenOnWhite(work) }
+        }
+        let reference = try Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height) }
+        let result = try encoded ?? Trace.time("budget search") { try search.encodeJPEG(work: work, reference: reference) }
+        guard result.data.count <= profile.maxBytes else {
+            throw MediaPrepError(.overLimit, "internal: \(result.data.count) bytes over \(profile.maxBytes)")
+        }
+        let preview = try Trace.time("preview") { try PreviewMaker.make(from: reference, maxLength: profile.previewMaxLength) }
+        return PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
+                             quality: result.quality, route: .encoded, preview: preview, sourceFormat: format)
+    }
+
+    /// A JPEG already within budget, upright, RGB/gray and within the side cap is sent as it is,
+    /// after cutting any metadata segments out losslessly.
+    func keepJPEG(_ data: [UInt8]) throws -> PreparedImage? {
+        guard data.count <= profile.maxBytes, ExifOrientation.fromJPEG(data) == .up else { return nil }
+        let h = try JPEGDecoder.header(data)
+        guard !h.isCMYK, max(h.width, h.height) <= profile.maxSide ?? Int.max else { return nil }
+        let clean = JPEGMarkers(data).metadataSegments(in: data).isEmpty
+        guard let out = clean ? data : JPEGStripper.strip(data) else { return nil }
+        // Decoding proves the file is whole; at preview scale it is cheap.
+        let small = try JPEGDecoder.decode(out, options: DecodeOptions(maxPixels: decode.maxPixels, minimumWidth: min(h.width, 384),
+                                                                       minimumHeight: min(h.height, 384)))
+        let preview = try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength)
+        return PreparedImage(data: out, format: .jpeg, width: h.width, height: h.height, quality: nil,
+                             route: clean ? .untouched : .stripped, preview: preview, sourceFormat: .jpeg)
+    }
+}

@@ -1,0 +1,39 @@
+import UploadPlanner
+
+/// One input's outcome: the file to send and what the message says about it, or why not.
+public struct PreparedItem: Sendable {
+    public var input: String
+    public var kind: MediaKind
+    public var output: String?
+    public var bytes: Int?
+    public var width: Int?
+    public var height: Int?
+    /// Whole seconds as the message carries them: truncated for video, rounded for voice.
+    public var durationSeconds: Int?
+    public var preview: String?
+    /// jpeg/png for prepared images, else the sniffed source format.
+    public var format: String?
+    public var quality: Int?
+    /// untouched, stripped or encoded (images); original (everything sent as it is).
+    public var route: String?
+    /// Whether recipients download it without asking (SimpleX's *_AUTO_RCV limits).
+    public var autoReceive: Bool?
+    /// The message content without text; the composer adds text to the last one.
+    public var content: MsgContent?
+    public var error: MediaPrepError?
+
+    public init(input: String, kind: MediaKind) {
+        self.input = input
+        self.kind = kind
+    }
+
+    public var uploadKind: UploadContentKind {
+        switch kind {
+        case .image: return .image
+        case .animatedImage: return .animatedImage
+        case .video: return .video
+        case .voice: return .voice
+        case .file: return .file
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// The inline preview: a data URI whose whole length stays within the message's budget.
+public enum PreviewMaker {
+    static let jpegPrefix = "data:image/jpg;base64,"
+    static let pngPrefix = "data:image/png;base64,"
+    /// Long sides tried, largest first; the first that reaches `minQuality` wins.
+    static let sides = [384, 320, 272, 224, 192, 160, 128, 96, 64, 48, 32, 16]
+    static let minQuality = 50
+
+    /// Bytes of JPEG/PNG that fit `maxLength` characters once base64-encoded with the prefix.
+    static func byteBudget(maxLength: Int, prefix: String) -> Int {
+        max(0, (maxLength - prefix.count) / 4 * 3)
+    }
+
+    /// - Parameter image: upright pixels; RGBA with real alpha gets a PNG preview when one fits.
+    public static func make(from image: PixelBuffer, maxLength: Int = 14_000) throws -> String {
+        if AlphaOps.hasRealAlpha(image), let png = try pngPreview(image, maxLength: maxLength) { return png }
+        let opaque = AlphaOps.flattenOnWhite(image)
+        let budget = byteBudget(maxLength: maxLength, prefix: jpegPrefix)
+        let search = QualitySearch(progressive: false, minQuality: 20, maxQuality: 90)
+        var fallback: [UInt8]? = nil
+        for side in sides where side <= max(opaque.width, opaque.height) || side == sides.last {
+            let s = Resizer.fit(width: opaque.width, height: opaque.height, maxSide: side)
+            let small = try Resizer.resize(opaque, width: s.width, height: s.height)
+            guard let r = try search.search(small, maxBytes: budget, start: 70) else { continue }
+            if r.quality >= minQuality { return jpegPrefix + Base64.encode(r.data) }
+            if fallback == nil { fallback = r.data }
+        }
+        if let f = fallback { return jpegPrefix + Base64.encode(f) }
+        // Even 16 px failed at q20 (cannot happen for real images): a 1 px white JPEG.
+        let dot = try JPEGEncoder().encode(PixelBuffer(width: 1, height: 1, layout: .rgb, bytes: [255, 255, 255]), quality: 50)
+        return jpegPrefix + Base64.encode(dot)
+    }
+
+    static func pngPreview(_ image: PixelBuffer, maxLength: Int) throws -> String? {
+        let budget = byteBudget(maxLength: maxLength, prefix: pngPrefix)
+        for side in sides where side <= max(image.width, image.height) && side >= 64 {
+            let s = Resizer.fit(width: image.width, height: image.height, maxSide: side)
+            let data = try PNGEncoder.encode(try Resizer.resize(image, width: s.width, height: s.height))
+            if data.count <= budget { return pngPrefix + Base64.encode(data) }
+        }
+        return nil
+    }
+}
+
+/// Standard base64 (RFC 4648, with padding), without Foundation's Data round trip.
+enum Base64 {
+    static let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    static func encode(_ d: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity((d.count + 2) / 3 * 4)
+        var i = 0
+        while i + 2 < d.count {
+            let n = UInt32(d[i]) << 16 | UInt32(d[i + 1]) << 8 | UInt32(d[i + 2])
+            out += [table[Int(n >> 18)], table[Int(n >> 12 & 63)], table[Int(n >> 6 & 63)], table[Int(n & 63)]]
+            i += 3
+        }
+        let rest = d.count - i
+        if rest == 1 {
+            let n = UInt32(d[i]) << 16
+            out += [table[Int(n >> 18)], table[Int(n >> 12 & 63)], 61, 61]
+        } else if rest == 2 {
+            let n = UInt32(d[i]) << 16 | UInt32(d[i + 1]) << 8
+            out += [table[Int(n >> 18)], table[Int(n >> 12 & 63)], table[Int(n >> 6 & 63)], 61]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

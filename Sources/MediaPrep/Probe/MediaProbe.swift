@@ -1,0 +1,96 @@
+import CFFmpeg
+
+/// Classifies and measures any file: images natively, audio and video through libavformat.
+public enum MediaProbe {
+    /// Audio codecs the apps record voice notes in; other audio-only files go as plain files.
+    static let voiceCodecs: Set<String> = ["aac", "opus", "mp3", "vorbis"]
+
+    /// - Parameter thorough: also scan pixels for real transparency; preparation does not need it,
+    ///   and skipping it avoids decoding a large photo twice.
+    public static func probe(path: String, thorough: Bool = true) throws -> ProbeResult {
+        let size = try FileBytes.size(path)
+        guard size > 0 else { throw MediaPrepError(.emptyInput, "\(path) is empty") }
+        let format = FormatSniffer.sniff(try FileBytes.head(path))
+        var r = ProbeResult(path: path, kind: .file, format: format, bytes: size)
+        switch format {
+        case .jpeg where !thorough:
+            let data = try FileBytes.read(path)
+            let h = try JPEGDecoder.header(data)
+            r.orientation = ExifOrientation.fromJPEG(data)
+            (r.width, r.height) = r.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
+            r.kind = .image
+            r.frameCount = 1
+        case .png where !thorough:  // PNG is always a still image; preparation reads the size itself
+            r.kind = .image
+            r.frameCount = 1
+        case .jpeg, .png:
+            let d = try ImageLoader.load(path: path)
+            r.kind = .image
+            r.width = d.displayWidth
+            r.height = d.displayHeight
+            r.orientation = d.orientation
+            r.hasAlpha = AlphaOps.hasRealAlpha(d.pixels)
+            r.frameCount = 1
+        case .gif, .webp, .bmp, .tiff:
+            let d = try FFmpegImageDecoder.decode(path: path, format: format, countFrames: format == .gif)
+            r.animated = d.frameCount > 1
+            r.kind = r.animated ? .animatedImage : .image
+            r.width = d.image.displayWidth
+            r.height = d.image.displayHeight
+            r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
+            r.frameCount = d.frameCount
+            r.videoCodec = format.rawValue
+        case _ where format.isAudioVisual:
+            try probeAV(path: path, into: &r)
+        default:
+            r.kind = .file
+        }
+        return r
+    }
+
+    static func probeAV(path: String, into r: inout ProbeResult) throws {
+        let input = try MediaInput(path: path)
+        r.container = input.containerName
+        let video = input.bestStream(AVMEDIA_TYPE_VIDEO)
+        let audio = input.bestStream(AVMEDIA_TYPE_AUDIO)
+        if let a = audio { r.audioCodec = String(cString: avcodec_get_name(a.pointee.codecpar.pointee.codec_id)) }
+        if input.context.pointee.bit_rate > 0 { r.bitRate = Int(input.context.pointee.bit_rate) }
+        r.durationSeconds = input.durationSeconds(stream: video ?? audio)
+        if let v = video {
+            let par = v.pointee.codecpar.pointee
+            r.videoCodec = String(cString: avcodec_get_name(par.codec_id))
+            r.rotation = VideoRotation.clockwiseDegrees(stream: v)
+            let (w, h) = (Int(par.width), Int(par.height))
+            (r.width, r.height) = r.rotation % 180 == 0 ? (w, h) : (h, w)
+            let fr = v.pointee.avg_frame_rate
+            if fr.num > 0 && fr.den > 0 { r.frameRate = Double(fr.num) / Double(fr.den) }
+            if v.pointee.nb_frames > 0 { r.frameCount = Int(v.pointee.nb_frames) }
+            r.animated = true
+            r.kind = .video
+        } else if let codec = r.audioCodec {
+            r.kind = voiceCodecs.contains(codec) ? .voice : .file
+        } else {
+            throw MediaPrepError(.noVideoStream, "\(path) has neither audio nor video")
+        }
+    }
+}
+
+/// The display-matrix rotation, as clockwise quarter turns the viewer applies.
+enum VideoRotation {
+    static func clockwiseDegrees(stream: UnsafeMutablePointer<AVStream>) -> Int {
+        let ccw = cff_stream_rotation(stream)
+        guard ccw.isFinite else { return 0 }
+        // av_display_rotation_get is counter-clockwise; players turn the frame by its negation.
+        let cw = Int((-ccw / 90).rounded()) * 90
+        return ((cw % 360) + 360) % 360
+    }
+
+    static func orientation(clockwise: Int) -> ExifOrientation {
+        switch clockwise {
+        case 90: return .right
+        case 180: return .down
+        case 270: return .left
+        default: return .up
+        }
+    }
+}

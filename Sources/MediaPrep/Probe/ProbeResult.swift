@@ -1,0 +1,23 @@
+/// Everything `probe` learns about a file without preparing it.
+public struct ProbeResult: Sendable, Equatable {
+    public var path: String
+    public var kind: MediaKind
+    public var format: MediaFormat
+    public var bytes: Int
+    /// FFmpeg's demuxer name (e.g. "mov,mp4,m4a,3gp,3g2,mj2"), nil for JPEG/PNG read natively.
+    public var container: String?
+    public var videoCodec: String?
+    public var audioCodec: String?
+    /// As displayed: orientation or rotation already applied.
+    public var width: Int?
+    public var height: Int?
+    /// Clockwise degrees to turn stored frames upright (0, 90, 180, 270).
+    public var rotation: Int = 0
+    public var orientation: ExifOrientation = .up
+    public var hasAlpha: Bool = false
+    public var durationSeconds: Double?
+    public var bitRate: Int?
+    public var frameRate: Double?
+    public var frameCount: Int?
+    public var animated: Bool = false
+}
