@@ -16,7 +16,7 @@ let package = Package(
             name: "CPng", path: "Sources/CPng", pkgConfig: "libpng16",
             providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
-            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
+            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libswscale",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
         .target(name: "UploadPlanner"),
         .target(

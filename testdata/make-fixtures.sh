@@ -50,4 +50,45 @@ $IM quadrants.png BMP3:image.bmp
 $IM quadrants.png -compress none image.tiff
 
 rm -f quadrants.png
-ls -la
+
+# ---- Audio and video (issue: video, voice and GIF through FFmpeg) ----
+FF="ffmpeg -hide_banner -loglevel error -y"
+# H.264 + AAC in MP4, 3 s, with a moving test pattern.
+$FF -f lavfi -i testsrc2=s=320x240:r=25:d=3 -f lavfi -i sine=f=440:d=3 -c:v libx264 -crf 32 -pix_fmt yuv420p \
+    -c:a aac -b:a 32k -shortest h264.mp4
+# HEVC in MP4 (hvc1 tag, as phones write it), 2 s.
+$FF -f lavfi -i testsrc2=s=320x240:r=25:d=2 -c:v libx265 -crf 34 -tag:v hvc1 -pix_fmt yuv420p \
+    -x265-params log-level=none hevc.mp4
+# VP9 + Opus in WebM, 2 s.
+$FF -f lavfi -i testsrc2=s=320x240:r=25:d=2 -f lavfi -i sine=f=330:d=2 -c:v libvpx-vp9 -crf 45 -b:v 0 \
+    -deadline realtime -c:a libopus -b:a 24k -shortest vp9.webm
+# A phone-style portrait clip: stored 320x240 (red top, blue bottom), display matrix rotated 90°.
+$FF -f lavfi -i color=red:s=320x120:r=25:d=2 -f lavfi -i color=blue:s=320x120:r=25:d=2 \
+    -filter_complex "[0][1]vstack,noise=alls=8:allf=t" -c:v libx264 -crf 30 -pix_fmt yuv420p landscape.tmp.mp4
+$FF -i landscape.tmp.mp4 -c copy -metadata:s:v:0 rotate=90 rotated.mov
+rm -f landscape.tmp.mp4
+# Starts with 3 s of black, then 2 s of picture; one keyframe only, so seeking cannot skip the black.
+$FF -f lavfi -i color=black:s=320x240:r=25:d=3 -f lavfi -i testsrc2=s=320x240:r=25:d=2 \
+    -filter_complex "[0][1]concat=n=2:v=1:a=0" -c:v libx264 -crf 32 -g 1000 -pix_fmt yuv420p black-start.mp4
+# Voice notes as the apps record them: AAC in M4A at 16 kHz mono 32 kbit/s; Opus and MP3 too.
+$FF -f lavfi -i "sine=f=220:d=4.6,aresample=16000" -ac 1 -c:a aac -b:a 32k voice.m4a
+$FF -f lavfi -i "sine=f=220:d=3.2" -ac 1 -c:a libopus -b:a 16k voice.ogg
+$FF -f lavfi -i "sine=f=220:d=2.4" -ac 1 -c:a libmp3lame -b:a 32k voice.mp3
+# A voice note over the 300 s limit (Opus at 6 kbit/s keeps it small).
+$FF -f lavfi -i "sine=f=200:d=305" -ac 1 -c:a libopus -b:a 6k voice-long.ogg
+# A truncated MP4: the first 40 % of h264.mp4 (its moov box, at the end, is gone).
+head -c $(( $(stat -c %s h264.mp4) * 4 / 10 )) h264.mp4 > truncated.mp4
+
+# Durations as ffprobe reports them, for the tests to compare against.
+{
+  echo "{"
+  first=1
+  for f in h264.mp4 hevc.mp4 vp9.webm rotated.mov black-start.mp4 voice.m4a voice.ogg voice.mp3 voice-long.ogg; do
+    d=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$f")
+    [ $first = 1 ] || echo ","
+    printf '  "%s": %s' "$f" "$d"
+    first=0
+  done
+  echo; echo "}"
+} > ffprobe-durations.json
+cat ffprobe-durations.json

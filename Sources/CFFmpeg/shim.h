@@ -12,6 +12,8 @@
 #include <libavutil/frame.h>
 #include <libswscale/swscale.h>
 #include <errno.h>
+#include <dlfcn.h>
+#include <stdio.h>
 #include <math.h>
 
 /* AVERROR() and AVERROR_EOF are function-like macros Swift cannot import. */
@@ -22,21 +24,94 @@ static inline int cff_time_base(void) { return AV_TIME_BASE; }
 
 /* Rotation in degrees (counter-clockwise, as av_display_rotation_get) from the
    stream's display matrix, or NAN. The matrix moved from stream side data to
-   codecpar->coded_side_data in FFmpeg 6.1; this hides the difference. */
+   codecpar->coded_side_data in FFmpeg 6.1; both are plain arrays, read without
+   calling into libavformat (which is loaded lazily, see cff_av_load). */
 static inline double cff_stream_rotation(const AVStream *st) {
     const uint8_t *m = NULL;
 #if LIBAVFORMAT_VERSION_MAJOR > 60 || (LIBAVFORMAT_VERSION_MAJOR == 60 && LIBAVFORMAT_VERSION_MINOR >= 15)
-    const AVPacketSideData *sd = av_packet_side_data_get(st->codecpar->coded_side_data,
-        st->codecpar->nb_coded_side_data, AV_PKT_DATA_DISPLAYMATRIX);
-    if (sd && sd->size >= 9 * 4) m = sd->data;
+    for (int i = 0; i < st->codecpar->nb_coded_side_data; i++) {
+        const AVPacketSideData *sd = &st->codecpar->coded_side_data[i];
+        if (sd->type == AV_PKT_DATA_DISPLAYMATRIX && sd->size >= 9 * 4) m = sd->data;
+    }
 #else
-    size_t size = 0;
-    m = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
-    if (size < 9 * 4) m = NULL;
+    for (int i = 0; i < st->nb_side_data; i++) {
+        const AVPacketSideData *sd = &st->side_data[i];
+        if (sd->type == AV_PKT_DATA_DISPLAYMATRIX && sd->size >= 9 * 4) m = sd->data;
+    }
 #endif
     if (!m) return NAN;
     return av_display_rotation_get((const int32_t *)m);
 }
+
+/* libavformat and libavcodec pull in ~130 codec libraries whose loading alone costs
+   ~35 ms per process; still images need neither. They are opened at run time, the first
+   time audio, video or an FFmpeg-decoded image is touched, and called through this table. */
+typedef struct cff_av {
+    __typeof__(&avformat_open_input) avformat_open_input;
+    __typeof__(&avformat_find_stream_info) avformat_find_stream_info;
+    __typeof__(&avformat_close_input) avformat_close_input;
+    __typeof__(&av_find_best_stream) av_find_best_stream;
+    __typeof__(&av_read_frame) av_read_frame;
+    __typeof__(&av_seek_frame) av_seek_frame;
+    __typeof__(&avcodec_find_decoder) avcodec_find_decoder;
+    __typeof__(&avcodec_get_name) avcodec_get_name;
+    __typeof__(&avcodec_alloc_context3) avcodec_alloc_context3;
+    __typeof__(&avcodec_free_context) avcodec_free_context;
+    __typeof__(&avcodec_parameters_to_context) avcodec_parameters_to_context;
+    __typeof__(&avcodec_open2) avcodec_open2;
+    __typeof__(&avcodec_send_packet) avcodec_send_packet;
+    __typeof__(&avcodec_receive_frame) avcodec_receive_frame;
+    __typeof__(&avcodec_flush_buffers) avcodec_flush_buffers;
+    __typeof__(&av_packet_alloc) av_packet_alloc;
+    __typeof__(&av_packet_free) av_packet_free;
+    __typeof__(&av_packet_unref) av_packet_unref;
+} cff_av;
+
+/* Opens the libraries matching the headers' major versions and fills `api`.
+   Returns 0, or -1 with a reason in `err`. */
+static inline int cff_av_load(cff_av *api, char *err, int errlen) {
+    const char *codec_name = "libavcodec.so." AV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR);
+    const char *format_name = "libavformat.so." AV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR);
+    void *codec = dlopen(codec_name, RTLD_NOW | RTLD_GLOBAL);
+    void *format = codec ? dlopen(format_name, RTLD_NOW | RTLD_GLOBAL) : NULL;
+    if (!codec || !format) {
+        snprintf(err, errlen, "cannot load %s: %s", codec ? format_name : codec_name, dlerror());
+        return -1;
+    }
+#define CFF_SYM(lib, name) \
+    if (!(api->name = (__typeof__(api->name))dlsym(lib, #name))) { snprintf(err, errlen, "missing symbol %s", #name); return -1; }
+    CFF_SYM(format, avformat_open_input) CFF_SYM(format, avformat_find_stream_info)
+    CFF_SYM(format, avformat_close_input) CFF_SYM(format, av_find_best_stream)
+    CFF_SYM(format, av_read_frame) CFF_SYM(format, av_seek_frame)
+    CFF_SYM(codec, avcodec_find_decoder) CFF_SYM(codec, avcodec_get_name)
+    CFF_SYM(codec, avcodec_alloc_context3) CFF_SYM(codec, avcodec_free_context)
+    CFF_SYM(codec, avcodec_parameters_to_context) CFF_SYM(codec, avcodec_open2)
+    CFF_SYM(codec, avcodec_send_packet) CFF_SYM(codec, avcodec_receive_frame)
+    CFF_SYM(codec, avcodec_flush_buffers) CFF_SYM(codec, av_packet_alloc)
+    CFF_SYM(codec, av_packet_free) CFF_SYM(codec, av_packet_unref)
+#undef CFF_SYM
+    return 0;
+}
+
+/* Non-optional entry points for Swift (a table field imports as an Optional). */
+static inline int cffl_open_input(const cff_av *a, AVFormatContext **ctx, const char *url) { return a->avformat_open_input(ctx, url, NULL, NULL); }
+static inline int cffl_find_stream_info(const cff_av *a, AVFormatContext *ctx) { return a->avformat_find_stream_info(ctx, NULL); }
+static inline void cffl_close_input(const cff_av *a, AVFormatContext **ctx) { a->avformat_close_input(ctx); }
+static inline int cffl_find_best_stream(const cff_av *a, AVFormatContext *ctx, enum AVMediaType type) { return a->av_find_best_stream(ctx, type, -1, -1, NULL, 0); }
+static inline int cffl_read_frame(const cff_av *a, AVFormatContext *ctx, AVPacket *pkt) { return a->av_read_frame(ctx, pkt); }
+static inline int cffl_seek_frame(const cff_av *a, AVFormatContext *ctx, int stream, int64_t ts, int flags) { return a->av_seek_frame(ctx, stream, ts, flags); }
+static inline const AVCodec *cffl_find_decoder(const cff_av *a, enum AVCodecID id) { return a->avcodec_find_decoder(id); }
+static inline const char *cffl_codec_name(const cff_av *a, enum AVCodecID id) { return a->avcodec_get_name(id); }
+static inline AVCodecContext *cffl_alloc_context(const cff_av *a, const AVCodec *codec) { return a->avcodec_alloc_context3(codec); }
+static inline void cffl_free_context(const cff_av *a, AVCodecContext **ctx) { a->avcodec_free_context(ctx); }
+static inline int cffl_parameters_to_context(const cff_av *a, AVCodecContext *ctx, const AVCodecParameters *par) { return a->avcodec_parameters_to_context(ctx, par); }
+static inline int cffl_open_codec(const cff_av *a, AVCodecContext *ctx, const AVCodec *codec) { return a->avcodec_open2(ctx, codec, NULL); }
+static inline int cffl_send_packet(const cff_av *a, AVCodecContext *ctx, const AVPacket *pkt) { return a->avcodec_send_packet(ctx, pkt); }
+static inline int cffl_receive_frame(const cff_av *a, AVCodecContext *ctx, AVFrame *frame) { return a->avcodec_receive_frame(ctx, frame); }
+static inline void cffl_flush_buffers(const cff_av *a, AVCodecContext *ctx) { a->avcodec_flush_buffers(ctx); }
+static inline AVPacket *cffl_packet_alloc(const cff_av *a) { return a->av_packet_alloc(); }
+static inline void cffl_packet_free(const cff_av *a, AVPacket **pkt) { a->av_packet_free(pkt); }
+static inline void cffl_packet_unref(const cff_av *a, AVPacket *pkt) { a->av_packet_unref(pkt); }
 
 /* sws_scale over a frame's plane arrays, which Swift sees as fixed-size tuples. */
 static inline int cff_scale_frame(struct SwsContext *c, const AVFrame *f, uint8_t *dst, int dst_stride) {

@@ -32,7 +32,20 @@ import Testing
     @Test func opaqueAlphaChannelIsDroppable() throws {
         let d = try PNGDecoder.decode(try Fixture.bytes("rgba-opaque.png"))
         #expect(d.pixels.layout == .rgba)
-        #expect(AlphaOps.droppingOpaqueAlpha(d.pixels).layout == .rgb)
+        // Relabelled as padding, not copied: the bytes are the same, alpha is ignored from here on.
+        let opaque = AlphaOps.droppingOpaqueAlpha(d.pixels)
+        #expect(opaque.layout == .rgbx)
+        #expect(opaque.bytes == d.pixels.bytes)
+        #expect(AlphaOps.flattenOnWhite(opaque).layout == .rgb)
+        // Both consumers read it directly: swscale (RGB0 in, RGB out) and TurboJPEG (RGBX).
+        let half = try Resizer.resize(opaque, width: 32, height: 24)
+        #expect(half.layout == .rgb)
+        let red = half.rgba(x: 4, y: 3)
+        #expect(red.r > 250 && red.g < 5 && red.b < 5)
+        Quadrants.check(try JPEGDecoder.decode(try JPEGEncoder().encode(opaque, quality: 95)).pixels, tolerance: 24)
+        // Real transparency is never relabelled.
+        let clear = try PNGDecoder.decode(try Fixture.bytes("rgba.png")).pixels
+        #expect(AlphaOps.droppingOpaqueAlpha(clear).layout == .rgba)
     }
 
     @Test func encodeIsLosslessAndClean() throws {

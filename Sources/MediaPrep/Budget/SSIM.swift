@@ -10,7 +10,7 @@ enum SSIM {
                 switch p.layout {
                 case .gray:
                     for i in 0..<n { d[i] = Float(s[i]) }
-                case .rgb, .rgba:
+                case .rgb, .rgba, .rgbx:
                     let c = p.layout.channels
                     for i in 0..<n {
                         let r = Int(s[i * c]), g = Int(s[i * c + 1]), b = Int(s[i * c + 2])

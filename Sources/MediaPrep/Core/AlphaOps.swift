@@ -3,11 +3,16 @@ public enum AlphaOps {
     /// True only when some pixel is not fully opaque; an RGBA file that is all 255 counts as opaque.
     public static func hasRealAlpha(_ image: PixelBuffer) -> Bool {
         guard image.layout == .rgba else { return false }
-        return image.bytes.withUnsafeBufferPointer { p in
-            var i = 3
-            while i < p.count {
-                if p[i] != 255 { return true }
-                i += 4
+        // AND of every pixel word: its alpha byte stays 0xFF only if all alphas are (vectorizes).
+        return image.bytes.withUnsafeBytes { raw in
+            let words = raw.bindMemory(to: UInt32.self)
+            var acc: UInt32 = 0xFFFF_FFFF
+            var start = 0
+            while start < words.count {
+                let end = min(words.count, start + 65_536)
+                for i in start..<end { acc &= words[i] }
+                if UInt32(littleEndian: acc) >> 24 != 0xFF { return true }
+                start = end
             }
             return false
         }
@@ -15,6 +20,7 @@ public enum AlphaOps {
 
     /// Composites on white, the background a viewer shows behind a transparent image.
     public static func flattenOnWhite(_ image: PixelBuffer) -> PixelBuffer {
+        if image.layout == .rgbx { return dropX(image) }
         guard image.layout == .rgba else { return image }
         var out = [UInt8](repeating: 0, count: image.pixelCount * 3)
         image.bytes.withUnsafeBufferPointer { s in
@@ -31,9 +37,21 @@ public enum AlphaOps {
         return PixelBuffer(width: image.width, height: image.height, layout: .rgb, bytes: out)
     }
 
-    /// Drops an alpha channel that carries nothing, so the image can go the JPEG way.
+    /// Marks an alpha channel that carries nothing as padding (no copy), so the image goes the JPEG way.
     public static func droppingOpaqueAlpha(_ image: PixelBuffer) -> PixelBuffer {
         guard image.layout == .rgba, !hasRealAlpha(image) else { return image }
-        return flattenOnWhite(image)
+        return PixelBuffer(width: image.width, height: image.height, layout: .rgbx, bytes: image.bytes)
+    }
+
+    static func dropX(_ image: PixelBuffer) -> PixelBuffer {
+        var out = [UInt8](repeating: 0, count: image.pixelCount * 3)
+        image.bytes.withUnsafeBufferPointer { s in
+            out.withUnsafeMutableBufferPointer { d in
+                for i in 0..<image.pixelCount {
+                    d[i * 3] = s[i * 4]; d[i * 3 + 1] = s[i * 4 + 1]; d[i * 3 + 2] = s[i * 4 + 2]
+                }
+            }
+        }
+        return PixelBuffer(width: image.width, height: image.height, layout: .rgb, bytes: out)
     }
 }

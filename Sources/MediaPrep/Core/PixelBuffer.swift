@@ -3,8 +3,11 @@ public enum PixelLayout: Int, Sendable {
     case gray = 1
     case rgb = 3
     case rgba = 4
+    /// RGBA whose alpha is known to be all 255: kept 4 bytes wide so dropping alpha costs no copy;
+    /// swscale reads it as RGB0 and TurboJPEG as RGBX.
+    case rgbx = 5
 
-    public var channels: Int { rawValue }
+    public var channels: Int { self == .rgbx ? 4 : rawValue }
 }
 
 /// Decoded pixels kept as one contiguous value so every pipeline stage can be pure.
@@ -33,6 +36,7 @@ public struct PixelBuffer: Sendable, Equatable {
         case .gray: return (bytes[i], bytes[i], bytes[i], 255)
         case .rgb: return (bytes[i], bytes[i + 1], bytes[i + 2], 255)
         case .rgba: return (bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3])
+        case .rgbx: return (bytes[i], bytes[i + 1], bytes[i + 2], 255)
         }
     }
 }

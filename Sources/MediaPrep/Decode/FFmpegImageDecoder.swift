@@ -26,8 +26,11 @@ public enum FFmpegImageDecoder {
         let pixels = try FrameConverter.convert(frame, layout: layout)
         var frames = 1
         if countFrames {
-            // Further frames only need counting, not converting; cap the work on huge animations.
-            while frames < 10_000, try decoder.next() != nil { frames += 1 }
+            // The decoder may already hold a later packet; ask it for a second frame first,
+            // then count what is left in the file without decoding it.
+            if try decoder.next() != nil {
+                frames = 2 + decoder.countRemainingPackets(limit: 100_000)
+            }
         }
         let decoded = DecodedImage(pixels: pixels, format: format, sourceWidth: pixels.width,
                                    sourceHeight: pixels.height, orientation: .up)

@@ -1,15 +1,29 @@
 import CJpeg
+import Foundation
 
 /// JPEG through TurboJPEG; one instance reuses its handle across the budget search's trials.
 public final class JPEGEncoder {
     private let handle: TurboJPEGHandle
 
-    public init() throws { handle = try TurboJPEGHandle(.compress) }
+    /// TurboJPEG 2.1 turns on optimized Huffman tables for baseline JPEG only through this
+    /// variable (read per compression): ~5 % smaller at no visible cost, half a progressive
+    /// encode's time. Set once, before the first encoder exists.
+    private static let optimizeHuffman: Void = { setenv("TJ_OPTIMIZE", "1", 1) }()
+
+    public init() throws {
+        _ = Self.optimizeHuffman
+        handle = try TurboJPEGHandle(.compress)
+    }
 
     /// Encodes with 4:2:0 chroma (gray stays one channel); output carries JFIF only, no metadata.
     public func encode(_ image: PixelBuffer, quality: Int, progressive: Bool = false) throws -> [UInt8] {
         let src = image.layout == .rgba ? AlphaOps.flattenOnWhite(image) : image
-        let format: TJPF = src.layout == .gray ? TJPF_GRAY : TJPF_RGB
+        let format: TJPF
+        switch src.layout {
+        case .gray: format = TJPF_GRAY
+        case .rgbx: format = TJPF_RGBX
+        default: format = TJPF_RGB
+        }
         let subsampling: TJSAMP = src.layout == .gray ? TJSAMP_GRAY : TJSAMP_420
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0

@@ -3,6 +3,7 @@ import CPng
 /// PNG through libpng's simplified writer; it writes pixels and sRGB information, no text or Exif.
 public enum PNGEncoder {
     public static func encode(_ image: PixelBuffer) throws -> [UInt8] {
+        let image = image.layout == .rgbx ? AlphaOps.dropX(image) : image
         var png = png_image()
         png.version = cpng_version()
         png.width = UInt32(image.width)

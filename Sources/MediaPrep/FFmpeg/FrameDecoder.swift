@@ -7,6 +7,7 @@ final class FrameDecoder {
     let codec: UnsafeMutablePointer<AVCodecContext>
     private let packet: UnsafeMutablePointer<AVPacket>
     let frame: UnsafeMutablePointer<AVFrame>
+    private let api: UnsafePointer<cff_av>
     private var draining = false
     private var finished = false
     /// Packets read so far, to bound how much a damaged file can make us read.
@@ -15,27 +16,30 @@ final class FrameDecoder {
     init(input: MediaInput, stream: UnsafeMutablePointer<AVStream>, maxPixels: Int = 100_000_000) throws {
         self.input = input
         self.stream = stream
-        guard let dec = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
-            let name = String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id))
+        let api = input.api
+        self.api = api
+        guard let dec = cffl_find_decoder(api, stream.pointee.codecpar.pointee.codec_id) else {
+            let name = AVLibrary.codecName(stream.pointee.codecpar.pointee.codec_id)
             throw MediaPrepError(.codecUnavailable, "no decoder for codec \(name)")
         }
-        guard let ctx = avcodec_alloc_context3(dec) else {
+        guard let ctx = cffl_alloc_context(api, dec) else {
             throw MediaPrepError(.decodeFailed, "cannot allocate a decoder")
         }
         var c: UnsafeMutablePointer<AVCodecContext>? = ctx
-        guard let pkt = av_packet_alloc(), let frm = av_frame_alloc() else {
-            avcodec_free_context(&c)
+        guard let pkt = cffl_packet_alloc(api), let frm = av_frame_alloc() else {
+            if let p = cffl_packet_alloc(api) { var pp: UnsafeMutablePointer<AVPacket>? = p; cffl_packet_free(api, &pp) }
+            cffl_free_context(api, &c)
             throw MediaPrepError(.decodeFailed, "cannot allocate a packet or frame")
         }
         codec = ctx
         packet = pkt
         frame = frm
         // From here on deinit frees everything.
-        var rc = avcodec_parameters_to_context(ctx, stream.pointee.codecpar)
+        var rc = cffl_parameters_to_context(api, ctx, stream.pointee.codecpar)
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.decodeFailed, "bad codec parameters", rc) }
         ctx.pointee.max_pixels = Int64(maxPixels)
         ctx.pointee.thread_count = 1
-        rc = avcodec_open2(ctx, dec, nil)
+        rc = cffl_open_codec(api, ctx, dec)
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.decodeFailed, "cannot open the decoder", rc) }
     }
 
@@ -43,15 +47,15 @@ final class FrameDecoder {
         var f: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&f)
         var p: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&p)
+        cffl_packet_free(api, &p)
         var c: UnsafeMutablePointer<AVCodecContext>? = codec
-        avcodec_free_context(&c)
+        cffl_free_context(api, &c)
     }
 
     /// The next decoded frame (valid until the next call), or nil at the end of the stream.
     func next() throws -> UnsafeMutablePointer<AVFrame>? {
         while !finished {
-            let r = avcodec_receive_frame(codec, frame)
+            let r = cffl_receive_frame(api, codec, frame)
             if r >= 0 { return frame }
             if r == cff_error_eof() { finished = true; return nil }
             if r != cff_error_again() { throw MediaPrepError.ffmpeg(.corrupt, "decoding failed", r) }
@@ -64,19 +68,29 @@ final class FrameDecoder {
     /// Reads packets until one of our stream is accepted by the decoder, or enters draining.
     private func feed() throws {
         while true {
-            let rr = av_read_frame(input.context, packet)
+            let rr = cffl_read_frame(api, input.context, packet)
             if rr < 0 {
                 draining = true
-                _ = avcodec_send_packet(codec, nil)
+                _ = cffl_send_packet(api, codec, nil)
                 return
             }
-            defer { av_packet_unref(packet) }
+            defer { cffl_packet_unref(api, packet) }
             packetsRead += 1
             guard packet.pointee.stream_index == stream.pointee.index else { continue }
-            let s = avcodec_send_packet(codec, packet)
+            let s = cffl_send_packet(api, codec, packet)
             if s >= 0 || s == cff_error_again() { return }
             // A damaged packet: skip it, as players do; decoding errors surface if nothing decodes.
         }
+    }
+
+    /// Counts the stream's packets not yet read, without decoding them (GIF: one per frame).
+    func countRemainingPackets(limit: Int) -> Int {
+        var n = 0
+        while n < limit, cffl_read_frame(api, input.context, packet) >= 0 {
+            if packet.pointee.stream_index == stream.pointee.index { n += 1 }
+            cffl_packet_unref(api, packet)
+        }
+        return n
     }
 
     /// Seeks to the keyframe at or before `seconds` and resets the decoder.
@@ -85,8 +99,8 @@ final class FrameDecoder {
         guard tb.num > 0 else { return }
         let ts = Int64(seconds / av_q2d(tb))
         let start = stream.pointee.start_time == cff_nopts() ? 0 : stream.pointee.start_time
-        if av_seek_frame(input.context, stream.pointee.index, start + ts, AVSEEK_FLAG_BACKWARD) >= 0 {
-            avcodec_flush_buffers(codec)
+        if cffl_seek_frame(api, input.context, stream.pointee.index, start + ts, AVSEEK_FLAG_BACKWARD) >= 0 {
+            cffl_flush_buffers(api, codec)
             draining = false
             finished = false
         }

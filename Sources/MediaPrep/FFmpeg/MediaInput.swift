@@ -3,26 +3,27 @@ import CFFmpeg
 /// An opened container (AVFormatContext) that closes itself; one per file read.
 final class MediaInput {
     let context: UnsafeMutablePointer<AVFormatContext>
+    let api: UnsafePointer<cff_av>
 
     init(path: String) throws {
-        _ = FFmpegSetup.once
+        api = try AVLibrary.api()
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        let rc = avformat_open_input(&ctx, path, nil, nil)
+        let rc = cffl_open_input(api, &ctx, path)
         guard rc >= 0, let opened = ctx else {
             throw MediaPrepError.ffmpeg(rc == -2 ? .unreadableFile : .unsupportedFormat, "cannot open \(path)", rc)
         }
         context = opened
-        let info = avformat_find_stream_info(context, nil)
+        let info = cffl_find_stream_info(api, context)
         if info < 0 {
             var c: UnsafeMutablePointer<AVFormatContext>? = context
-            avformat_close_input(&c)
+            cffl_close_input(api, &c)
             throw MediaPrepError.ffmpeg(.corrupt, "cannot read stream information", info)
         }
     }
 
     deinit {
         var c: UnsafeMutablePointer<AVFormatContext>? = context
-        avformat_close_input(&c)
+        cffl_close_input(api, &c)
     }
 
     var streams: [UnsafeMutablePointer<AVStream>] {
@@ -31,7 +32,7 @@ final class MediaInput {
 
     /// The stream FFmpeg itself would pick, skipping cover art attached to audio files.
     func bestStream(_ type: AVMediaType) -> UnsafeMutablePointer<AVStream>? {
-        let idx = av_find_best_stream(context, type, -1, -1, nil, 0)
+        let idx = cffl_find_best_stream(api, context, type)
         guard idx >= 0, let s = context.pointee.streams[Int(idx)] else { return nil }
         if type == AVMEDIA_TYPE_VIDEO && s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 { return nil }
         return s

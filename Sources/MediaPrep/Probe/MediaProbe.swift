@@ -53,12 +53,12 @@ public enum MediaProbe {
         r.container = input.containerName
         let video = input.bestStream(AVMEDIA_TYPE_VIDEO)
         let audio = input.bestStream(AVMEDIA_TYPE_AUDIO)
-        if let a = audio { r.audioCodec = String(cString: avcodec_get_name(a.pointee.codecpar.pointee.codec_id)) }
+        if let a = audio { r.audioCodec = AVLibrary.codecName(a.pointee.codecpar.pointee.codec_id) }
         if input.context.pointee.bit_rate > 0 { r.bitRate = Int(input.context.pointee.bit_rate) }
         r.durationSeconds = input.durationSeconds(stream: video ?? audio)
         if let v = video {
             let par = v.pointee.codecpar.pointee
-            r.videoCodec = String(cString: avcodec_get_name(par.codec_id))
+            r.videoCodec = AVLibrary.codecName(par.codec_id)
             r.rotation = VideoRotation.clockwiseDegrees(stream: v)
             let (w, h) = (Int(par.width), Int(par.height))
             (r.width, r.height) = r.rotation % 180 == 0 ? (w, h) : (h, w)

@@ -7,6 +7,7 @@ public enum Resizer {
         case .gray: return AV_PIX_FMT_GRAY8
         case .rgb: return AV_PIX_FMT_RGB24
         case .rgba: return AV_PIX_FMT_RGBA
+        case .rgbx: return AV_PIX_FMT_RGB0
         }
     }
 
@@ -19,25 +20,28 @@ public enum Resizer {
         }
         if width == src.width && height == src.height { return src }
         let fmt = avFormat(src.layout)
+        // Opaque RGBA comes out as plain RGB: the padding byte is dropped in the same pass.
+        let outLayout: PixelLayout = src.layout == .rgbx ? .rgb : src.layout
+        let outFmt = avFormat(outLayout)
         // Slice threads pay off only on large images; small ones (previews) stay on one core.
         let threads: Int32 = src.pixelCount + width * height > 1_000_000 ? 2 : 1
-        guard let ctx = cff_sws_threaded(Int32(src.width), Int32(src.height), fmt, Int32(width), Int32(height), fmt,
+        guard let ctx = cff_sws_threaded(Int32(src.width), Int32(src.height), fmt, Int32(width), Int32(height), outFmt,
                                          flags, threads) else {
             throw MediaPrepError(.resizeFailed, "swscale cannot scale \(src.width)×\(src.height) to \(width)×\(height)")
         }
         defer { sws_freeContext(ctx) }
-        let dstRow = width * src.layout.channels
+        let dstRow = width * outLayout.channels
         // swscale's SIMD paths may write a little past the row end; pad the last row.
         var out = [UInt8](repeating: 0, count: dstRow * height + 64)
         let rc = src.bytes.withUnsafeBufferPointer { s in
             out.withUnsafeMutableBufferPointer { d in
                 cff_sws_scale_packed(ctx, s.baseAddress, Int32(src.rowBytes), Int32(src.width), Int32(src.height), fmt,
-                                     d.baseAddress, Int32(dstRow), Int32(width), Int32(height), fmt)
+                                     d.baseAddress, Int32(dstRow), Int32(width), Int32(height), outFmt)
             }
         }
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale failed", rc) }
         out.removeLast(64)
-        return PixelBuffer(width: width, height: height, layout: src.layout, bytes: out)
+        return PixelBuffer(width: width, height: height, layout: outLayout, bytes: out)
     }
 
     /// Size that fits inside `maxSide` on the long side, never upscaling, never below 1 px.

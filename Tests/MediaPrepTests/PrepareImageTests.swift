@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+
+@Suite struct PrepareImageTests {
+    static let imageFixtures = [
+        "photo.jpg", "small.jpg", "progressive.jpg", "cmyk.jpg", "gray.jpg", "orient-3.jpg", "orient-6.jpg",
+        "rgb.png", "rgba.png", "rgba-opaque.png", "palette.png", "rgb16.png", "interlaced.png", "gray.png",
+        "sticker.png", "image.webp", "image.bmp", "image.tiff", "still.gif",
+    ]
+    static let profiles: [ImageProfile] = [
+        .simplex, .bluesky, ImageProfile(name: "tight", maxBytes: 40_000, maxSide: 500),
+    ]
+
+    @Test(arguments: imageFixtures, profiles.indices)
+    func everyFixtureFitsEveryProfile(name: String, profileIndex: Int) throws {
+        let profile = Self.profiles[profileIndex]
+        let p = try ImagePreparer(profile: profile).prepare(path: Fixture.path(name))
+        #expect(p.data.count <= profile.maxBytes)
+        #expect(max(p.width, p.height) <= profile.maxSide ?? Int.max)
+        // The output is a valid image of the stated size, with no metadata.
+        let back = try ImageLoader.load(data: p.data, path: nil)
+        #expect(back.pixels.width == p.width && back.pixels.height == p.height)
+        #expect(back.orientation == .up)
+        if p.format == .jpeg {
+            #expect(JPEGMarkers(p.data).metadataSegments(in: p.data).isEmpty)
+        } else {
+            #expect(Set(PNGChunks.chunks(p.data).map(\.type)).isDisjoint(with: ["tEXt", "zTXt", "iTXt", "eXIf", "tIME"]))
+        }
+        #expect(p.preview.count <= profile.previewMaxLength)
+    }
+
+    @Test func bigPhotoIsSqueezedIntoTheSimplexLimit() throws {
+        let source = try Fixture.bytes("photo.jpg")
+        #expect(source.count > ImageProfile.simplex.maxBytes)
+        let p = try ImagePreparer().prepare(path: Fixture.path("photo.jpg"))
+        #expect(p.route == .encoded)
+        #expect(p.data.count <= 261_120)
+        // A budget search uses the room it has: within 10 % of the limit, not far below it.
+        #expect(p.data.count > 261_120 * 9 / 10)
+        #expect(!p.data.contains(subsequence: Array("GPS".utf8)))
+        #expect(!p.data.contains(subsequence: Array("TestCam".utf8)))
+    }
+
+    @Test func qualitySearchFindsTheHighestFittingQuality() throws {
+        let pixels = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels
+        let search = QualitySearch(progressive: true)
+        let budget = 120_000
+        let r = try #require(try search.search(pixels, maxBytes: budget))
+        #expect(r.data.count <= budget)
+        let above = try JPEGEncoder().encode(pixels, quality: r.quality + 1, progressive: true)
+        #expect(above.count > budget)
+        #expect(r.encodes <= 10)  // a search, not a walk over 88 qualities
+        // Impossible budgets give nil rather than an oversized file.
+        #expect(try search.search(pixels, maxBytes: 500) == nil)
+    }
+
+    @Test func exifRotationIsAppliedToTheOutput() throws {
+        let p = try ImagePreparer().prepare(path: Fixture.path("orient-6.jpg"))
+        let d = try JPEGDecoder.decode(p.data)
+        Quadrants.check(d.pixels, tolerance: 28)
+    }
+
+    @Test func cleanSmallJPEGPassesThroughUntouched() throws {
+        let source = try Fixture.bytes("small.jpg")
+        let p = try ImagePreparer().prepare(path: Fixture.path("small.jpg"))
+        #expect(p.route == .untouched)
+        #expect(p.data == source)
+    }
+
+    @Test func smallJPEGWithMetadataIsStrippedLosslessly() throws {
+        let clean = try Fixture.bytes("small.jpg")
+        var tagged = clean
+        let gps = Array("Exif\0\0MM\0*\0\0\0\u{8}GPS 48.8584 N 2.2945 E".utf8)
+        tagged.insert(contentsOf: [0xFF, 0xE1, 0, UInt8(gps.count + 2)] + gps, at: 2)
+        let p = try ImagePreparer().prepare(data: tagged, path: nil)
+        #expect(p.route == .stripped)
+        #expect(p.data == clean)  // bit-identical pixels: only the segment is gone
+    }
+
+    @Test func rotatedSmallJPEGIsReencodedUpright() throws {
+        let p = try ImagePreparer().prepare(path: Fixture.path("orient-8.jpg"))
+        #expect(p.route == .encoded)
+        #expect(p.width == 64 && p.height == 48)
+    }
+
+    @Test func sideCapIsHonoured() throws {
+        let profile = ImageProfile(name: "capped", maxBytes: 1_000_000, maxSide: 300)
+        let p = try ImagePreparer(profile: profile).prepare(path: Fixture.path("small.jpg"))
+        #expect(p.width == 300 && p.height == 225)
+    }
+
+    // Alpha rule: PNG keeps transparency when it fits at ≥ 2/3 of the view size; otherwise
+    // the image is flattened on white and goes the JPEG way.
+    @Test func transparentPNGThatFitsStaysPNG() throws {
+        let p = try ImagePreparer().prepare(path: Fixture.path("rgba.png"))
+        #expect(p.format == .png)
+        let back = try PNGDecoder.decode(p.data)
+        #expect(AlphaOps.hasRealAlpha(back.pixels))
+        #expect(p.preview.hasPrefix("data:image/png;base64,"))
+    }
+
+    @Test func transparentPNGTooBigForPNGIsFlattenedToJPEG() throws {
+        let profile = ImageProfile(name: "tight", maxBytes: 60_000)
+        let p = try ImagePreparer(profile: profile).prepare(path: Fixture.path("sticker.png"))
+        #expect(p.format == .jpeg)
+        #expect(p.data.count <= 60_000)
+        // Transparent corners became white, not black.
+        let corner = try JPEGDecoder.decode(p.data).pixels.rgba(x: 2, y: 2)
+        #expect(corner.r > 240 && corner.g > 240 && corner.b > 240)
+    }
+
+    @Test func opaqueRGBAGoesJPEG() throws {
+        let p = try ImagePreparer().prepare(path: Fixture.path("rgba-opaque.png"))
+        #expect(p.format == .jpeg)
+        #expect(p.preview.hasPrefix("data:image/jpg;base64,"))
+    }
+}
+
+@Suite struct PreviewTests {
+    @Test(arguments: ["photo.jpg", "sticker.png", "small.jpg", "rgba.png", "gray.jpg"])
+    func previewIsADataURIWithinTheCap(name: String) throws {
+        let image = try UprightImage.load(path: Fixture.path(name))
+        let uri = try PreviewMaker.make(from: image)
+        #expect(uri.count <= 14_000)
+        let isPNG = uri.hasPrefix("data:image/png;base64,")
+        #expect(isPNG || uri.hasPrefix("data:image/jpg;base64,"))
+        let payload = String(uri.dropFirst(22))
+        let bytes = try #require(Data(base64Encoded: payload))
+        let decoded = try ImageLoader.load(data: [UInt8](bytes), path: nil)
+        #expect(decoded.pixels.width >= 16)
+    }
+
+    @Test func detailedPhotoUsesMostOfTheCap() throws {
+        let uri = try PreviewMaker.make(from: try UprightImage.load(path: Fixture.path("photo.jpg")))
+        #expect(uri.count > 10_000)  // as sharp as the budget allows, not a tiny thumbnail
+    }
+
+    @Test func tighterCapIsRespected() throws {
+        let uri = try PreviewMaker.make(from: try UprightImage.load(path: Fixture.path("photo.jpg")), maxLength: 3000)
+        #expect(uri.count <= 3000)
+    }
+
+    @Test func base64MatchesFoundation() {
+        for n in 0..<20 {
+            let bytes = (0..<n).map { UInt8(($0 * 37 + n) & 0xFF) }
+            #expect(Base64.encode(bytes) == Data(bytes).base64EncodedString())
+        }
+    }
+}
+
+@Suite struct SSIMTests {
+    @Test func identicalIsOneAndNoiseLowersIt() throws {
+        let image = try JPEGDecoder.decode(try Fixture.bytes("progressive.jpg")).pixels
+        let y = SSIM.luma(image)
+        #expect(abs(SSIM.mean(y, y, width: image.width, height: image.height) - 1) < 1e-6)
+        let worse = try JPEGDecoder.decode(try JPEGEncoder().encode(image, quality: 10)).pixels
+        let better = try JPEGDecoder.decode(try JPEGEncoder().encode(image, quality: 90)).pixels
+        let s10 = SSIM.mean(y, SSIM.luma(worse), width: image.width, height: image.height)
+        let s90 = SSIM.mean(y, SSIM.luma(better), width: image.width, height: image.height)
+        #expect(s10 < s90 && s90 < 1 && s10 > 0.2)
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+
+@Suite struct VideoProbeTests {
+    static let ffprobe: [String: Double] = {
+        guard let data = FileManager.default.contents(atPath: Fixture.path("ffprobe-durations.json")),
+              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Double] else { return [:] }
+        return obj
+    }()
+
+    @Test(arguments: ["h264.mp4", "hevc.mp4", "vp9.webm", "rotated.mov", "black-start.mp4", "voice.m4a",
+                      "voice.ogg", "voice.mp3", "voice-long.ogg"])
+    func durationMatchesFFprobe(name: String) throws {
+        let expected = try #require(Self.ffprobe[name])
+        let r = try MediaProbe.probe(path: Fixture.path(name))
+        let d = try #require(r.durationSeconds)
+        #expect(abs(d - expected) < 1.0, "\(name): \(d) vs ffprobe \(expected)")
+    }
+
+    @Test(arguments: [
+        ("h264.mp4", "h264", "aac"), ("hevc.mp4", "hevc", nil), ("vp9.webm", "vp9", "opus"), ("rotated.mov", "h264", nil),
+    ] as [(String, String, String?)])
+    func codecsAndKind(name: String, video: String, audio: String?) throws {
+        let r = try MediaProbe.probe(path: Fixture.path(name))
+        #expect(r.kind == .video)
+        #expect(r.videoCodec == video)
+        #expect(r.audioCodec == audio)
+        #expect(r.container != nil)
+        #expect(abs((r.frameRate ?? 0) - 25) < 0.01)
+    }
+
+    @Test func plainVideoSize() throws {
+        let r = try MediaProbe.probe(path: Fixture.path("h264.mp4"))
+        #expect(r.width == 320 && r.height == 240 && r.rotation == 0)
+        #expect(r.container?.contains("mp4") == true)
+        #expect((r.bitRate ?? 0) > 0)
+    }
+
+    @Test func displayMatrixMakesItPortrait() throws {
+        let r = try MediaProbe.probe(path: Fixture.path("rotated.mov"))
+        #expect(r.width == 240 && r.height == 320)
+        #expect(r.rotation == 90 || r.rotation == 270)
+    }
+
+    @Test(arguments: [("voice.m4a", "aac"), ("voice.ogg", "opus"), ("voice.mp3", "mp3")])
+    func audioOnlyIsVoice(name: String, codec: String) throws {
+        let r = try MediaProbe.probe(path: Fixture.path(name))
+        #expect(r.kind == .voice)
+        #expect(r.audioCodec == codec)
+        #expect(r.videoCodec == nil && r.width == nil)
+    }
+
+    @Test func gifKinds() throws {
+        #expect(try MediaProbe.probe(path: Fixture.path("anim.gif")).kind == .animatedImage)
+        #expect(try MediaProbe.probe(path: Fixture.path("anim.gif")).frameCount == 3)
+        #expect(try MediaProbe.probe(path: Fixture.path("still.gif")).kind == .image)
+    }
+
+    @Test func truncatedMP4IsATypedError() {
+        do {
+            _ = try MediaProbe.probe(path: Fixture.path("truncated.mp4"))
+            Issue.record("a truncated MP4 must not probe")
+        } catch let e as MediaPrepError {
+            #expect([.corrupt, .unsupportedFormat, .truncated].contains(e.code))
+        } catch {
+            Issue.record("untyped error \(error)")
+        }
+    }
+
+    @Test func plainFileIsAFile() throws {
+        #expect(try MediaProbe.probe(path: Fixture.path("make-fixtures.sh")).kind == .file)
+    }
+}
+
+@Suite struct ThumbnailTests {
+    func stats(_ p: PixelBuffer) -> (mean: Double, sd: Double) {
+        let y = SSIM.luma(p).map(Double.init)
+        let m = y.reduce(0, +) / Double(y.count)
+        return (m, (y.map { ($0 - m) * ($0 - m) }.reduce(0, +) / Double(y.count)).squareRoot())
+    }
+
+    @Test func firstFrameWhenItIsGood() throws {
+        let t = try VideoThumbnailer().thumbnail(path: Fixture.path("h264.mp4"))
+        #expect(t.seconds < 0.1)
+        #expect(t.pixels.width == 320 && t.pixels.height == 240)
+    }
+
+    @Test func blackOpeningIsSkipped() throws {
+        let t = try VideoThumbnailer().thumbnail(path: Fixture.path("black-start.mp4"))
+        #expect(t.seconds >= 2.9)
+        let s = stats(t.pixels)
+        #expect(s.mean > 40 && s.sd > 20)  // testsrc2: bright and busy, not black
+        #expect(t.framesDecoded <= 400)
+    }
+
+    @Test func rotatedVideoGivesAPortraitThumbnail() throws {
+        let t = try VideoThumbnailer().thumbnail(path: Fixture.path("rotated.mov"))
+        #expect(t.pixels.width == 240 && t.pixels.height == 320)
+        // Stored red-over-blue, shown turned: as ffmpeg's own autorotate, red left and blue right.
+        let left = t.pixels.rgba(x: 20, y: 160), right = t.pixels.rgba(x: 220, y: 160)
+        #expect(left.r > 180 && left.b < 80)
+        #expect(right.b > 180 && right.r < 80)
+    }
+
+    @Test(arguments: ["hevc.mp4", "vp9.webm"])
+    func otherCodecsDecode(name: String) throws {
+        let t = try VideoThumbnailer(maxSide: 160).thumbnail(path: Fixture.path(name))
+        #expect(t.pixels.width == 160 && t.pixels.height == 120)
+        #expect(stats(t.pixels).sd > 20)
+    }
+
+    @Test func audioHasNoThumbnail() {
+        #expect(throws: MediaPrepError.self) { try VideoThumbnailer().thumbnail(path: Fixture.path("voice.m4a")) }
+    }
+
+    @Test func truncatedVideoFailsCleanly() {
+        #expect(throws: MediaPrepError.self) { try VideoThumbnailer().thumbnail(path: Fixture.path("truncated.mp4")) }
+    }
+
+    @Test func repeatedUseDoesNotGrowMemory() throws {
+        // Every AVFormatContext, codec context, packet and frame is freed: 60 more thumbnails
+        // must not grow the resident set by more than a few MiB.
+        func rss() -> Int {
+            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        }
+        for _ in 0..<10 { _ = try VideoThumbnailer().thumbnail(path: Fixture.path("h264.mp4")) }
+        let before = rss()
+        for _ in 0..<60 {
+            _ = try VideoThumbnailer().thumbnail(path: Fixture.path("h264.mp4"))
+            _ = try? VideoThumbnailer().thumbnail(path: Fixture.path("truncated.mp4"))
+        }
+        #expect(rss() - before < 8_000, "RSS grew by \(rss() - before) KiB")
+    }
+}
+
+@Suite struct PrepareMediaTests {
+    func prepare(_ name: String) throws -> (PreparedItem, String) {
+        let dir = try Fixture.scratch()
+        return (AttachmentPreparer(outputDirectory: dir, timestamp: 1_795_348_800).prepare(path: Fixture.path(name)), dir)
+    }
+
+    @Test func videoIsKeptAsItIsWithAPreview() throws {
+        let (item, dir) = try prepare("vp9.webm")
+        #expect(item.error == nil)
+        #expect(item.kind == .video)
+        #expect(item.output == dir + "/VID_20261122_120000.webm")
+        #expect(try FileBytes.read(item.output ?? "") == (try Fixture.bytes("vp9.webm")))
+        #expect(item.durationSeconds == 2)  // 2.008 s, truncated as SimpleX does
+        #expect((item.preview ?? "").hasPrefix("data:image/jpg;base64,"))
+        #expect((item.preview ?? "").count <= 14_000)
+        if case .video(_, let image, let duration)? = item.content {
+            #expect(image == item.preview && duration == 2)
+        } else {
+            Issue.record("expected video content")
+        }
+    }
+
+    @Test func rotatedVideoReportsDisplaySize() throws {
+        let (item, _) = try prepare("rotated.mov")
+        #expect(item.width == 240 && item.height == 320)
+        #expect(item.output?.hasSuffix(".mov") == true)
+    }
+
+    @Test func voiceNoteDurationIsRounded() throws {
+        let (item, dir) = try prepare("voice.m4a")
+        #expect(item.kind == .voice)
+        #expect(item.durationSeconds == 5)  // 4.6 s rounds to 5
+        #expect(item.output == dir + "/voice_20261122_120000.m4a")
+        #expect(item.autoReceive == true)
+        #expect(item.preview == nil)
+        #expect(item.content == .voice(text: "", duration: 5))
+    }
+
+    @Test func voiceOverFiveMinutesIsRefused() throws {
+        let (item, dir) = try prepare("voice-long.ogg")
+        #expect(item.error?.code == .voiceTooLong)
+        #expect(item.output == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+    }
+
+    @Test func animatedGIFIsSentAsItsOriginalBytes() throws {
+        let (item, _) = try prepare("anim.gif")
+        #expect(item.kind == .animatedImage)
+        #expect(try FileBytes.read(item.output ?? "") == (try Fixture.bytes("anim.gif")))
+        #expect(item.output?.hasSuffix(".gif") == true)
+        #expect((item.preview ?? "").hasPrefix("data:image/"))
+    }
+
+    @Test func stillGIFIsAnImage() throws {
+        let (item, _) = try prepare("still.gif")
+        #expect(item.kind == .image)
+        #expect(item.output?.hasSuffix(".gif") == false)
+    }
+
+    @Test func truncatedVideoWritesNothing() throws {
+        let (item, dir) = try prepare("truncated.mp4")
+        #expect(item.error != nil)
+        #expect(item.output == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+    }
+
+    @Test func plainFileKeepsItsName() throws {
+        let (item, dir) = try prepare("make-fixtures.sh")
+        #expect(item.kind == .file)
+        #expect(item.output == dir + "/make-fixtures.sh")
+        #expect(item.content == .file(text: ""))
+    }
+}
