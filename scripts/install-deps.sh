@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages mediaprep builds against (idempotent; quick when present).
+set -euo pipefail
+pkgs=(pkg-config libturbojpeg0-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev)
+if dpkg-query -W -f='${Status}\n' "${pkgs[@]}" 2>/dev/null | grep -qv "install ok installed" \
+   || ! dpkg-query -W "${pkgs[@]}" >/dev/null 2>&1; then
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${pkgs[@]}" >/dev/null
+fi
