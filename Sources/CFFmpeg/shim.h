@@ -174,6 +174,45 @@ end:
     return ret;
 }
 
+/* Whether the demuxer's header already gave every parameter we use (ISO BMFF and Matroska
+   headers carry them), so avformat_find_stream_info, which decodes frames to guess, can be skipped. */
+static inline int cff_header_is_complete(const AVFormatContext *fmt) {
+    if (fmt->nb_streams == 0 || fmt->duration == AV_NOPTS_VALUE || fmt->duration <= 0) return 0;
+    for (unsigned i = 0; i < fmt->nb_streams; i++) {
+        const AVStream *st = fmt->streams[i];
+        const AVCodecParameters *p = st->codecpar;
+        if (p->codec_id == AV_CODEC_ID_NONE) return 0;
+        if (p->codec_type == AVMEDIA_TYPE_VIDEO && !(st->disposition & AV_DISPOSITION_ATTACHED_PIC)) {
+            if (p->width <= 0 || p->height <= 0) return 0;
+            if (st->avg_frame_rate.num <= 0 || st->avg_frame_rate.den <= 0) return 0;
+        }
+        if (p->codec_type == AVMEDIA_TYPE_AUDIO && (p->sample_rate <= 0 || p->ch_layout.nb_channels <= 0)) return 0;
+    }
+    return 1;
+}
+
+/* Converts (and scales) a decoded frame into caller-owned packed memory with swscale's slice threads. */
+static inline int cff_convert_frame(const AVFrame *src, uint8_t *dst, int dst_stride, int dw, int dh,
+                                    enum AVPixelFormat df, int flags, int threads) {
+    struct SwsContext *c = cff_sws_threaded(src->width, src->height, (enum AVPixelFormat)src->format,
+                                            dw, dh, df, flags, threads);
+    if (!c) return AVERROR(EINVAL);
+    cff_set_colorspace(c, src);
+    int ret = AVERROR(ENOMEM);
+    AVFrame *in = av_frame_alloc(), *out = av_frame_alloc();
+    if (in && out && av_frame_ref(in, src) >= 0) {
+        out->buf[0] = av_buffer_create(dst, (size_t)dst_stride * dh, cff_no_free, NULL, 0);
+        if (out->buf[0]) {
+            out->data[0] = dst; out->linesize[0] = dst_stride; out->width = dw; out->height = dh; out->format = df;
+            ret = sws_scale_frame(c, out, in);
+        }
+    }
+    av_frame_free(&in);
+    av_frame_free(&out);
+    sws_freeContext(c);
+    return ret;
+}
+
 /* Quiet FFmpeg's stderr logging: errors are reported through typed Swift errors. */
 static inline void cff_quiet(void) { av_log_set_level(AV_LOG_QUIET); }
 #endif

@@ -7,17 +7,13 @@ enum FrameConverter {
         let sw = Int(f.pointee.width), sh = Int(f.pointee.height)
         guard sw > 0, sh > 0 else { throw MediaPrepError(.invalidDimensions, "decoded frame has no size") }
         let dw = width ?? sw, dh = height ?? sh
-        let src = AVPixelFormat(rawValue: f.pointee.format)
-        guard let ctx = sws_getContext(Int32(sw), Int32(sh), src, Int32(dw), Int32(dh), Resizer.avFormat(layout),
-                                       Resizer.flags, nil, nil, nil) else {
-            throw MediaPrepError(.resizeFailed, "swscale cannot convert this frame's pixel format")
-        }
-        defer { sws_freeContext(ctx) }
-        cff_set_colorspace(ctx, f)
         let row = dw * layout.channels
         var out = [UInt8](repeating: 0, count: row * dh + 64)
-        let rows = out.withUnsafeMutableBufferPointer { cff_scale_frame(ctx, f, $0.baseAddress, Int32(row)) }
-        guard rows == Int32(dh) else { throw MediaPrepError(.resizeFailed, "swscale converted \(rows) of \(dh) rows") }
+        let threads: Int32 = sw * sh > 1_000_000 ? 2 : 1
+        let rc = out.withUnsafeMutableBufferPointer {
+            cff_convert_frame(f, $0.baseAddress, Int32(row), Int32(dw), Int32(dh), Resizer.avFormat(layout), Resizer.flags, threads)
+        }
+        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale cannot convert this frame", rc) }
         out.removeLast(64)
         return PixelBuffer(width: dw, height: dh, layout: layout, bytes: out)
     }

@@ -6,14 +6,18 @@ final class MediaInput {
     let api: UnsafePointer<cff_av>
 
     init(path: String) throws {
-        api = try AVLibrary.api()
+        let api = try Trace.time("load FFmpeg") { try AVLibrary.api() }
+        self.api = api
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        let rc = cffl_open_input(api, &ctx, path)
+        let rc = Trace.time("open input") { cffl_open_input(api, &ctx, path) }
         guard rc >= 0, let opened = ctx else {
             throw MediaPrepError.ffmpeg(rc == -2 ? .unreadableFile : .unsupportedFormat, "cannot open \(path)", rc)
         }
         context = opened
-        let info = cffl_find_stream_info(api, context)
+        // MP4/MOV and Matroska/WebM headers carry what we need; probing frames is only for the rest.
+        let name = opened.pointee.iformat.map { String(cString: $0.pointee.name) } ?? ""
+        let skip = (name.contains("mov") || name.contains("matroska")) && cff_header_is_complete(opened) != 0
+        let info = skip ? 0 : Trace.time("find stream info") { cffl_find_stream_info(api, context) }
         if info < 0 {
             var c: UnsafeMutablePointer<AVFormatContext>? = context
             cffl_close_input(api, &c)

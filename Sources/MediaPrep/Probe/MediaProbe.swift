@@ -54,8 +54,12 @@ public enum MediaProbe {
         let video = input.bestStream(AVMEDIA_TYPE_VIDEO)
         let audio = input.bestStream(AVMEDIA_TYPE_AUDIO)
         if let a = audio { r.audioCodec = AVLibrary.codecName(a.pointee.codecpar.pointee.codec_id) }
-        if input.context.pointee.bit_rate > 0 { r.bitRate = Int(input.context.pointee.bit_rate) }
         r.durationSeconds = input.durationSeconds(stream: video ?? audio)
+        if input.context.pointee.bit_rate > 0 {
+            r.bitRate = Int(input.context.pointee.bit_rate)
+        } else if let d = r.durationSeconds, d > 0 {
+            r.bitRate = Int(Double(r.bytes) * 8 / d)  // FFmpeg's own estimate when probing is skipped
+        }
         if let v = video {
             let par = v.pointee.codecpar.pointee
             r.videoCodec = AVLibrary.codecName(par.codec_id)

@@ -37,9 +37,9 @@ public struct VideoThumbnailer: Sendable {
         var best: (stats: FrameStats, pixels: PixelBuffer, t: Double)? = nil
 
         func take(_ f: UnsafeMutablePointer<AVFrame>, at t: Double) throws -> VideoThumbnail? {
-            let stats = try FrameStats.measure(f)
+            let stats = try Trace.time("frame stats") { try FrameStats.measure(f) }
             if stats.isRepresentative || best == nil || stats.interest > best!.stats.interest {
-                best = (stats, try convert(f, upright), t)
+                best = (stats, try Trace.time("convert frame") { try convert(f, upright) }, t)
             }
             if stats.isRepresentative, let b = best {
                 return VideoThumbnail(pixels: b.pixels, seconds: t, rotation: rotation, framesDecoded: decoded)
@@ -49,7 +49,7 @@ public struct VideoThumbnailer: Sendable {
 
         // Phase 1: the opening seconds, sequentially.
         var nextCheck = 0.0
-        while decoded < maxDecodedFrames, let f = try decoder.next() {
+        while decoded < maxDecodedFrames, let f = try Trace.time("decode frame", { try decoder.next() }) {
             decoded += 1
             let t = decoder.seconds(of: f) ?? Double(decoded - 1) / 25
             if t + 1e-6 < nextCheck { continue }
