@@ -22,7 +22,7 @@ public enum AlphaOps {
     public static func flattenOnWhite(_ image: PixelBuffer) -> PixelBuffer {
         if image.layout == .rgbx { return dropX(image) }
         guard image.layout == .rgba else { return image }
-        var out = [UInt8](repeating: 0, count: image.pixelCount * 3)
+        var out = PixelBuffer.storage(image.pixelCount * 3)
         image.bytes.withUnsafeBufferPointer { s in
             out.withUnsafeMutableBufferPointer { d in
                 for i in 0..<image.pixelCount {
@@ -44,7 +44,7 @@ public enum AlphaOps {
     }
 
     static func dropX(_ image: PixelBuffer) -> PixelBuffer {
-        var out = [UInt8](repeating: 0, count: image.pixelCount * 3)
+        var out = PixelBuffer.storage(image.pixelCount * 3)
         image.bytes.withUnsafeBufferPointer { s in
             out.withUnsafeMutableBufferPointer { d in
                 for i in 0..<image.pixelCount {

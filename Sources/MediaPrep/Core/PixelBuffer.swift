@@ -27,6 +27,14 @@ public struct PixelBuffer: Sendable, Equatable {
     }
 
     public var rowBytes: Int { width * layout.channels }
+
+    /// Zeroed pixel storage with 64 bytes of capacity past its end: swscale's SIMD loads read up
+    /// to 16 bytes beyond the last row, which must stay inside the allocation.
+    static func storage(_ count: Int) -> [UInt8] {
+        var a = [UInt8](repeating: 0, count: count + 64)
+        a.removeLast(64)  // keeps the capacity
+        return a
+    }
     public var pixelCount: Int { width * height }
 
     /// The pixel at (x, y) as RGBA, gray and RGB expanded; for tests and sampling.

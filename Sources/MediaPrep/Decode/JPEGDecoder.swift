@@ -55,7 +55,7 @@ public enum JPEGDecoder {
         let layout: PixelLayout = hdr.isGray ? .gray : .rgb
         let tjFormat: TJPF = hdr.isCMYK ? TJPF_CMYK : (hdr.isGray ? TJPF_GRAY : TJPF_RGB)
         let channels = hdr.isCMYK ? 4 : layout.channels
-        var out = [UInt8](repeating: 0, count: w * ht * channels)
+        var out = PixelBuffer.storage(w * ht * channels)
         let rc = data.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 tjDecompress2(h.raw, src.baseAddress, UInt(data.count), dst.baseAddress,
@@ -93,7 +93,7 @@ public enum JPEGDecoder {
 /// CMYK JPEGs (print workflows) have no ICC-free exact RGB; the naive product is what browsers and Pillow show.
 enum CMYKConverter {
     static func toRGB(_ cmyk: [UInt8], width: Int, height: Int, adobeInverted: Bool) -> PixelBuffer {
-        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        var rgb = PixelBuffer.storage(width * height * 3)
         cmyk.withUnsafeBufferPointer { s in
             rgb.withUnsafeMutableBufferPointer { d in
                 for i in 0..<(width * height) {

@@ -20,7 +20,7 @@ public enum PNGDecoder {
         let isColor = image.format & cpng_format_flag_color() != 0
         let layout: PixelLayout = hasAlpha ? .rgba : (isColor ? .rgb : .gray)
         image.format = layout == .rgba ? cpng_format_rgba() : (layout == .rgb ? cpng_format_rgb() : cpng_format_gray())
-        var out = [UInt8](repeating: 0, count: w * h * layout.channels)
+        var out = PixelBuffer.storage(w * h * layout.channels)
         let done = data.withUnsafeBufferPointer { _ in
             out.withUnsafeMutableBufferPointer {
                 png_image_finish_read(&image, nil, $0.baseAddress, 0, nil)

@@ -4,7 +4,7 @@ public enum Orienter {
         if o == .up { return src }
         let w = src.width, h = src.height, c = src.layout.channels
         let (dw, dh) = o.swapsDimensions ? (h, w) : (w, h)
-        var out = [UInt8](repeating: 0, count: src.bytes.count)
+        var out = PixelBuffer.storage(src.bytes.count)
         src.bytes.withUnsafeBufferPointer { s in
             out.withUnsafeMutableBufferPointer { d in
                 for y in 0..<h {

@@ -33,7 +33,10 @@ public enum Resizer {
         let dstRow = width * outLayout.channels
         // swscale's SIMD paths may write a little past the row end; pad the last row.
         var out = [UInt8](repeating: 0, count: dstRow * height + 64)
-        let rc = src.bytes.withUnsafeBufferPointer { s in
+        // Buffers built elsewhere may lack the slack swscale's SIMD over-read needs.
+        var input = src.bytes
+        if input.capacity < input.count + 64 { input.reserveCapacity(input.count + 64) }
+        let rc = input.withUnsafeBufferPointer { s in
             out.withUnsafeMutableBufferPointer { d in
                 cff_sws_scale_packed(ctx, s.baseAddress, Int32(src.rowBytes), Int32(src.width), Int32(src.height), fmt,
                                      d.baseAddress, Int32(dstRow), Int32(width), Int32(height), outFmt)
