@@ -60,6 +60,18 @@ import Testing
         #expect(psnr(src, try JPEGDecoder.decode(progressive).pixels) > 34)
     }
 
+    @Test(arguments: ["progressive.jpg", "gray.jpg", "rgba-opaque.png"])
+    func encodingFromPlanesIsByteIdentical(name: String) throws {
+        // The quality search converts once and compresses the planes; it must be the same JPEG.
+        var pixels = try ImageLoader.load(path: Fixture.path(name)).pixels
+        pixels = AlphaOps.droppingOpaqueAlpha(pixels)
+        let enc = try JPEGEncoder()
+        let planes = try enc.planes(pixels)
+        for (q, progressive) in [(75, false), (92, true)] {
+            #expect(try enc.encode(planes, quality: q, progressive: progressive) == (try enc.encode(pixels, quality: q, progressive: progressive)))
+        }
+    }
+
     @Test func qualityOrdersSize() throws {
         let src = try JPEGDecoder.decode(try Fixture.bytes("progressive.jpg")).pixels
         let enc = try JPEGEncoder()
@@ -81,7 +93,7 @@ import Testing
     }
 
     @Test func rgbaIsFlattenedOnWhiteForJPEG() throws {
-        let clear = PixelBuffer(width: 16, height: 16, layout: .rgba, bytes: [UInt8](repeating: 0, count: 16 * 16 * 4))
+        let clear = try PixelBuffer(width: 16, height: 16, layout: .rgba, bytes: [UInt8](repeating: 0, count: 16 * 16 * 4))
         let d = try JPEGDecoder.decode(try JPEGEncoder().encode(clear, quality: 90))
         let px = d.pixels.rgba(x: 8, y: 8)
         #expect(px.r > 250 && px.g > 250 && px.b > 250)

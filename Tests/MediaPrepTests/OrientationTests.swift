@@ -35,9 +35,9 @@ import Testing
         #expect(ExifOrientation.fromTIFF(be.prefix(12)) == .up)  // cut inside the IFD
     }
 
-    @Test func transformsMapCornersCorrectly() {
+    @Test func transformsMapCornersCorrectly() throws {
         // 3×2 image whose pixel values are their indices, gray.
-        let src = PixelBuffer(width: 3, height: 2, layout: .gray, bytes: [0, 1, 2, 3, 4, 5])
+        let src = try PixelBuffer(width: 3, height: 2, layout: .gray, bytes: [0, 1, 2, 3, 4, 5])
         #expect(Orienter.apply(.right, to: src).bytes == [3, 0, 4, 1, 5, 2])
         #expect(Orienter.apply(.left, to: src).bytes == [2, 5, 1, 4, 0, 3])
         #expect(Orienter.apply(.down, to: src).bytes == [5, 4, 3, 2, 1, 0])

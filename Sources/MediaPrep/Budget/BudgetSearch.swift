@@ -26,11 +26,13 @@ public struct BudgetSearch {
     ///   - view: the size the phone shows full screen.
     ///   - reference: where `work` resized to `view` is kept once made (the preview reuses it).
     public func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int), reference: inout PixelBuffer?) throws -> EncodedImage {
-        let search = QualitySearch(progressive: true)
+        // Progressive output measured on the corpus: +0.0001 mean SSIM for +8 % whole-process
+        // time, so the search emits optimized-Huffman baseline (see QualitySearch.progressive).
+        let search = QualitySearch(progressive: false)
         let viewLong = max(view.width, view.height)
         let workLong = max(work.width, work.height)
         if workLong > viewLong, workLong <= 2 * viewLong, workLong <= profile.maxSide ?? Int.max {
-            let atLeast = QualitySearch(progressive: true, minQuality: sourceSideQuality, floorOnly: true)
+            let atLeast = QualitySearch(progressive: false, minQuality: sourceSideQuality, floorOnly: true)
             let whole = try Trace.time("quality search at source") { try atLeast.search(work, maxBytes: profile.maxBytes, start: 88) }
             Trace.note("source \(work.width)x\(work.height) q=\(whole?.quality ?? -1)")
             if let w = whole, w.quality >= sourceSideQuality {

@@ -39,16 +39,17 @@ struct QualitySearch: Sendable {
         var fits: (q: Int, data: [UInt8])? = nil
         var over: (q: Int, size: Int)? = nil
         var encodes = 0
+        let yuv = try JPEGEncoder().planes(image)  // converted once, compressed many times
         func round(_ qs: [Int]) throws {
             let unique = Array(Set(qs)).sorted()
             let out = try Parallel.map(unique.count) { i in
-                try JPEGEncoder().encode(image, quality: unique[i], progressive: false)
+                try JPEGEncoder().encode(yuv, quality: unique[i], progressive: false)
             }
             encodes += unique.count
             for (q, d) in zip(unique, out) {
                 if d.count <= maxBytes {
-                    if fits == nil || q > fits!.q { fits = (q, d) }
-                } else if over == nil || q < over!.q {
+                    if q > (fits?.q ?? Int.min) { fits = (q, d) }
+                } else if q < (over?.q ?? Int.max) {
                     over = (q, d.count)
                 }
             }
@@ -63,7 +64,7 @@ struct QualitySearch: Sendable {
         } else {
             try round([first, hi])
         }
-        if fits?.q == hi { return try done(fits, encodes, image, maxBytes) }
+        if fits?.q == hi { return try done(fits, encodes, yuv, maxBytes) }
         if fits == nil {
             // Even `start` is too big: bracket from below.
             try round([lo, min(max(lo, start - 20), hi)])
@@ -78,16 +79,16 @@ struct QualitySearch: Sendable {
             let next = est + 1 < o.q ? est + 1 : max(f.q + 1, est - 1)
             try round([est, next])
         }
-        return try done(fits, encodes, image, maxBytes)
+        return try done(fits, encodes, yuv, maxBytes)
     }
 
-    private func done(_ fits: (q: Int, data: [UInt8])?, _ encodes: Int, _ image: PixelBuffer, _ budget: Int) throws -> Result? {
+    private func done(_ fits: (q: Int, data: [UInt8])?, _ encodes: Int, _ yuv: YUVPlanes, _ budget: Int) throws -> Result? {
         guard let f = fits else { return nil }
         guard progressive else { return Result(quality: f.q, data: f.data, encodes: encodes) }
         let qs = [f.q + 1, f.q + 2].filter { $0 <= maxQuality }
         let trials = qs.isEmpty ? [f.q] : qs
         let out = try Parallel.map(trials.count) { i in
-            try JPEGEncoder().encode(image, quality: trials[i], progressive: true)
+            try JPEGEncoder().encode(yuv, quality: trials[i], progressive: true)
         }
         for (q, d) in zip(trials, out).reversed() where d.count <= budget {
             return Result(quality: q, data: d, encodes: encodes + trials.count)

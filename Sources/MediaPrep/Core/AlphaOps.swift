@@ -34,13 +34,13 @@ public enum AlphaOps {
                 }
             }
         }
-        return PixelBuffer(width: image.width, height: image.height, layout: .rgb, bytes: out)
+        return PixelBuffer(width: image.width, height: image.height, layout: .rgb, storage: out)
     }
 
     /// Marks an alpha channel that carries nothing as padding (no copy), so the image goes the JPEG way.
     public static func droppingOpaqueAlpha(_ image: PixelBuffer) -> PixelBuffer {
         guard image.layout == .rgba, !hasRealAlpha(image) else { return image }
-        return PixelBuffer(width: image.width, height: image.height, layout: .rgbx, bytes: image.bytes)
+        return PixelBuffer(width: image.width, height: image.height, layout: .rgbx, storage: image.bytes)
     }
 
     static func dropX(_ image: PixelBuffer) -> PixelBuffer {
@@ -52,6 +52,6 @@ public enum AlphaOps {
                 }
             }
         }
-        return PixelBuffer(width: image.width, height: image.height, layout: .rgb, bytes: out)
+        return PixelBuffer(width: image.width, height: image.height, layout: .rgb, storage: out)
     }
 }

@@ -18,12 +18,20 @@ public struct PixelBuffer: Sendable, Equatable {
     /// Rows top to bottom, `width * layout.channels` bytes each, no padding.
     public var bytes: [UInt8]
 
-    public init(width: Int, height: Int, layout: PixelLayout, bytes: [UInt8]) {
-        precondition(bytes.count == width * height * layout.channels, "pixel buffer size mismatch")
+    /// Validates that `bytes` holds exactly `width × height` pixels of `layout`.
+    public init(width: Int, height: Int, layout: PixelLayout, bytes: [UInt8]) throws {
+        guard width > 0, height > 0, bytes.count == width * height * layout.channels else {
+            throw MediaPrepError(.invalidDimensions, "\(bytes.count) bytes is not \(width)×\(height) \(layout) pixels")
+        }
+        self.init(width: width, height: height, layout: layout, storage: bytes)
+    }
+
+    /// For pipeline stages that computed `storage`'s size from the same dimensions.
+    init(width: Int, height: Int, layout: PixelLayout, storage: [UInt8]) {
         self.width = width
         self.height = height
         self.layout = layout
-        self.bytes = bytes
+        self.bytes = storage
     }
 
     public var rowBytes: Int { width * layout.channels }

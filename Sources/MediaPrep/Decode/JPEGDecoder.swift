@@ -75,7 +75,7 @@ public enum JPEGDecoder {
         if hdr.isCMYK {
             pixels = CMYKConverter.toRGB(out, width: w, height: ht, adobeInverted: hasAdobeMarker(data))
         } else {
-            pixels = PixelBuffer(width: w, height: ht, layout: layout, bytes: out)
+            pixels = PixelBuffer(width: w, height: ht, layout: layout, storage: out)
         }
         return DecodedImage(pixels: pixels, format: .jpeg, sourceWidth: hdr.width, sourceHeight: hdr.height,
                             orientation: ExifOrientation.fromJPEG(data))
@@ -106,6 +106,6 @@ enum CMYKConverter {
                 }
             }
         }
-        return PixelBuffer(width: width, height: height, layout: .rgb, bytes: rgb)
+        return PixelBuffer(width: width, height: height, layout: .rgb, storage: rgb)
     }
 }

@@ -27,7 +27,7 @@ public enum PNGDecoder {
             }
         }
         guard done != 0 else { throw pngError(image, data: data) }
-        return DecodedImage(pixels: PixelBuffer(width: w, height: h, layout: layout, bytes: out),
+        return DecodedImage(pixels: PixelBuffer(width: w, height: h, layout: layout, storage: out),
                             format: .png, sourceWidth: w, sourceHeight: h,
                             orientation: PNGChunks.exifOrientation(data))
     }

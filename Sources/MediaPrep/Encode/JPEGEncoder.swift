@@ -40,4 +40,51 @@ public final class JPEGEncoder {
         }
         return Array(UnsafeBufferPointer(start: out, count: Int(size)))
     }
+
+    /// Color-converts and downsamples once, exactly as `encode` would, so a quality search
+    /// can compress the same planes many times without redoing that work.
+    public func planes(_ image: PixelBuffer) throws -> YUVPlanes {
+        let src = image.layout == .rgba ? AlphaOps.flattenOnWhite(image) : image
+        let format: TJPF
+        switch src.layout {
+        case .gray: format = TJPF_GRAY
+        case .rgbx: format = TJPF_RGBX
+        default: format = TJPF_RGB
+        }
+        let subsampling: TJSAMP = src.layout == .gray ? TJSAMP_GRAY : TJSAMP_420
+        let size = Int(tjBufSizeYUV2(Int32(src.width), 1, Int32(src.height), Int32(subsampling.rawValue)))
+        guard size > 0 else { throw MediaPrepError(.encodeFailed, "no YUV size for \(src.width)×\(src.height)") }
+        var yuv = [UInt8](repeating: 0, count: size)
+        let rc = src.bytes.withUnsafeBufferPointer { p in
+            yuv.withUnsafeMutableBufferPointer { d in
+                tjEncodeYUV3(handle.raw, p.baseAddress, Int32(src.width), Int32(src.rowBytes), Int32(src.height),
+                             Int32(format.rawValue), d.baseAddress, 1, Int32(subsampling.rawValue), TJFLAG_ACCURATEDCT)
+            }
+        }
+        guard rc == 0 else { throw MediaPrepError(.encodeFailed, "YUV conversion failed: \(handle.lastError)") }
+        return YUVPlanes(width: src.width, height: src.height, subsampling: subsampling.rawValue, bytes: yuv)
+    }
+
+    /// Compresses planes made by `planes(_:)`; the bytes equal `encode` on the original image.
+    public func encode(_ yuv: YUVPlanes, quality: Int, progressive: Bool = false) throws -> [UInt8] {
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var size: UInt = 0
+        defer { if let out { tjFree(out) } }
+        var flags = TJFLAG_ACCURATEDCT
+        if progressive { flags |= TJFLAG_PROGRESSIVE }
+        let rc = yuv.bytes.withUnsafeBufferPointer { p in
+            tjCompressFromYUV(handle.raw, p.baseAddress, Int32(yuv.width), 1, Int32(yuv.height), Int32(yuv.subsampling),
+                              &out, &size, Int32(min(100, max(1, quality))), flags)
+        }
+        guard rc == 0, let out else { throw MediaPrepError(.encodeFailed, "JPEG encoding failed: \(handle.lastError)") }
+        return Array(UnsafeBufferPointer(start: out, count: Int(size)))
+    }
+}
+
+/// An image already in JPEG's color space and chroma layout (TurboJPEG's packed YUV, no row padding).
+public struct YUVPlanes: Sendable {
+    public let width: Int
+    public let height: Int
+    let subsampling: UInt32
+    let bytes: [UInt8]
 }

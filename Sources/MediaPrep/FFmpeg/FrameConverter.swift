@@ -15,7 +15,7 @@ enum FrameConverter {
         }
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale cannot convert this frame", rc) }
         out.removeLast(64)
-        return PixelBuffer(width: dw, height: dh, layout: layout, bytes: out)
+        return PixelBuffer(width: dw, height: dh, layout: layout, storage: out)
     }
 
     /// Whether the frame's pixel format can carry transparency.

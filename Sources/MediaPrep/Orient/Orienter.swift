@@ -28,6 +28,6 @@ public enum Orienter {
                 }
             }
         }
-        return PixelBuffer(width: dw, height: dh, layout: src.layout, bytes: out)
+        return PixelBuffer(width: dw, height: dh, layout: src.layout, storage: out)
     }
 }

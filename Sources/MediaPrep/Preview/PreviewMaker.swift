@@ -27,7 +27,7 @@ public enum PreviewMaker {
         }
         if let f = fallback { return jpegPrefix + Base64.encode(f) }
         // Even 16 px failed at q20 (cannot happen for real images): a 1 px white JPEG.
-        let dot = try JPEGEncoder().encode(PixelBuffer(width: 1, height: 1, layout: .rgb, bytes: [255, 255, 255]), quality: 50)
+        let dot = try JPEGEncoder().encode(PixelBuffer(width: 1, height: 1, layout: .rgb, storage: [255, 255, 255]), quality: 50)
         return jpegPrefix + Base64.encode(dot)
     }
 

@@ -44,7 +44,7 @@ public enum Resizer {
         }
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale failed", rc) }
         out.removeLast(64)
-        return PixelBuffer(width: width, height: height, layout: outLayout, bytes: out)
+        return PixelBuffer(width: width, height: height, layout: outLayout, storage: out)
     }
 
     /// Size that fits inside `maxSide` on the long side, never upscaling, never below 1 px.

@@ -38,7 +38,7 @@ public struct VideoThumbnailer: Sendable {
 
         func take(_ f: UnsafeMutablePointer<AVFrame>, at t: Double) throws -> VideoThumbnail? {
             let stats = try Trace.time("frame stats") { try FrameStats.measure(f) }
-            if stats.isRepresentative || best == nil || stats.interest > best!.stats.interest {
+            if stats.isRepresentative || stats.interest > (best?.stats.interest ?? -.infinity) {
                 best = (stats, try Trace.time("convert frame") { try convert(f, upright) }, t)
             }
             if stats.isRepresentative, let b = best {
