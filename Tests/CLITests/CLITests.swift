@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import mediaprep
+
+private let testdata: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.appendingPathComponent("testdata").path
+}()
+
+@Suite struct ArgumentParserTests {
+    let options = [
+        OptionSpec(names: ["--out", "-o"], value: "DIR", help: ""),
+        OptionSpec(names: ["--json"], value: nil, help: ""),
+        OptionSpec(names: ["--mention"], value: "N=ID", help: "", repeatable: true),
+    ]
+
+    @Test func valuesFlagsAndPositionals() throws {
+        let a = try ParsedArguments.parse(["a.jpg", "-o", "out", "--json", "--mention=bob=3", "--mention", "al=2", "--", "--b.jpg"], options: options)
+        #expect(a.positionals == ["a.jpg", "--b.jpg"])
+        #expect(a.value("--out") == "out")
+        #expect(a.has("--json"))
+        #expect(a.all("--mention") == ["bob=3", "al=2"])
+    }
+
+    @Test func mistakesAreUsageErrors() {
+        #expect(throws: UsageError.self) { try ParsedArguments.parse(["--nope"], options: options) }
+        #expect(throws: UsageError.self) { try ParsedArguments.parse(["--out"], options: options) }
+        #expect(throws: UsageError.self) { try ParsedArguments.parse(["--json=1"], options: options) }
+        #expect(throws: UsageError.self) { try ParsedArguments.parse(["-o", "a", "-o", "b"], options: options) }
+    }
+
+    @Test func helpIsRecognised() throws {
+        #expect(try ParsedArguments.parse(["--help"], options: options).wantsHelp)
+        #expect(PrepareCommand.help.contains("--send"))
+    }
+}
+
+@Suite struct ExitStatusTests {
+    @Test func usageErrorsExitTwo() {
+        #expect(runCLI([]) == 2)
+        #expect(runCLI(["frobnicate"]) == 2)
+        #expect(runCLI(["plan", "--kind", "image"]) == 2)             // --size missing
+        #expect(runCLI(["plan", "--size", "-5", "--kind", "image"]) == 2)
+        #expect(runCLI(["plan", "--size", "10", "--kind", "sticker"]) == 2)
+        #expect(runCLI(["prepare"]) == 2)
+        #expect(runCLI(["prepare", "x.jpg", "--mention", "nobody"]) == 2)
+        #expect(runCLI(["prepare", "x.jpg", "--send", "5"]) == 2)
+        #expect(runCLI(["thumbnail", "x.mp4"]) == 2)                   // -o missing
+    }
+
+    @Test func helpExitsZero() {
+        #expect(runCLI(["--help"]) == 0)
+        #expect(runCLI(["prepare", "--help"]) == 0)
+    }
+
+    @Test func planExitStatusFollowsTheVerdict() {
+        #expect(runCLI(["plan", "--size", "261120", "--kind", "image", "--json"]) == 0)
+        #expect(runCLI(["plan", "--size", "8000000", "--kind", "video", "--no-xftp"]) == 0)
+        #expect(runCLI(["plan", "--size", "8000001", "--kind", "video", "--no-xftp"]) == 1)
+        #expect(runCLI(["plan", "--size", "1073741825", "--kind", "file"]) == 1)
+    }
+
+    @Test func badInputExitsOneAndTheRestIsStillPrepared() throws {
+        let out = NSTemporaryDirectory() + "mediaprep-cli-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let status = runCLI(["prepare", testdata + "/small.jpg", testdata + "/truncated.mp4", testdata + "/voice.m4a",
+                             "--out", out, "--json", "--text", "hi", "--send", "#3"])
+        #expect(status == 1)
+        let made = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(made.count == 2)
+        #expect(made.contains { $0.hasPrefix("IMG_") } && made.contains { $0.hasPrefix("voice_") })
+    }
+
+    @Test func probeAndCheck() {
+        #expect(runCLI(["probe", testdata + "/rotated.mov", "--json"]) == 0)
+        #expect(runCLI(["probe", testdata + "/truncated.mp4"]) == 1)
+        #expect(runCLI(["check", testdata + "/small.jpg", testdata + "/photo.jpg", testdata + "/voice.m4a"]) == 0)
+        #expect(runCLI(["check", testdata + "/voice-long.ogg", testdata + "/small.jpg", "--json"]) == 1)
+    }
+
+    @Test func thumbnailWritesAndNeverOverwritesItsInput() throws {
+        let out = NSTemporaryDirectory() + "mediaprep-thumb-" + UUID().uuidString + ".jpg"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        #expect(runCLI(["thumbnail", testdata + "/h264.mp4", "-o", out, "--max-side", "160"]) == 0)
+        #expect(FileManager.default.fileExists(atPath: out))
+        let input = testdata + "/h264.mp4"
+        let before = FileManager.default.contents(atPath: input)
+        #expect(runCLI(["thumbnail", input, "-o", input]) == 1)
+        #expect(FileManager.default.contents(atPath: input) == before)
+    }
+}
