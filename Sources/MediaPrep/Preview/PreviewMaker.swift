@@ -12,7 +12,10 @@ public enum PreviewMaker {
     }
 
     /// - Parameter image: upright pixels; RGBA with real alpha gets a PNG preview when one fits.
-    public static func make(from image: PixelBuffer, maxLength: Int = 14_000) throws -> String {
+    public static func make(from full: PixelBuffer, maxLength: Int = 14_000) throws -> String {
+        // One pass down to the largest candidate; the smaller ones are cut from that.
+        let top = Resizer.fit(width: full.width, height: full.height, maxSide: sides[0])
+        let image = try Resizer.resize(full, width: top.width, height: top.height)
         if AlphaOps.hasRealAlpha(image), let png = try pngPreview(image, maxLength: maxLength) { return png }
         let opaque = AlphaOps.flattenOnWhite(image)
         let budget = byteBudget(maxLength: maxLength, prefix: jpegPrefix)
