@@ -42,6 +42,26 @@ import Testing
         #expect(!p.data.contains(subsequence: Array("TestCam".utf8)))
     }
 
+    @Test func tightBudgetHillClimbsSizeOnMeasuredSSIM() throws {
+        // photo.jpg is noise-like: at 60 KB its view-size quality is far below acceptQuality, so
+        // the search measures SSIM at neighbouring sizes and keeps the best.
+        let work = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels
+        let profile = ImageProfile(name: "tight", maxBytes: 60_000)
+        let search = BudgetSearch(profile: profile)
+        var reference: PixelBuffer? = nil
+        let r = try search.encodeJPEG(work: work, view: (1440, 1080), reference: &reference)
+        #expect(r.data.count <= 60_000)
+        let score = try #require(r.score)
+        #expect(score > 0.2 && score < 1)
+        #expect((r.quality ?? 100) < search.acceptQuality)
+        // Whatever size won, it beat (or tied) the plain view-size answer on the same metric.
+        let ref = try #require(reference)
+        let plain = try #require(try QualitySearch(progressive: false).search(ref, maxBytes: 60_000))
+        let seen = try JPEGDecoder.decode(plain.data).pixels
+        let plainScore = SSIM.mean(SSIM.luma(ref), SSIM.luma(seen), width: ref.width, height: ref.height)
+        #expect(score >= plainScore - 1e-9)
+    }
+
     @Test func qualitySearchFindsTheHighestFittingQuality() throws {
         let pixels = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels
         let search = QualitySearch(progressive: true)
