@@ -69,6 +69,13 @@ import Testing
         }
     }
 
+    @Test func quickProbeReadsSizesFromHeaders() throws {
+        let png = try MediaProbe.probe(path: Fixture.path("sticker.png"), thorough: false)
+        #expect(png.width == 520 && png.height == 520 && png.kind == .image)
+        let jpeg = try MediaProbe.probe(path: Fixture.path("orient-6.jpg"), thorough: false)
+        #expect(jpeg.width == 64 && jpeg.height == 48 && jpeg.orientation == .right)
+    }
+
     @Test func plainFileIsAFile() throws {
         #expect(try MediaProbe.probe(path: Fixture.path("make-fixtures.sh")).kind == .file)
     }

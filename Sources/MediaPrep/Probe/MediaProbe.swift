@@ -20,7 +20,12 @@ public enum MediaProbe {
             (r.width, r.height) = r.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
             r.kind = .image
             r.frameCount = 1
-        case .png where !thorough:  // PNG is always a still image; preparation reads the size itself
+        case .png where !thorough:  // PNG is always a still image; IHDR holds its size
+            let head = try FileBytes.head(path, count: 24)
+            if head.count >= 24 {
+                func be32(_ o: Int) -> Int { head[o..<o + 4].reduce(0) { $0 << 8 | Int($1) } }
+                (r.width, r.height) = (be32(16), be32(20))
+            }
             r.kind = .image
             r.frameCount = 1
         case .jpeg, .png:

@@ -46,7 +46,7 @@ struct BenchCommand: Command {
                     let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
                     times.append(ms)
                     if p.data.count > profile.maxBytes { over += 1 }
-                    if let probe = try? MediaProbe.probe(path: f), let w = probe.width, let h = probe.height {
+                    if let probe = try? MediaProbe.probe(path: f, thorough: false), let w = probe.width, let h = probe.height {
                         megapixels += Double(w * h) / 1e6
                     }
                 } catch {
