@@ -15,16 +15,19 @@ public final class JPEGEncoder {
         handle = try TurboJPEGHandle(.compress)
     }
 
+    /// What TurboJPEG is handed: alpha flattened on white, gray kept one channel, 4:2:0 chroma otherwise.
+    private static func input(_ image: PixelBuffer) -> (PixelBuffer, TJPF, TJSAMP) {
+        let src = image.layout == .rgba ? AlphaOps.flattenOnWhite(image) : image
+        switch src.layout {
+        case .gray: return (src, TJPF_GRAY, TJSAMP_GRAY)
+        case .rgbx: return (src, TJPF_RGBX, TJSAMP_420)
+        default: return (src, TJPF_RGB, TJSAMP_420)
+        }
+    }
+
     /// Encodes with 4:2:0 chroma (gray stays one channel); output carries JFIF only, no metadata.
     public func encode(_ image: PixelBuffer, quality: Int, progressive: Bool = false) throws -> [UInt8] {
-        let src = image.layout == .rgba ? AlphaOps.flattenOnWhite(image) : image
-        let format: TJPF
-        switch src.layout {
-        case .gray: format = TJPF_GRAY
-        case .rgbx: format = TJPF_RGBX
-        default: format = TJPF_RGB
-        }
-        let subsampling: TJSAMP = src.layout == .gray ? TJSAMP_GRAY : TJSAMP_420
+        let (src, format, subsampling) = Self.input(image)
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         defer { if let out { tjFree(out) } }
@@ -44,14 +47,7 @@ public final class JPEGEncoder {
     /// Color-converts and downsamples once, exactly as `encode` would, so a quality search
     /// can compress the same planes many times without redoing that work.
     public func planes(_ image: PixelBuffer) throws -> YUVPlanes {
-        let src = image.layout == .rgba ? AlphaOps.flattenOnWhite(image) : image
-        let format: TJPF
-        switch src.layout {
-        case .gray: format = TJPF_GRAY
-        case .rgbx: format = TJPF_RGBX
-        default: format = TJPF_RGB
-        }
-        let subsampling: TJSAMP = src.layout == .gray ? TJSAMP_GRAY : TJSAMP_420
+        let (src, format, subsampling) = Self.input(image)
         let size = Int(tjBufSizeYUV2(Int32(src.width), 1, Int32(src.height), Int32(subsampling.rawValue)))
         guard size > 0 else { throw MediaPrepError(.encodeFailed, "no YUV size for \(src.width)×\(src.height)") }
         var yuv = [UInt8](repeating: 0, count: size)
