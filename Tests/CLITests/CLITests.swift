@@ -72,6 +72,13 @@ private let testdata: String = {
         #expect(made.contains { $0.hasPrefix("IMG_") } && made.contains { $0.hasPrefix("voice_") })
     }
 
+    @Test func pixelLimitIsConfigurable() throws {
+        let out = NSTemporaryDirectory() + "mediaprep-px-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        #expect(runCLI(["prepare", testdata + "/progressive.jpg", "--out", out, "--max-pixels", "1000"]) == 1)
+        #expect(runCLI(["prepare", testdata + "/progressive.jpg", "--out", out]) == 0)
+    }
+
     @Test func probeAndCheck() {
         #expect(runCLI(["probe", testdata + "/rotated.mov", "--json"]) == 0)
         #expect(runCLI(["probe", testdata + "/truncated.mp4"]) == 1)

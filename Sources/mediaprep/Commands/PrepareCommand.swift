@@ -6,12 +6,13 @@ import UploadPlanner
 struct PrepareCommand: Command {
     static let name = "prepare"
     static let summary = "prepare photos, GIFs, videos, voice notes and files for sending"
-    static let usage = "prepare FILE... [--out DIR] [--profile simplex|bluesky] [--max-bytes N] [--max-side N] [--text T] [--quote ITEM_ID] [--mention NAME=MEMBER_ID]... [--send @ID|#ID] [--recipients N] [--no-xftp] [--json]"
+    static let usage = "prepare FILE... [--out DIR] [--profile simplex|bluesky] [--max-bytes N] [--max-side N] [--max-pixels N] [--text T] [--quote ITEM_ID] [--mention NAME=MEMBER_ID]... [--send @ID|#ID] [--recipients N] [--no-xftp] [--json]"
     static let options = [
         OptionSpec(names: ["--out", "-o"], value: "DIR", help: "folder for prepared files (default: mediaprep-out)"),
         OptionSpec(names: ["--profile"], value: "NAME", help: "simplex (255 KiB, default) or bluesky (1,000,000 bytes, 2000 px)"),
         OptionSpec(names: ["--max-bytes"], value: "N", help: "custom image byte budget"),
         OptionSpec(names: ["--max-side"], value: "N", help: "custom cap on an image's long side"),
+        OptionSpec(names: ["--max-pixels"], value: "N", help: "refuse images with more pixels after shrink-on-load (default 100000000)"),
         OptionSpec(names: ["--text"], value: "T", help: "message text (on the last message)"),
         OptionSpec(names: ["--quote"], value: "ITEM_ID", help: "reply to this chat item (on the last message)"),
         OptionSpec(names: ["--mention"], value: "NAME=ID", help: "mention a group member (at most 3)", repeatable: true),
@@ -41,8 +42,10 @@ struct PrepareCommand: Command {
         }
         if let b = try a.int("--max-bytes", min: 1024) { profile.maxBytes = Int(b); profile.name = "custom" }
         if let s = try a.int("--max-side", min: 16) { profile.maxSide = Int(s); profile.name = "custom" }
-        preparer = AttachmentPreparer(profile: profile, outputDirectory: a.value("--out") ?? "mediaprep-out",
-                                      timestamp: Int64(Date().timeIntervalSince1970))
+        var preparer = AttachmentPreparer(profile: profile, outputDirectory: a.value("--out") ?? "mediaprep-out",
+                                          timestamp: Int64(Date().timeIntervalSince1970))
+        if let m = try a.int("--max-pixels", min: 1) { preparer.maxPixels = Int(m) }
+        self.preparer = preparer
         text = a.value("--text") ?? ""
         quote = try a.int("--quote", min: 0)
         var m: [String: Int64] = [:]
