@@ -8,10 +8,11 @@ public struct BudgetSearch {
     public let profile: ImageProfile
     /// At or above this quality at view size, resizing cannot pay for itself.
     public var acceptQuality = 88
-    /// A source at most twice the view size is sent at its own size when that reaches this
-    /// quality: the viewer's downscale then averages JPEG error away and no second resample
-    /// blurs it (corpus: 2560 px at q83–84 scored 0.997–0.998 against 0.993–0.995 at 1600;
-    /// at q71 the 1600 version won). Above 2× the crossover was not consistent.
+    /// A decoded image at most twice the view size (the source itself, or a large JPEG after
+    /// DCT shrink-on-load) is sent at that size when this quality fits: the viewer's downscale
+    /// then averages JPEG error away and no extra resample blurs it (corpus: 2560 px at q83–84
+    /// scored 0.997–0.998 against 0.993–0.995 at 1600; at q71 the 1600 version won). Above 2×
+    /// the crossover was not consistent, so larger images always go to the view size first.
     public var sourceSideQuality = 80
     /// Each size step multiplies the long side by this (or its inverse).
     public var sideStep = 1.25
