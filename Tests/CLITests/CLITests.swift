@@ -97,3 +97,35 @@ private let testdata: String = {
         #expect(FileManager.default.contents(atPath: input) == before)
     }
 }
+
+@Suite struct CheckVerdictTests {
+    func check(_ name: String, profile: String = "simplex") throws -> CheckCommand.Row {
+        let cmd = try CheckCommand(ParsedArguments.parse([testdata + "/" + name, "--profile", profile], options: CheckCommand.options))
+        return cmd.check(testdata + "/" + name)
+    }
+
+    @Test func verdicts() throws {
+        #expect(try check("small.jpg").verdict == .asIs)
+        let photo = try check("photo.jpg")
+        #expect(photo.verdict == .afterPreparation)
+        #expect((photo.preparedBytes ?? .max) <= 261_120)
+        #expect(photo.reason.contains("over 261120"))
+        #expect(try check("orient-6.jpg").reason.contains("EXIF rotation"))
+        #expect(try check("h264.mp4").verdict == .asIs)
+        #expect(try check("voice.m4a").verdict == .asIs)
+        #expect(try check("anim.gif").verdict == .asIs)
+        let long = try check("voice-long.ogg")
+        #expect(long.verdict == .no)
+        #expect(long.reason.contains("300"))
+        let cut = try check("truncated.mp4")
+        #expect(cut.verdict == .no)
+        #expect(cut.error != nil)
+    }
+
+    @Test func blueskyProfileUsesItsOwnLimits() throws {
+        let photo = try check("photo.jpg", profile: "bluesky")
+        // 437,890 bytes is within Bluesky's 1,000,000, but the file carries Exif/GPS to strip.
+        #expect(photo.verdict == .afterPreparation)
+        #expect(try check("small.jpg", profile: "bluesky").verdict == .asIs)
+    }
+}
