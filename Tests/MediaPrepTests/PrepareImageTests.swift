@@ -98,10 +98,43 @@ import Testing
         #expect(p.data == clean)  // bit-identical pixels: only the segment is gone
     }
 
-    @Test func rotatedSmallJPEGIsReencodedUpright() throws {
-        let p = try ImagePreparer().prepare(path: Fixture.path("orient-8.jpg"))
-        #expect(p.route == .encoded)
+    @Test(arguments: 2...8)
+    func rotatedSmallJPEGIsTurnedLosslessly(n: Int) throws {
+        let source = try Fixture.bytes("orient-\(n).jpg")
+        let p = try ImagePreparer().prepare(path: Fixture.path("orient-\(n).jpg"))
+        #expect(p.route == .rotated)
         #expect(p.width == 64 && p.height == 48)
+        #expect(p.data.count <= 261_120)
+        #expect(ExifOrientation.fromJPEG(p.data) == .up)
+        #expect(JPEGMarkers(p.data).metadataSegments(in: p.data).isEmpty)
+        // The same pixels as decoding then turning them, up to IDCT/upsampling rounding.
+        let turned = Orienter.apply(ExifOrientation(rawValue: n) ?? .up, to: try JPEGDecoder.decode(source).pixels)
+        #expect(psnr(try JPEGDecoder.decode(p.data).pixels, turned) > 38)
+    }
+
+    @Test func rotatedPhotoStaysAboutItsOwnSize() throws {
+        // 640×480 (whole MCUs) tagged "rotate 90": turned in the DCT domain, no bigger than before.
+        var jpeg = try Fixture.bytes("small.jpg")
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        jpeg.insert(contentsOf: [0xFF, 0xE1, 0, UInt8(tiff.count + 8)] + Array("Exif\0\0".utf8) + tiff, at: 2)
+        let p = try ImagePreparer().prepare(data: jpeg, path: nil)
+        #expect(p.route == .rotated)
+        #expect(p.width == 480 && p.height == 640)
+        #expect(p.data.count <= jpeg.count)
+    }
+
+    @Test func rotationNeedingTrimFallsBackToReencoding() throws {
+        // 100×75 is not a whole number of 16×16 MCUs: a perfect transform is impossible.
+        let src = try JPEGDecoder.decode(try Fixture.bytes("progressive.jpg")).pixels
+        let odd = try Resizer.resize(src, width: 100, height: 75)
+        var jpeg = try JPEGEncoder().encode(odd, quality: 90)
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        let app1: [UInt8] = [0xFF, 0xE1, 0, UInt8(tiff.count + 8)] + Array("Exif\0\0".utf8) + tiff
+        jpeg.insert(contentsOf: app1, at: 2)
+        #expect(ExifOrientation.fromJPEG(jpeg) == .right)
+        let p = try ImagePreparer().prepare(data: jpeg, path: nil)
+        #expect(p.route == .encoded)
+        #expect(p.width == 75 && p.height == 100)
     }
 
     @Test func sideCapIsHonoured() throws {

@@ -4,10 +4,15 @@ import CJpeg
 final class TurboJPEGHandle {
     let raw: tjhandle
 
-    enum Kind { case compress, decompress }
+    enum Kind { case compress, decompress, transform }
 
     init(_ kind: Kind) throws {
-        let h: tjhandle? = kind == .compress ? tjInitCompress() : tjInitDecompress()
+        let h: tjhandle?
+        switch kind {
+        case .compress: h = tjInitCompress()
+        case .decompress: h = tjInitDecompress()
+        case .transform: h = tjInitTransform()
+        }
         guard let h else {
             throw MediaPrepError(.decodeFailed, "TurboJPEG could not create a handle")
         }

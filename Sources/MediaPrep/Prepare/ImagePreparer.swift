@@ -45,19 +45,31 @@ public struct ImagePreparer: Sendable {
                              quality: result.quality, route: .encoded, preview: preview, sourceFormat: format)
     }
 
-    /// A JPEG already within budget, upright, RGB/gray and within the side cap is sent as it is,
-    /// after cutting any metadata segments out losslessly.
+    /// A JPEG already within budget, RGB/gray and within the side cap is sent without
+    /// re-encoding: as it is, with its metadata segments cut out, or turned upright in the DCT
+    /// domain when Exif rotates it (if its edges allow a perfect transform).
     func keepJPEG(_ data: [UInt8]) throws -> PreparedImage? {
-        guard data.count <= profile.maxBytes, ExifOrientation.fromJPEG(data) == .up else { return nil }
+        guard data.count <= profile.maxBytes else { return nil }
         let h = try JPEGDecoder.header(data)
         guard !h.isCMYK, max(h.width, h.height) <= profile.maxSide ?? Int.max else { return nil }
+        let orientation = ExifOrientation.fromJPEG(data)
         let clean = JPEGMarkers(data).metadataSegments(in: data).isEmpty
-        guard let out = clean ? data : JPEGStripper.strip(data) else { return nil }
+        let route: PreparedImage.Route
+        let kept: [UInt8]?
+        if orientation != .up {
+            route = .rotated
+            kept = try JPEGRotator.upright(data, orientation: orientation).flatMap { $0.count <= profile.maxBytes ? $0 : nil }
+        } else {
+            route = clean ? .untouched : .stripped
+            kept = clean ? data : JPEGStripper.strip(data)
+        }
+        guard let out = kept else { return nil }
+        let (w, ht) = orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
         // Decoding proves the file is whole; at preview scale it is cheap.
-        let small = try JPEGDecoder.decode(out, options: DecodeOptions(maxPixels: decode.maxPixels, minimumWidth: min(h.width, 384),
-                                                                       minimumHeight: min(h.height, 384)))
+        let small = try JPEGDecoder.decode(out, options: DecodeOptions(maxPixels: decode.maxPixels, minimumWidth: min(w, 384),
+                                                                       minimumHeight: min(ht, 384)))
         let preview = try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength)
-        return PreparedImage(data: out, format: .jpeg, width: h.width, height: h.height, quality: nil,
-                             route: clean ? .untouched : .stripped, preview: preview, sourceFormat: .jpeg)
+        return PreparedImage(data: out, format: .jpeg, width: w, height: ht, quality: nil,
+                             route: route, preview: preview, sourceFormat: .jpeg)
     }
 }

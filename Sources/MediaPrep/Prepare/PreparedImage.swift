@@ -6,6 +6,8 @@ public struct PreparedImage: Sendable {
         case untouched
         /// Within budget and upright: metadata segments cut out, pixels bit-identical.
         case stripped
+        /// Within budget but turned by Exif: rotated/flipped in the DCT domain, no re-encoding.
+        case rotated
         /// Decoded, resized and encoded by the budget search.
         case encoded
     }
