@@ -4,7 +4,7 @@
 /// first; if it is high, that is the answer (smooth photos: measured best on the whole corpus).
 /// Otherwise size is hill-climbed by measured SSIM, since for detailed or noisy images a
 /// different size at another quality can win (see scripts/budget-grid.py).
-public struct BudgetSearch {
+public struct BudgetSearch: Sendable {
     public let profile: ImageProfile
     /// At or above this quality at view size, resizing cannot pay for itself.
     public var acceptQuality = 88

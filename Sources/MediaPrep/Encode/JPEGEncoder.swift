@@ -1,7 +1,8 @@
 import CJpeg
 import Foundation
 
-/// JPEG through TurboJPEG; one instance reuses its handle across the budget search's trials.
+/// JPEG through TurboJPEG. A class owning one tjhandle (not thread-safe, hence not Sendable):
+/// each thread of a parallel search makes its own.
 public final class JPEGEncoder {
     private let handle: TurboJPEGHandle
 
