@@ -75,6 +75,26 @@ import Testing
         #expect(try search.search(pixels, maxBytes: 500) == nil)
     }
 
+    @Test func qualitySearchIsExactForManyBudgets() throws {
+        let pixels = try Resizer.resize(try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels, width: 480, height: 360)
+        let enc = try JPEGEncoder()
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<25 {
+            let budget = Int.random(in: 8_000...200_000, using: &rng)
+            for floor in [false, true] {
+                let search = QualitySearch(progressive: false, minQuality: floor ? 80 : 10, floorOnly: floor)
+                guard let r = try search.search(pixels, maxBytes: budget, start: floor ? 88 : 92) else {
+                    // Nothing fits: then even the lowest allowed quality is over the budget.
+                    #expect(try enc.encode(pixels, quality: floor ? 80 : 10).count > budget)
+                    continue
+                }
+                #expect(r.data.count <= budget)
+                if r.quality < 98 { #expect(try enc.encode(pixels, quality: r.quality + 1).count > budget, "budget \(budget)") }
+                #expect(r.encodes <= 8, "budget \(budget): \(r.encodes) encodes")
+            }
+        }
+    }
+
     @Test func exifRotationIsAppliedToTheOutput() throws {
         let p = try ImagePreparer().prepare(path: Fixture.path("orient-6.jpg"))
         let d = try JPEGDecoder.decode(p.data)

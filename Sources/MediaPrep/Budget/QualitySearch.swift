@@ -42,6 +42,7 @@ struct QualitySearch: Sendable {
         let yuv = try JPEGEncoder().planes(image)  // converted once, compressed many times
         func round(_ qs: [Int]) throws {
             let unique = Array(Set(qs)).sorted()
+            if unique.isEmpty { return }
             let out = try Parallel.map(unique.count) { i in
                 try JPEGEncoder().encode(yuv, quality: unique[i], progressive: false)
             }
@@ -56,28 +57,35 @@ struct QualitySearch: Sendable {
         }
         let lo = minQuality, hi = maxQuality
         let first = min(max(start, lo), hi)
-        if floorOnly {
-            // Only an answer at or above minQuality is wanted: probe it first and give up at once.
-            try round([lo, first])
-            if fits == nil { return nil }
-            if over == nil { try round([hi]) }
-        } else {
-            try round([first, hi])
+        var sizes: [Int: Int] = [:]  // every measured quality → bytes
+        func measure(_ qs: [Int]) throws {
+            let before = Set(sizes.keys)
+            try round(qs.filter { !before.contains($0) })
+            if let f = fits { sizes[f.q] = f.data.count }
+            if let o = over { sizes[o.q] = o.size }
         }
-        if fits?.q == hi { return try done(fits, encodes, yuv, maxBytes) }
-        if fits == nil {
-            // Even `start` is too big: bracket from below.
-            try round([lo, min(max(lo, start - 20), hi)])
-            if fits == nil { return nil }
-        }
-        while let f = fits, let o = over, o.q - f.q > 1 {
-            let x1 = Self.logScale(f.q), x2 = Self.logScale(o.q)
-            let y1 = log(Double(f.data.count)), y2 = log(Double(o.size)), yt = log(Double(maxBytes))
-            var est = (f.q + o.q) / 2
-            if y2 > y1 { est = Self.quality(forLogScale: x1 + (yt - y1) * (x2 - x1) / (y2 - y1)) }
-            est = min(max(est, f.q + 1), o.q - 1)
-            let next = est + 1 < o.q ? est + 1 : max(f.q + 1, est - 1)
-            try round([est, next])
+        // Only an answer at or above minQuality may be wanted: then probe it first, give up at once.
+        try measure(floorOnly ? [lo, first] : [first, hi])
+        if floorOnly && fits == nil { return nil }
+        // Bracket (fits.q, over.q), open at the ends we have not measured yet.
+        while true {
+            let below = fits?.q ?? lo - 1, above = over?.q ?? hi + 1
+            if above - below <= 1 { break }
+            // Secant on (log S(q), log bytes) through the two measured points nearest the target.
+            let known = sizes.sorted { abs(log(Double($0.value)) - log(Double(maxBytes))) < abs(log(Double($1.value)) - log(Double(maxBytes))) }
+            var est = (below + above) / 2
+            if known.count >= 2 {
+                let (q1, s1) = known[0], (q2, s2) = known[1]
+                let x1 = Self.logScale(q1), x2 = Self.logScale(q2), y1 = log(Double(s1)), y2 = log(Double(s2))
+                if y1 != y2 {
+                    est = Self.quality(forLogScale: x1 + (log(Double(maxBytes)) - y1) * (x2 - x1) / (y2 - y1))
+                }
+            } else if fits == nil {
+                est = max(lo, below + 1, first - 20)
+            }
+            est = min(max(est, below + 1), above - 1)
+            let next = est + 1 < above ? est + 1 : max(below + 1, est - 1)
+            try measure([est, next])
         }
         return try done(fits, encodes, yuv, maxBytes)
     }
