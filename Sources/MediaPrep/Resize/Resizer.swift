@@ -25,21 +25,43 @@ public enum Resizer {
         let outFmt = avFormat(outLayout)
         // Slice threads pay off only on large images; small ones (previews) stay on one core.
         let threads: Int32 = src.pixelCount + width * height > 1_000_000 ? 2 : 1
-        guard let ctx = cff_sws_threaded(Int32(src.width), Int32(src.height), fmt, Int32(width), Int32(height), outFmt,
-                                         flags, threads) else {
-            throw MediaPrepError(.resizeFailed, "swscale cannot scale \(src.width)×\(src.height) to \(width)×\(height)")
-        }
-        defer { sws_freeContext(ctx) }
         let dstRow = width * outLayout.channels
         // swscale's SIMD paths may write a little past the row end; pad the last row.
         var out = [UInt8](repeating: 0, count: dstRow * height + 64)
         // Buffers built elsewhere may lack the slack swscale's SIMD over-read needs.
         var input = src.bytes
         if input.capacity < input.count + 64 { input.reserveCapacity(input.count + 64) }
-        let rc = input.withUnsafeBufferPointer { s in
-            out.withUnsafeMutableBufferPointer { d in
-                cff_sws_scale_packed(ctx, s.baseAddress, Int32(src.rowBytes), Int32(src.width), Int32(src.height), fmt,
-                                     d.baseAddress, Int32(dstRow), Int32(width), Int32(height), outFmt)
+        let planes = outLayout == .rgba ? 4 : 3
+        let planarFmt = outLayout == .rgba ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP
+        let viaPlanar = outLayout != .gray
+        guard let scaler = cff_sws_threaded(Int32(src.width), Int32(src.height), fmt, Int32(width), Int32(height),
+                                            viaPlanar ? planarFmt : outFmt, flags, threads) else {
+            throw MediaPrepError(.resizeFailed, "swscale cannot scale \(src.width)×\(src.height) to \(width)×\(height)")
+        }
+        defer { sws_freeContext(scaler) }
+        let rc: Int32
+        if viaPlanar {
+            guard let pack = sws_getContext(Int32(width), Int32(height), planarFmt, Int32(width), Int32(height), outFmt,
+                                            flags, nil, nil, nil) else {
+                throw MediaPrepError(.resizeFailed, "swscale cannot pack \(width)×\(height)")
+            }
+            defer { sws_freeContext(pack) }
+            var planar = [UInt8](repeating: 0, count: width * height * planes + 64)
+            rc = input.withUnsafeBufferPointer { s in
+                planar.withUnsafeMutableBufferPointer { m in
+                    out.withUnsafeMutableBufferPointer { d in
+                        cff_scale_via_planar(scaler, pack, s.baseAddress, Int32(src.rowBytes), Int32(src.width), Int32(src.height), fmt,
+                                             m.baseAddress, Int32(width), Int32(height), Int32(planes), planarFmt,
+                                             d.baseAddress, Int32(dstRow))
+                    }
+                }
+            }
+        } else {
+            rc = input.withUnsafeBufferPointer { s in
+                out.withUnsafeMutableBufferPointer { d in
+                    cff_sws_scale_packed(scaler, s.baseAddress, Int32(src.rowBytes), Int32(src.width), Int32(src.height), fmt,
+                                         d.baseAddress, Int32(dstRow), Int32(width), Int32(height), outFmt)
+                }
             }
         }
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale failed", rc) }
