@@ -31,6 +31,17 @@ import Testing
         #expect(psnr(resized, half.pixels) > 28)
     }
 
+    @Test func lumaOnlyDecodeMatchesTheMetricsLuma() throws {
+        let data = try Fixture.bytes("progressive.jpg")
+        let rgb = try JPEGDecoder.decode(data).pixels
+        let y = try JPEGDecoder.decode(data, lumaOnly: true).pixels
+        #expect(y.layout == .gray && y.width == rgb.width && y.height == rgb.height)
+        // Y straight from the file vs Pillow's L from decoded RGB: the same formula, up to rounding.
+        let fromRGB = SSIM.luma(rgb)
+        let maxDiff = zip(y.bytes, fromRGB).map { abs(Float($0) - $1) }.max() ?? 0
+        #expect(maxDiff <= 3)
+    }
+
     @Test func cmykComesOutAsRGB() throws {
         let d = try JPEGDecoder.decode(try Fixture.bytes("cmyk.jpg"))
         #expect(d.pixels.layout == .rgb)

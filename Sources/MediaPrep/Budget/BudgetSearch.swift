@@ -22,11 +22,16 @@ public struct BudgetSearch: Sendable {
         self.profile = profile
     }
 
+    /// The chosen JPEG, and a small RGB image the preview can be cut from cheaply.
+    public struct Outcome: Sendable {
+        public let image: EncodedImage
+        public let previewSource: PixelBuffer?
+    }
+
     /// - Parameters:
     ///   - work: upright, opaque pixels at least as large as the view (shrink-on-load output).
     ///   - view: the size the phone shows full screen.
-    ///   - reference: where `work` resized to `view` is kept once made (the preview reuses it).
-    public func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int), reference: inout PixelBuffer?) throws -> EncodedImage {
+    public func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int)) throws -> Outcome {
         // Progressive output measured on the corpus: +0.0001 mean SSIM for +8 % whole-process
         // time, so the search emits optimized-Huffman baseline (see QualitySearch.progressive).
         let search = QualitySearch(progressive: false)
@@ -37,27 +42,34 @@ public struct BudgetSearch: Sendable {
             let whole = try Trace.time("quality search at source") { try atLeast.search(work, maxBytes: profile.maxBytes, start: 88) }
             Trace.note("source \(work.width)x\(work.height) q=\(whole?.quality ?? -1)")
             if let w = whole, w.quality >= sourceSideQuality {
-                return EncodedImage(data: w.data, format: .jpeg, width: work.width, height: work.height, quality: w.quality, score: nil)
+                let image = EncodedImage(data: w.data, format: .jpeg, width: work.width, height: work.height, quality: w.quality, score: nil)
+                return Outcome(image: image, previewSource: nil)
             }
         }
-        let ref = try reference ?? Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height) }
-        reference = ref
-        let first = try Trace.time("quality search at view") { try search.search(ref, maxBytes: profile.maxBytes) }
-        Trace.note("view \(view.width)x\(view.height) q=\(first?.quality ?? -1) encodes=\(first?.encodes ?? 0)")
-        if let f = first, f.quality >= acceptQuality {
-            return EncodedImage(data: f.data, format: .jpeg, width: view.width, height: view.height, quality: f.quality, score: nil)
+        // The view size goes straight to JPEG's YUV (gray stays gray through the RGB path).
+        let viewPlanes = try Trace.time("resize to view") {
+            work.layout == .gray ? try JPEGEncoder().planes(try Resizer.resize(work, width: view.width, height: view.height))
+                : try YUVResizer.yuv420(work, width: view.width, height: view.height)
         }
-        // Hill-climb the long side on measured SSIM.
+        let first = try Trace.time("quality search at view") { try search.search(planes: viewPlanes, maxBytes: profile.maxBytes) }
+        Trace.note("view \(view.width)x\(view.height) q=\(first?.quality ?? -1) encodes=\(first?.encodes ?? 0)")
+        let previewSource = work.layout == .gray ? nil : try YUVResizer.rgb(viewPlanes, maxSide: PreviewMaker.sides[0])
+        if let f = first, f.quality >= acceptQuality {
+            let image = EncodedImage(data: f.data, format: .jpeg, width: view.width, height: view.height, quality: f.quality, score: nil)
+            return Outcome(image: image, previewSource: previewSource)
+        }
+        // Hill-climb the long side on measured SSIM, against an RGB reference made only now.
+        let ref = try Resizer.resize(work, width: view.width, height: view.height)
         let refLuma = SSIM.luma(ref)
         var cache: [Int: EncodedImage?] = [:]
         func candidate(_ long: Int) throws -> EncodedImage? {
             if let c = cache[long] { return c }
             let size = ImageProfile.scaled(width: work.width, height: work.height, longSide: long)
             let pixels = long == viewLong ? ref : try Resizer.resize(work, width: size.width, height: size.height)
-            let r = long == viewLong ? first : try search.search(pixels, maxBytes: profile.maxBytes, start: first?.quality ?? 60)
+            let r = try search.search(pixels, maxBytes: profile.maxBytes, start: first?.quality ?? 60)
             var result: EncodedImage? = nil
             if let r {
-                let decoded = try JPEGDecoder.decode(r.data).pixels
+                let decoded = try JPEGDecoder.decode(r.data, lumaOnly: true).pixels
                 let seen = try Resizer.resize(decoded, width: view.width, height: view.height)
                 let score = SSIM.mean(refLuma, SSIM.luma(seen), width: view.width, height: view.height)
                 result = EncodedImage(data: r.data, format: .jpeg, width: size.width, height: size.height, quality: r.quality, score: score)
@@ -90,7 +102,7 @@ public struct BudgetSearch: Sendable {
             }
             if bestLong != viewLong { break }  // moved up: no need to look down
         }
-        return current
+        return Outcome(image: current, previewSource: previewSource)
     }
 
     /// PNG keeps transparency when it fits at ≥ `minSideFraction` of the view size; else nil

@@ -36,10 +36,13 @@ struct QualitySearch: Sendable {
     }
 
     func search(_ image: PixelBuffer, maxBytes: Int, start: Int = 92) throws -> Result? {
+        try search(planes: try JPEGEncoder().planes(image), maxBytes: maxBytes, start: start)  // converted once, compressed many times
+    }
+
+    func search(planes yuv: YUVPlanes, maxBytes: Int, start: Int = 92) throws -> Result? {
         var fits: (q: Int, data: [UInt8])? = nil
         var over: (q: Int, size: Int)? = nil
         var encodes = 0
-        let yuv = try JPEGEncoder().planes(image)  // converted once, compressed many times
         func round(_ qs: [Int]) throws {
             let unique = Array(Set(qs)).sorted()
             if unique.isEmpty { return }

@@ -44,7 +44,9 @@ public enum JPEGDecoder {
         return best
     }
 
-    public static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
+    /// - Parameter lumaOnly: decode just Y (JPEG's full-range BT.601 luma, the metric's "L"),
+    ///   skipping chroma entirely; what scoring needs, at a fraction of the cost.
+    public static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions(), lumaOnly: Bool = false) throws -> DecodedImage {
         let h = try TurboJPEGHandle(.decompress)
         let hdr = try header(data, handle: h)
         let d = scaleDenominator(width: hdr.width, height: hdr.height, options: options)
@@ -52,8 +54,9 @@ public enum JPEGDecoder {
         guard w * ht <= options.maxPixels else {
             throw MediaPrepError(.tooManyPixels, "\(hdr.width)×\(hdr.height) is over the \(options.maxPixels)-pixel limit")
         }
-        let layout: PixelLayout = hdr.isGray ? .gray : .rgb
-        let tjFormat: TJPF = hdr.isCMYK ? TJPF_CMYK : (hdr.isGray ? TJPF_GRAY : TJPF_RGB)
+        let gray = hdr.isGray || (lumaOnly && !hdr.isCMYK)
+        let layout: PixelLayout = gray ? .gray : .rgb
+        let tjFormat: TJPF = hdr.isCMYK ? TJPF_CMYK : (gray ? TJPF_GRAY : TJPF_RGB)
         let channels = hdr.isCMYK ? 4 : layout.channels
         var out = PixelBuffer.storage(w * ht * channels)
         let rc = data.withUnsafeBufferPointer { src in

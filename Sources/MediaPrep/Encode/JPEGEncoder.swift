@@ -49,39 +49,76 @@ public final class JPEGEncoder {
     /// can compress the same planes many times without redoing that work.
     public func planes(_ image: PixelBuffer) throws -> YUVPlanes {
         let (src, format, subsampling) = Self.input(image)
-        let size = Int(tjBufSizeYUV2(Int32(src.width), 1, Int32(src.height), Int32(subsampling.rawValue)))
-        guard size > 0 else { throw MediaPrepError(.encodeFailed, "no YUV size for \(src.width)×\(src.height)") }
-        var yuv = [UInt8](repeating: 0, count: size)
+        var yuv = YUVPlanes(width: src.width, height: src.height, subsampling: subsampling)
         let rc = src.bytes.withUnsafeBufferPointer { p in
-            yuv.withUnsafeMutableBufferPointer { d in
-                tjEncodeYUV3(handle.raw, p.baseAddress, Int32(src.width), Int32(src.rowBytes), Int32(src.height),
-                             Int32(format.rawValue), d.baseAddress, 1, Int32(subsampling.rawValue), TJFLAG_ACCURATEDCT)
+            yuv.withPlanePointers { planes, strides in
+                tjEncodeYUVPlanes(handle.raw, p.baseAddress, Int32(src.width), Int32(src.rowBytes), Int32(src.height),
+                                  Int32(format.rawValue), planes, strides, Int32(subsampling.rawValue), TJFLAG_ACCURATEDCT)
             }
         }
         guard rc == 0 else { throw MediaPrepError(.encodeFailed, "YUV conversion failed: \(handle.lastError)") }
-        return YUVPlanes(width: src.width, height: src.height, subsampling: subsampling.rawValue, bytes: yuv)
+        return yuv
     }
 
-    /// Compresses planes made by `planes(_:)`; the bytes equal `encode` on the original image.
+    /// Compresses YUV planes (from `planes(_:)` or a resize straight to 4:2:0).
     public func encode(_ yuv: YUVPlanes, quality: Int, progressive: Bool = false) throws -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         defer { if let out { tjFree(out) } }
         var flags = TJFLAG_ACCURATEDCT
         if progressive { flags |= TJFLAG_PROGRESSIVE }
-        let rc = yuv.bytes.withUnsafeBufferPointer { p in
-            tjCompressFromYUV(handle.raw, p.baseAddress, Int32(yuv.width), 1, Int32(yuv.height), Int32(yuv.subsampling),
-                              &out, &size, Int32(min(100, max(1, quality))), flags)
+        var planes = yuv
+        let rc = planes.withPlanePointers { p, strides in
+            // The same pointer array, seen as the const pointers TurboJPEG reads from.
+            let readOnly = UnsafeMutableRawPointer(p)?.assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+            return tjCompressFromYUVPlanes(handle.raw, readOnly, Int32(yuv.width), strides, Int32(yuv.height),
+                                           Int32(yuv.subsampling.rawValue), &out, &size, Int32(min(100, max(1, quality))), flags)
         }
         guard rc == 0, let out else { throw MediaPrepError(.encodeFailed, "JPEG encoding failed: \(handle.lastError)") }
         return Array(UnsafeBufferPointer(start: out, count: Int(size)))
     }
 }
 
-/// An image already in JPEG's color space and chroma layout (TurboJPEG's packed YUV, no row padding).
+/// An image in JPEG's color space and chroma layout (Y, Cb, Cr planes; Y only for gray) in one
+/// allocation, each plane followed by a gap so SIMD writers may overshoot a row harmlessly.
 public struct YUVPlanes: Sendable {
     public let width: Int
     public let height: Int
-    let subsampling: UInt32
-    let bytes: [UInt8]
+    let subsampling: TJSAMP
+    var storage: [UInt8]
+    let offsets: [Int]
+    let strides: [Int32]
+
+    init(width: Int, height: Int, subsampling: TJSAMP) {
+        self.width = width
+        self.height = height
+        self.subsampling = subsampling
+        var offsets: [Int] = [], strides: [Int32] = []
+        var total = 0
+        for c in 0..<(subsampling == TJSAMP_GRAY ? 1 : 3) {
+            let w = Int(tjPlaneWidth(Int32(c), Int32(width), Int32(subsampling.rawValue)))
+            let h = Int(tjPlaneHeight(Int32(c), Int32(height), Int32(subsampling.rawValue)))
+            let stride = (w + 63) / 64 * 64
+            offsets.append(total)
+            strides.append(Int32(stride))
+            total += stride * h + 64
+        }
+        self.offsets = offsets
+        self.strides = strides
+        storage = [UInt8](repeating: 0, count: total)
+    }
+
+    /// Plane pointers (nil past the last plane) and strides, three of each, for TurboJPEG and swscale.
+    mutating func withPlanePointers<R>(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, UnsafeMutablePointer<Int32>?) -> R) -> R {
+        let offsets = self.offsets
+        var strideList = strides + Array(repeating: Int32(0), count: 3 - strides.count)
+        return storage.withUnsafeMutableBufferPointer { b in
+            var ptrs: [UnsafeMutablePointer<UInt8>?] = (0..<3).map { i in
+                i < offsets.count ? b.baseAddress.map { $0 + offsets[i] } : nil
+            }
+            return ptrs.withUnsafeMutableBufferPointer { p in
+                strideList.withUnsafeMutableBufferPointer { s in body(p.baseAddress, s.baseAddress) }
+            }
+        }
+    }
 }

@@ -35,12 +35,19 @@ public struct ImagePreparer: Sendable {
             encoded = try search.encodePNG(work: work, view: view)
             if encoded == nil { work = AlphaOps.flattenOnWhite(work) }
         }
-        var reference: PixelBuffer? = nil
-        let result = try encoded ?? Trace.time("budget search") { try search.encodeJPEG(work: work, view: view, reference: &reference) }
+        var previewSource: PixelBuffer? = nil
+        let result: EncodedImage
+        if let png = encoded {
+            result = png
+        } else {
+            let outcome = try Trace.time("budget search") { try search.encodeJPEG(work: work, view: view) }
+            result = outcome.image
+            previewSource = outcome.previewSource
+        }
         guard result.data.count <= profile.maxBytes else {
             throw MediaPrepError(.overLimit, "internal: \(result.data.count) bytes over \(profile.maxBytes)")
         }
-        let preview = try Trace.time("preview") { try PreviewMaker.make(from: reference ?? work, maxLength: profile.previewMaxLength) }
+        let preview = try Trace.time("preview") { try PreviewMaker.make(from: previewSource ?? work, maxLength: profile.previewMaxLength) }
         return PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
                              quality: result.quality, route: .encoded, preview: preview, sourceFormat: format)
     }
