@@ -207,49 +207,6 @@ end:
     return ret;
 }
 
-/* A scaler into (or out of) JPEG's YUV: 4:2:0 planes, BT.601 full range, chroma sited at the
-   centre of each 2x2 block as JFIF specifies. Threaded when threads > 1. */
-static inline struct SwsContext *cff_sws_jpeg_yuv(int sw, int sh, enum AVPixelFormat sf,
-                                                  int dw, int dh, enum AVPixelFormat df, int flags, int threads) {
-    struct SwsContext *c = sws_alloc_context();
-    if (!c) return NULL;
-    av_opt_set_int(c, "srcw", sw, 0); av_opt_set_int(c, "srch", sh, 0); av_opt_set_int(c, "src_format", sf, 0);
-    av_opt_set_int(c, "dstw", dw, 0); av_opt_set_int(c, "dsth", dh, 0); av_opt_set_int(c, "dst_format", df, 0);
-    av_opt_set_int(c, "sws_flags", flags, 0);
-    av_opt_set_int(c, "threads", threads, 0);
-    if (df == AV_PIX_FMT_YUV420P) { av_opt_set_int(c, "dst_h_chr_pos", 128, 0); av_opt_set_int(c, "dst_v_chr_pos", 128, 0); }
-    if (sf == AV_PIX_FMT_YUV420P) { av_opt_set_int(c, "src_h_chr_pos", 128, 0); av_opt_set_int(c, "src_v_chr_pos", 128, 0); }
-    if (sws_init_context(c, NULL, NULL) < 0) { sws_freeContext(c); return NULL; }
-    const int *bt601 = sws_getCoefficients(SWS_CS_ITU601);
-    sws_setColorspaceDetails(c, bt601, 1, bt601, 1, 0, 1 << 16, 1 << 16);
-    return c;
-}
-
-/* Runs a scaler between two images given as plane pointer/stride triples (packed formats use
-   plane 0), through the frame API so slice threads apply. Each image is `sizes` bytes long from
-   planes[0] (one allocation), wrapped without copying. */
-static inline int cff_scale_planes(struct SwsContext *c,
-                                   uint8_t *const src[3], const int src_strides[3], int sw, int sh, enum AVPixelFormat sf, size_t src_size,
-                                   uint8_t *const dst[3], const int dst_strides[3], int dw, int dh, enum AVPixelFormat df, size_t dst_size) {
-    int ret = AVERROR(ENOMEM);
-    AVFrame *in = av_frame_alloc(), *out = av_frame_alloc();
-    if (!in || !out) goto end;
-    in->buf[0] = av_buffer_create(src[0], src_size, cff_no_free, NULL, AV_BUFFER_FLAG_READONLY);
-    out->buf[0] = av_buffer_create(dst[0], dst_size, cff_no_free, NULL, 0);
-    if (!in->buf[0] || !out->buf[0]) goto end;
-    for (int i = 0; i < 3; i++) {
-        in->data[i] = src[i]; in->linesize[i] = src_strides[i];
-        out->data[i] = dst[i]; out->linesize[i] = dst_strides[i];
-    }
-    in->width = sw; in->height = sh; in->format = sf;
-    out->width = dw; out->height = dh; out->format = df;
-    ret = sws_scale_frame(c, out, in);
-end:
-    av_frame_free(&in);
-    av_frame_free(&out);
-    return ret;
-}
-
 /* Whether the demuxer's header already gave every parameter we use (ISO BMFF and Matroska
    headers carry them), so avformat_find_stream_info, which decodes frames to guess, can be skipped. */
 static inline int cff_header_is_complete(const AVFormatContext *fmt) {

@@ -32,20 +32,6 @@ import Testing
         #expect(row.first! < 5 && row.last! > 250)
     }
 
-    @Test func yuvPathKeepsFullRangeAndColors() throws {
-        // Quadrants scaled ×4 up then through JPEG's YUV: white must stay 255 (full range, not
-        // video 235), red must stay red (BT.601 coefficients), both via JPEG and back to RGB.
-        let q = try PNGDecoder.decode(try Fixture.bytes("rgb.png")).pixels
-        let big = try Resizer.resize(q, width: 256, height: 192)
-        let planes = try YUVResizer.yuv420(big, width: 64, height: 48)
-        Quadrants.check(try JPEGDecoder.decode(try JPEGEncoder().encode(planes, quality: 95)).pixels, tolerance: 6)
-        Quadrants.check(try YUVResizer.rgb(planes, maxSide: 64), tolerance: 6)
-        // Same content as the RGB path, up to chroma handling.
-        let viaRGB = try JPEGDecoder.decode(try JPEGEncoder().encode(try Resizer.resize(big, width: 64, height: 48), quality: 95)).pixels
-        let viaYUV = try JPEGDecoder.decode(try JPEGEncoder().encode(planes, quality: 95)).pixels
-        #expect(psnr(viaRGB, viaYUV) > 30)
-    }
-
     @Test func fitNeverUpscales() {
         #expect(Resizer.fit(width: 5120, height: 2880, maxSide: 1600) == (1600, 900))
         #expect(Resizer.fit(width: 100, height: 3000, maxSide: 1600) == (53, 1600))

@@ -74,8 +74,10 @@ struct QualitySearch: Sendable {
         while true {
             let below = fits?.q ?? lo - 1, above = over?.q ?? hi + 1
             if above - below <= 1 { break }
-            // Secant on (log S(q), log bytes) through the two measured points nearest the target.
-            let known = sizes.sorted { abs(log(Double($0.value)) - log(Double(maxBytes))) < abs(log(Double($1.value)) - log(Double(maxBytes))) }
+            // Secant on (log S(q), log bytes): between the bracket's ends once both are known,
+            // else through the two measured points nearest the target (an extrapolation).
+            var known = sizes.sorted { abs(log(Double($0.value)) - log(Double(maxBytes))) < abs(log(Double($1.value)) - log(Double(maxBytes))) }
+            if let f = fits, let o = over { known = [(f.q, f.data.count), (o.q, o.size)] }
             var est = (below + above) / 2
             if known.count >= 2 {
                 let (q1, s1) = known[0], (q2, s2) = known[1]
@@ -87,7 +89,12 @@ struct QualitySearch: Sendable {
                 est = max(lo, below + 1, first - 20)
             }
             est = min(max(est, below + 1), above - 1)
-            let next = est + 1 < above ? est + 1 : max(below + 1, est - 1)
+            // While a side is still open, the second probe closes it (an extrapolated estimate
+            // can miss); once bracketed, it is the estimate's neighbour, which usually settles it.
+            let next: Int
+            if fits == nil && sizes[lo] == nil { next = lo }
+            else if over == nil && sizes[hi] == nil { next = hi }
+            else { next = est + 1 < above ? est + 1 : max(below + 1, est - 1) }
             try measure([est, next])
         }
         return try done(fits, encodes, yuv, maxBytes)
