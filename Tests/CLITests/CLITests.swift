@@ -129,3 +129,54 @@ private let testdata: String = {
         #expect(try check("small.jpg", profile: "bluesky").verdict == .asIs)
     }
 }
+
+@Suite struct PrepareJSONContractTests {
+    func run(_ args: [String]) throws -> (PrepareCommand.Result, [[String: Any]]) {
+        let cmd = try PrepareCommand(ParsedArguments.parse(args, options: PrepareCommand.options))
+        let r = cmd.execute()
+        let data = Data(r.json.serialized.utf8)
+        let array = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        return (r, array)
+    }
+
+    @Test func everyItemHasTheSpecFields() throws {
+        let out = NSTemporaryDirectory() + "mediaprep-json-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (r, items) = try run([testdata + "/photo.jpg", testdata + "/h264.mp4", testdata + "/voice.m4a", testdata + "/truncated.mp4",
+                                  "--out", out, "--json", "--text", "look", "--quote", "42", "--mention", "alice=7", "--send", "@3"])
+        #expect(r.status == 1)
+        #expect(items.count == 4)
+        let fields = ["input", "kind", "output", "bytes", "width", "height", "durationSeconds", "preview", "transfer", "composedMessage", "error"]
+        for item in items { for f in fields { #expect(item.keys.contains(f), "missing \(f)") } }
+        #expect(items.map { $0["kind"] as? String } == ["image", "video", "voice", "file"])
+
+        let photo = items[0]
+        #expect((photo["bytes"] as? Int ?? .max) <= 261_120)
+        #expect((photo["preview"] as? String)?.hasPrefix("data:image/jpg;base64,") == true)
+        #expect(photo["error"] is NSNull)
+        let transfer = try #require(photo["transfer"] as? [String: Any])
+        #expect(transfer["method"] as? String == "xftp")
+        #expect(transfer["chunkSizes"] as? [Int] == [262_144])
+
+        let video = items[1]
+        #expect(video["durationSeconds"] as? Int == 3)
+        let voice = items[2]
+        #expect(voice["durationSeconds"] as? Int == 5)
+        #expect((voice["transfer"] as? [String: Any])?["method"] as? String == "smpInline")
+        // Only the last successful item carries the text, the quote and the mentions.
+        let lastMsg = try #require(voice["composedMessage"] as? [String: Any])
+        #expect(lastMsg["quotedItemId"] as? Int == 42)
+        #expect((lastMsg["msgContent"] as? [String: Any])?["text"] as? String == "look")
+        #expect((lastMsg["mentions"] as? [String: Int]) == ["alice": 7])
+        let firstMsg = try #require(photo["composedMessage"] as? [String: Any])
+        #expect(firstMsg["quotedItemId"] == nil)
+        #expect((firstMsg["msgContent"] as? [String: Any])?["text"] as? String == "")
+        // The failed input: no output, a typed error, no message.
+        let bad = items[3]
+        #expect(bad["output"] is NSNull && bad["composedMessage"] is NSNull)
+        #expect(((bad["error"] as? [String: Any])?["code"] as? String)?.isEmpty == false)
+        // One /_send line for the three that worked.
+        #expect(r.sendLines.count == 1)
+        #expect(r.sendLines[0].hasPrefix("/_send @3 live=off ttl=default json [{\"fileSource\":{\"filePath\":\"IMG_"))
+    }
+}

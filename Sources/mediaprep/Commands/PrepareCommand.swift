@@ -64,7 +64,16 @@ struct PrepareCommand: Command {
         json = a.has("--json")
     }
 
-    func run() -> Int32 {
+    /// What `run` prints: one JSON value (or text lines), the /_send lines, and the exit status.
+    struct Result {
+        let items: [PreparedItem]
+        let json: JSONValue
+        let text: [String]
+        let sendLines: [String]
+        let status: Int32
+    }
+
+    func execute() -> Result {
         var items = inputs.map { preparer.prepare(path: $0) }
         let planner = TransferPlanner(xftpAvailable: xftp)
         var transfers: [TransferPlan?] = Array(repeating: nil, count: items.count)
@@ -78,18 +87,23 @@ struct PrepareCommand: Command {
             transfers[i] = plan
         }
         let (messages, batches) = compose(items)
-        if json {
-            Output.json(.array(items.indices.map { i in itemJSON(items[i], transfers[i], messages[i]) }))
-        } else {
-            for i in items.indices { Output.line(itemText(items[i], transfers[i])) }
+        let chat = send
+        let lines = chat.map { c in batches.filter { !$0.isEmpty }.map { SendCommand(chat: c, messages: $0).line } } ?? []
+        return Result(items: items,
+                      json: .array(items.indices.map { i in itemJSON(items[i], transfers[i], messages[i]) }),
+                      text: items.indices.map { i in itemText(items[i], transfers[i]) },
+                      sendLines: lines,
+                      status: items.contains { $0.error != nil } ? 1 : 0)
+    }
+
+    func run() -> Int32 {
+        let r = execute()
+        if json { Output.json(r.json) } else { r.text.forEach(Output.line) }
+        // With --json, stdout holds exactly one document; the /_send lines go to stderr.
+        for line in r.sendLines {
+            if json { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { Output.line(line) }
         }
-        if let chat = send {
-            for batch in batches where !batch.isEmpty {
-                let line = SendCommand(chat: chat, messages: batch).line
-                if json { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { Output.line(line) }
-            }
-        }
-        return items.contains { $0.error != nil } ? 1 : 0
+        return r.status
     }
 
     /// Messages per item (nil for failed ones) and the batches of at most 10 a /_send takes;
