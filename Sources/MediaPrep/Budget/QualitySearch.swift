@@ -60,7 +60,7 @@ struct QualitySearch: Sendable {
         }
         let lo = minQuality, hi = maxQuality
         let first = min(max(start, lo), hi)
-        var sizes: [Int: Int] = [:]  // every measured quality → bytes
+        var sizes: [Int: Int] = [:]  // quality → bytes for every bracket end seen so far
         func measure(_ qs: [Int]) throws {
             let before = Set(sizes.keys)
             try round(qs.filter { !before.contains($0) })
