@@ -22,6 +22,15 @@ import Testing
 
     @Test func missingFile() {
         #expect(code { _ = try ImageLoader.load(path: "/nonexistent/x.jpg") } == .unreadableFile)
+        #expect(code { _ = try MediaProbe.probe(path: "/nonexistent/x.mp4") } == .unreadableFile)
+    }
+
+    @Test func directoryIsRefusedNotCopied() throws {
+        let out = try Fixture.scratch()
+        #expect(code { _ = try MediaProbe.probe(path: Fixture.dir) } == .unreadableFile)
+        let item = AttachmentPreparer(outputDirectory: out, timestamp: 0).prepare(path: Fixture.dir)
+        #expect(item.error?.code == .unreadableFile)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
     }
 
     @Test func truncatedJPEG() throws {

@@ -53,9 +53,16 @@ public enum FileBytes {
         return [UInt8](d ?? Data())
     }
 
+    /// Size of a regular file; directories, missing paths and other non-files are refused here,
+    /// before any stage tries to read or copy them.
     public static func size(_ path: String) throws -> Int {
-        let attrs = try? FileManager.default.attributesOfItem(atPath: path)
-        guard let n = attrs?[.size] as? NSNumber else { throw MediaPrepError(.unreadableFile, "cannot stat \(path)") }
+        guard let attrs = try? FileManager.default.attributesOfItem(atPath: path) else {
+            throw MediaPrepError(.unreadableFile, "no such file: \(path)")
+        }
+        guard attrs[.type] as? FileAttributeType == .typeRegular else {
+            throw MediaPrepError(.unreadableFile, "\(path) is not a regular file")
+        }
+        guard let n = attrs[.size] as? NSNumber else { throw MediaPrepError(.unreadableFile, "cannot stat \(path)") }
         return n.intValue
     }
 }
