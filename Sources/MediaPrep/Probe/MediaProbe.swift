@@ -14,8 +14,14 @@ public enum MediaProbe {
         var r = ProbeResult(path: path, kind: .file, format: format, bytes: size)
         switch format {
         case .jpeg where !thorough:
-            let data = try FileBytes.read(path)
-            let h = try JPEGDecoder.header(data)
+            // Exif and the frame header sit at the start; a large Exif thumbnail can push the
+            // frame header further, and then the whole file is read after all.
+            var data = try FileBytes.head(path, count: 262_144)
+            let h: JPEGDecoder.Header
+            if let quick = try? JPEGDecoder.header(data) { h = quick } else {
+                data = try FileBytes.read(path)
+                h = try JPEGDecoder.header(data)
+            }
             r.orientation = ExifOrientation.fromJPEG(data)
             (r.width, r.height) = r.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
             r.kind = .image
