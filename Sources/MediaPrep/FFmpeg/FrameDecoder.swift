@@ -26,14 +26,18 @@ final class FrameDecoder {
             throw MediaPrepError(.decodeFailed, "cannot allocate a decoder")
         }
         var c: UnsafeMutablePointer<AVCodecContext>? = ctx
-        guard let pkt = cffl_packet_alloc(api), let frm = av_frame_alloc() else {
-            if let p = cffl_packet_alloc(api) { var pp: UnsafeMutablePointer<AVPacket>? = p; cffl_packet_free(api, &pp) }
+        var pkt = cffl_packet_alloc(api)
+        var frm = av_frame_alloc()
+        guard let packet = pkt, let frame = frm else {
+            // Free whichever of the two was allocated, and the codec context.
+            cffl_packet_free(api, &pkt)
+            av_frame_free(&frm)
             cffl_free_context(api, &c)
             throw MediaPrepError(.decodeFailed, "cannot allocate a packet or frame")
         }
         codec = ctx
-        packet = pkt
-        frame = frm
+        self.packet = packet
+        self.frame = frame
         // From here on deinit frees everything.
         var rc = cffl_parameters_to_context(api, ctx, stream.pointee.codecpar)
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.decodeFailed, "bad codec parameters", rc) }
