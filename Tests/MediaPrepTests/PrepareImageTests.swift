@@ -55,7 +55,7 @@ import Testing
         #expect((r.quality ?? 100) < search.acceptQuality)
         // Whatever size won, it beat (or tied) the plain view-size answer on the same metric.
         let ref = work  // 1440×1080 is already the view size
-        let plain = try #require(try QualitySearch(progressive: false).search(ref, maxBytes: 60_000))
+        let plain = try #require(try QualitySearch().search(ref, maxBytes: 60_000))
         let seen = try JPEGDecoder.decode(plain.data).pixels
         let plainScore = SSIM.mean(SSIM.luma(ref), SSIM.luma(seen), width: ref.width, height: ref.height)
         #expect(score >= plainScore - 1e-9)
@@ -63,11 +63,11 @@ import Testing
 
     @Test func qualitySearchFindsTheHighestFittingQuality() throws {
         let pixels = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels
-        let search = QualitySearch(progressive: true)
+        let search = QualitySearch()
         let budget = 120_000
         let r = try #require(try search.search(pixels, maxBytes: budget))
         #expect(r.data.count <= budget)
-        let above = try JPEGEncoder().encode(pixels, quality: r.quality + 1, progressive: true)
+        let above = try JPEGEncoder().encode(pixels, quality: r.quality + 1)
         #expect(above.count > budget)
         #expect(r.encodes <= 10)  // a search, not a walk over 88 qualities
         // Impossible budgets give nil rather than an oversized file.
@@ -82,7 +82,7 @@ import Testing
         var encodes: [Int] = []
         for floor in [false, true] {
             for budget in stride(from: 8_000, through: 200_000, by: 3_000) {
-                let search = QualitySearch(progressive: false, minQuality: floor ? 80 : 10, floorOnly: floor)
+                let search = QualitySearch(minQuality: floor ? 80 : 10, floorOnly: floor)
                 guard let r = try search.search(pixels, maxBytes: budget, start: floor ? 88 : 92) else {
                     #expect(try enc.encode(pixels, quality: floor ? 80 : 10).count > budget)
                     continue

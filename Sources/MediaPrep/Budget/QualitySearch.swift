@@ -8,10 +8,8 @@ import Foundation
 /// round encodes two qualities at once, one per core: typically the estimate and the one
 /// above it, which settles the answer in two rounds.
 struct QualitySearch: Sendable {
-    /// Trials are baseline with optimized Huffman tables; the answer is then re-encoded
-    /// progressive one or two steps higher, which fits more often than not (progressive is
-    /// 1–2 % smaller but twice as slow, so it is kept out of the trials).
-    let progressive: Bool
+    /// Every encode is baseline with optimized Huffman tables. Progressive was measured on the
+    /// corpus (+0.0001 mean SSIM for +8 % whole-process time) and left out.
     var minQuality = 10
     var maxQuality = 98
     /// When set, a result below `minQuality` is of no use, so the search starts by probing it.
@@ -97,20 +95,10 @@ struct QualitySearch: Sendable {
             else { next = est + 1 < above ? est + 1 : max(below + 1, est - 1) }
             try measure([est, next])
         }
-        return try done(fits, encodes, yuv, maxBytes)
+        return done(fits, encodes)
     }
 
-    private func done(_ fits: (q: Int, data: [UInt8])?, _ encodes: Int, _ yuv: YUVPlanes, _ budget: Int) throws -> Result? {
-        guard let f = fits else { return nil }
-        guard progressive else { return Result(quality: f.q, data: f.data, encodes: encodes) }
-        let qs = [f.q + 1, f.q + 2].filter { $0 <= maxQuality }
-        let trials = qs.isEmpty ? [f.q] : qs
-        let out = try Parallel.map(trials.count) { i in
-            try JPEGEncoder().encode(yuv, quality: trials[i], progressive: true)
-        }
-        for (q, d) in zip(trials, out).reversed() where d.count <= budget {
-            return Result(quality: q, data: d, encodes: encodes + trials.count)
-        }
-        return Result(quality: f.q, data: f.data, encodes: encodes + trials.count)
+    private func done(_ fits: (q: Int, data: [UInt8])?, _ encodes: Int) -> Result? {
+        fits.map { Result(quality: $0.q, data: $0.data, encodes: encodes) }
     }
 }

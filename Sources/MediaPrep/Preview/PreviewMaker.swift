@@ -19,7 +19,7 @@ public enum PreviewMaker {
         if AlphaOps.hasRealAlpha(image), let png = try pngPreview(image, maxLength: maxLength) { return png }
         let opaque = AlphaOps.flattenOnWhite(image)
         let budget = byteBudget(maxLength: maxLength, prefix: jpegPrefix)
-        let search = QualitySearch(progressive: false, minQuality: 20, maxQuality: 90)
+        let search = QualitySearch(minQuality: 20, maxQuality: 90)
         var fallback: [UInt8]? = nil
         for side in sides where side <= max(opaque.width, opaque.height) || side == sides.last {
             let s = Resizer.fit(width: opaque.width, height: opaque.height, maxSide: side)
