@@ -113,13 +113,6 @@ static inline AVPacket *cffl_packet_alloc(const cff_av *a) { return a->av_packet
 static inline void cffl_packet_free(const cff_av *a, AVPacket **pkt) { a->av_packet_free(pkt); }
 static inline void cffl_packet_unref(const cff_av *a, AVPacket *pkt) { a->av_packet_unref(pkt); }
 
-/* sws_scale over a frame's plane arrays, which Swift sees as fixed-size tuples. */
-static inline int cff_scale_frame(struct SwsContext *c, const AVFrame *f, uint8_t *dst, int dst_stride) {
-    uint8_t *dst_planes[4] = { dst, NULL, NULL, NULL };
-    int dst_strides[4] = { dst_stride, 0, 0, 0 };
-    return sws_scale(c, (const uint8_t *const *)f->data, f->linesize, 0, f->height, dst_planes, dst_strides);
-}
-
 /* YUV->RGB coefficients for the frame's colorspace (BT.709 for HD video, not swscale's 601 default),
    and whether its YUV is full range (JPEG-style). */
 static inline void cff_set_colorspace(struct SwsContext *c, const AVFrame *f) {

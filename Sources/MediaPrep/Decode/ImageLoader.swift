@@ -31,11 +31,7 @@ public enum ImageLoader {
 /// File reading with errors typed for the CLI.
 public enum FileBytes {
     public static func read(_ path: String) throws -> [UInt8] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw MediaPrepError(.unreadableFile, "no such file: \(path)")
-        }
-        guard !isDir.boolValue else { throw MediaPrepError(.unreadableFile, "\(path) is a directory") }
+        _ = try size(path)  // refuses missing paths, directories and other non-files
         guard let d = FileManager.default.contents(atPath: path) else {
             throw MediaPrepError(.unreadableFile, "cannot read \(path)")
         }
