@@ -43,7 +43,7 @@ public struct AttachmentPreparer: Sendable {
     }
 
     private func name(_ kind: UploadContentKind) -> String {
-        String(FileNaming.name(kind: kind, unixSeconds: timestamp, ext: "x").dropLast(2))
+        "\(FileNaming.prefix(for: kind))_\(FileNaming.stamp(timestamp))"
     }
 
     private func prepareImage(_ path: String, _ item: inout PreparedItem) throws {
