@@ -25,6 +25,7 @@ let package = Package(
         .executableTarget(name: "mediaprep", dependencies: ["MediaPrep", "UploadPlanner"]),
         .testTarget(name: "MediaPrepTests", dependencies: ["MediaPrep", "UploadPlanner"]),
         .testTarget(name: "UploadPlannerTests", dependencies: ["UploadPlanner"]),
+        .testTarget(name: "PublicAPITests", dependencies: ["MediaPrep", "UploadPlanner"]),
         .testTarget(name: "CLITests", dependencies: ["mediaprep", "MediaPrep"]),
     ],
     swiftLanguageModes: [.v6]

@@ -14,7 +14,7 @@ func topHelp() -> String {
     return s
 }
 
-func runCLI(_ argv: [String]) -> Int32 {
+func runCLI(_ argv: [String]) async -> Int32 {
     guard let first = argv.first else {
         FileHandle.standardError.write(Data(topHelp().utf8))
         return 2
@@ -27,20 +27,7 @@ func runCLI(_ argv: [String]) -> Int32 {
         Output.error("unknown command '\(first)'\n\n" + topHelp())
         return 2
     }
-    do {
-        let parsed = try ParsedArguments.parse(Array(argv.dropFirst()), options: cmd.options)
-        if parsed.wantsHelp {
-            Output.line(cmd.help)
-            return 0
-        }
-        return try cmd.init(parsed).run()
-    } catch let e as UsageError {
-        Output.error(e.message + "\n\n" + cmd.help)
-        return 2
-    } catch {
-        Output.error("\(error)")
-        return 2
-    }
+    return await cmd.main(Array(argv.dropFirst()))
 }
 
-exit(runCLI(Array(CommandLine.arguments.dropFirst())))
+exit(await runCLI(Array(CommandLine.arguments.dropFirst())))

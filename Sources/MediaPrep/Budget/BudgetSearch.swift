@@ -17,6 +17,8 @@ public struct BudgetSearch: Sendable {
     /// Each size step multiplies the long side by this (or its inverse).
     public var sideStep = 1.25
     public var maxSizeSteps = 4
+    /// Threads one image may use (encodes side by side, swscale slices); a full batch sets 1.
+    public var threads = 2
 
     public init(profile: ImageProfile) {
         self.profile = profile
@@ -33,11 +35,12 @@ public struct BudgetSearch: Sendable {
     ///   - view: the size the phone shows full screen.
     public func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int)) throws -> Outcome {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).
-        let search = QualitySearch()
+        var search = QualitySearch()
+        search.threads = threads
         let viewLong = max(view.width, view.height)
         let workLong = max(work.width, work.height)
         if workLong > viewLong, workLong <= 2 * viewLong, workLong <= profile.maxSide ?? Int.max {
-            let atLeast = QualitySearch(minQuality: sourceSideQuality, floorOnly: true)
+            let atLeast = QualitySearch(minQuality: sourceSideQuality, floorOnly: true, threads: threads)
             let whole = try Trace.time("quality search at source") { try atLeast.search(work, maxBytes: profile.maxBytes, start: 88) }
             Trace.note("source \(work.width)x\(work.height) q=\(whole?.quality ?? -1)")
             if let w = whole, w.quality >= sourceSideQuality {
@@ -48,7 +51,7 @@ public struct BudgetSearch: Sendable {
         // Resize in RGB (through swscale's planar path), then TurboJPEG's own color conversion:
         // scaling straight into 4:2:0 was measured too, and lost 0.0005 SSIM on the 5120 px PNGs
         // (swscale's RGB→Y inside its scaler is less precise) without being faster end to end.
-        let ref = try Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height) }
+        let ref = try Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
         let first = try Trace.time("quality search at view") { try search.search(ref, maxBytes: profile.maxBytes) }
         Trace.note("view \(view.width)x\(view.height) q=\(first?.quality ?? -1) encodes=\(first?.encodes ?? 0)")
         if let f = first, f.quality >= acceptQuality {
@@ -61,12 +64,12 @@ public struct BudgetSearch: Sendable {
         func candidate(_ long: Int) throws -> EncodedImage? {
             if let c = cache[long] { return c }
             let size = ImageProfile.scaled(width: work.width, height: work.height, longSide: long)
-            let pixels = long == viewLong ? ref : try Resizer.resize(work, width: size.width, height: size.height)
+            let pixels = long == viewLong ? ref : try Resizer.resize(work, width: size.width, height: size.height, threads: threads)
             let r = try search.search(pixels, maxBytes: profile.maxBytes, start: first?.quality ?? 60)
             var result: EncodedImage? = nil
             if let r {
                 let decoded = try JPEGDecoder.decode(r.data, lumaOnly: true).pixels
-                let seen = try Resizer.resize(decoded, width: view.width, height: view.height)
+                let seen = try Resizer.resize(decoded, width: view.width, height: view.height, threads: threads)
                 let score = SSIM.mean(refLuma, SSIM.luma(seen), width: view.width, height: view.height)
                 result = EncodedImage(data: r.data, format: .jpeg, width: size.width, height: size.height, quality: r.quality, score: score)
             }
@@ -110,7 +113,7 @@ public struct BudgetSearch: Sendable {
         while Double(long) >= Double(viewLong) * minSideFraction - 0.5, tries < 6 {
             tries += 1
             let size = ImageProfile.scaled(width: work.width, height: work.height, longSide: long)
-            let pixels = try Resizer.resize(work, width: size.width, height: size.height)
+            let pixels = try Resizer.resize(work, width: size.width, height: size.height, threads: threads)
             let data = try PNGEncoder.encode(pixels)
             if data.count <= profile.maxBytes {
                 return EncodedImage(data: data, format: .png, width: size.width, height: size.height, quality: nil, score: nil)

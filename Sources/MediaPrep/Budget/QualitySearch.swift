@@ -14,6 +14,8 @@ struct QualitySearch: Sendable {
     var maxQuality = 98
     /// When set, a result below `minQuality` is of no use, so the search starts by probing it.
     var floorOnly = false
+    /// Encodes run side by side on this many threads (1 inside a batch that fills the cores).
+    var threads = 2
 
     struct Result: Sendable {
         let quality: Int
@@ -44,7 +46,7 @@ struct QualitySearch: Sendable {
         func round(_ qs: [Int]) throws {
             let unique = Array(Set(qs)).sorted()
             if unique.isEmpty { return }
-            let out = try Parallel.map(unique.count) { i in
+            let out = try Parallel.map(unique.count, threads: threads) { i in
                 try JPEGEncoder().encode(yuv, quality: unique[i], progressive: false)
             }
             encodes += unique.count

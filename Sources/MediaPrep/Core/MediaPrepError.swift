@@ -19,6 +19,8 @@ public struct MediaPrepError: Error, Sendable, Equatable, CustomStringConvertibl
         case voiceTooLong
         case overLimit
         case invalidArgument
+        /// The batch was interrupted (SIGINT/SIGTERM or task cancellation) before this input finished.
+        case cancelled
     }
 
     public let code: Code

@@ -3,8 +3,9 @@ import Foundation
 
 /// Runs `count` independent jobs on the available cores and returns their results in order.
 enum Parallel {
-    static func map<T: Sendable>(_ count: Int, _ body: @Sendable (Int) throws -> T) throws -> [T] {
-        if count == 1 { return [try body(0)] }
+    /// - Parameter threads: 1 runs the jobs one after another (a batch already keeps every core busy).
+    static func map<T: Sendable>(_ count: Int, threads: Int = 2, _ body: @Sendable (Int) throws -> T) throws -> [T] {
+        if count == 1 || threads <= 1 { return try (0..<count).map(body) }
         let box = ResultBox<T>(count)
         DispatchQueue.concurrentPerform(iterations: count) { i in
             box.set(i, Result { try body(i) })

@@ -49,6 +49,18 @@ public enum FileBytes {
         return [UInt8](d ?? Data())
     }
 
+    /// The last bytes only (end markers of a file that may be cut off).
+    public static func tail(_ path: String, count: Int) throws -> [UInt8] {
+        guard let h = FileHandle(forReadingAtPath: path) else {
+            throw MediaPrepError(.unreadableFile, "cannot read \(path)")
+        }
+        defer { try? h.close() }
+        let end = (try? h.seekToEnd()) ?? 0
+        try? h.seek(toOffset: end > UInt64(count) ? end - UInt64(count) : 0)
+        let d = (try? h.readToEnd()) ?? nil
+        return [UInt8](d ?? Data())
+    }
+
     /// Size of a regular file; directories, missing paths and other non-files are refused here,
     /// before any stage tries to read or copy them.
     public static func size(_ path: String) throws -> Int {

@@ -10,6 +10,12 @@ public struct AttachmentPreparer: Sendable {
     public var maxPixels = 100_000_000
     /// Long side of video thumbnails that previews are cut from.
     public var thumbnailSide = 640
+    /// Threads one image may use; a batch running a job per core sets 1.
+    public var threads = 2
+    /// Checked between stages and before an output is linked into place.
+    public var cancellation: CancellationFlag?
+    /// Decoded pixels in flight across a batch; each input waits for its share before decoding.
+    public var pixelBudget: PixelBudget?
 
     public init(profile: ImageProfile = .simplex, limits: SimplexLimits = .simplex, outputDirectory: String, timestamp: Int64) {
         self.profile = profile
@@ -22,13 +28,21 @@ public struct AttachmentPreparer: Sendable {
     public func prepare(path: String) -> PreparedItem {
         var item = PreparedItem(input: path, kind: .file)
         do {
-            let probe = try MediaProbe.probe(path: path, thorough: false)
+            try cancellation?.check()
+            let source = try MediaProbe.source(path: path, maxPixels: maxPixels)
+            let probe = source.probe
             item.kind = probe.kind
-            item.format = probe.format.rawValue
+            item.format = probe.format
+            var charge: Int? = 0
+            if let budget = pixelBudget {
+                charge = budget.acquire(source.decodedPixels(profile: profile), cancellation: cancellation)
+            }
+            guard let charged = charge else { throw MediaPrepError(.cancelled, "interrupted before this input started") }
+            defer { pixelBudget?.release(charged) }
             switch probe.kind {
-            case .image: try prepareImage(path, &item)
-            case .animatedImage: try prepareAnimated(path, probe, &item)
-            case .video: try prepareVideo(path, probe, &item)
+            case .image: try prepareImage(source, &item)
+            case .animatedImage: try prepareAnimated(source, &item)
+            case .video: try prepareVideo(source, &item)
             case .voice: try prepareVoice(path, probe, &item)
             case .file: try prepareFile(path, probe, &item)
             }
@@ -46,45 +60,57 @@ public struct AttachmentPreparer: Sendable {
         "\(FileNaming.prefix(for: kind))_\(FileNaming.stamp(timestamp))"
     }
 
-    private func prepareImage(_ path: String, _ item: inout PreparedItem) throws {
-        let p = try ImagePreparer(profile: profile, maxPixels: maxPixels).prepare(path: path)
+    private func prepareImage(_ source: ProbedSource, _ item: inout PreparedItem) throws {
+        var preparer = ImagePreparer(profile: profile, maxPixels: maxPixels)
+        preparer.threads = threads
+        preparer.cancellation = cancellation
+        let p = try preparer.prepare(source: source)
         let ext = p.format == .png ? "png" : "jpg"
-        item.output = try OutputWriter.writeUnique(p.data, directory: outputDirectory, base: name(.image), ext: ext)
+        item.output = try OutputWriter.writeUnique(p.data, directory: outputDirectory, base: name(.image), ext: ext,
+                                                   cancellation: cancellation)
         item.bytes = p.data.count
         (item.width, item.height) = (p.width, p.height)
         item.preview = p.preview
-        item.format = p.format.rawValue
+        item.format = p.format == .png ? .png : .jpeg
         item.quality = p.quality
-        item.route = p.route.rawValue
+        item.route = p.route
         item.autoReceive = p.data.count <= limits.maxImageSizeAutoReceive
         item.content = .image(text: "", image: p.preview)
     }
 
     /// Animated GIFs go as their original bytes (re-encoding would lose frames or grow them).
-    private func prepareAnimated(_ path: String, _ probe: ProbeResult, _ item: inout PreparedItem) throws {
-        let first = try FFmpegImageDecoder.decode(path: path, format: probe.format, options: DecodeOptions(maxPixels: maxPixels))
-        let preview = try PreviewMaker.make(from: first.image.pixels, maxLength: profile.previewMaxLength)
-        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: name(.animatedImage), ext: "gif")
+    private func prepareAnimated(_ source: ProbedSource, _ item: inout PreparedItem) throws {
+        let probe = source.probe
+        let first = try source.firstFrame
+            ?? FFmpegImageDecoder.decode(path: probe.path, format: probe.format, options: DecodeOptions(maxPixels: maxPixels)).image
+        let preview = try PreviewMaker.make(from: first.pixels, maxLength: profile.previewMaxLength)
+        item.output = try OutputWriter.copyUnique(from: probe.path, directory: outputDirectory, base: name(.animatedImage), ext: "gif",
+                                                  cancellation: cancellation)
         item.bytes = probe.bytes
         (item.width, item.height) = (probe.width, probe.height)
         item.preview = preview
-        item.route = "original"
+        item.route = .original
         item.autoReceive = probe.bytes <= limits.maxImageSizeAutoReceive
         item.content = .image(text: "", image: preview)
     }
 
     /// Videos are sent as they are (we do not transcode); the preview comes from a chosen frame.
-    private func prepareVideo(_ path: String, _ probe: ProbeResult, _ item: inout PreparedItem) throws {
-        let thumb = try VideoThumbnailer(maxSide: thumbnailSide).thumbnail(path: path)
+    private func prepareVideo(_ source: ProbedSource, _ item: inout PreparedItem) throws {
+        let probe = source.probe
+        let thumbnailer = VideoThumbnailer(maxSide: thumbnailSide)
+        let thumb = try source.media.map { try thumbnailer.thumbnail(input: $0, path: probe.path) }
+            ?? thumbnailer.thumbnail(path: probe.path)
+        try cancellation?.check()
         let preview = try PreviewMaker.make(from: thumb.pixels, maxLength: profile.previewMaxLength)
         let duration = Int(probe.durationSeconds ?? 0)  // truncated, as SimpleX does
         try checkTransferable(probe)
-        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: name(.video), ext: Self.ext(probe, path))
+        item.output = try OutputWriter.copyUnique(from: probe.path, directory: outputDirectory, base: name(.video),
+                                                  ext: Self.ext(probe, probe.path), cancellation: cancellation)
         item.bytes = probe.bytes
         (item.width, item.height) = (probe.width, probe.height)
         item.durationSeconds = duration
         item.preview = preview
-        item.route = "original"
+        item.route = .original
         item.autoReceive = probe.bytes <= limits.maxVideoSizeAutoReceive
         item.content = .video(text: "", image: preview, duration: duration)
     }
@@ -95,10 +121,11 @@ public struct AttachmentPreparer: Sendable {
         guard seconds <= Double(limits.maxVoiceMessageSeconds) else {
             throw MediaPrepError(.voiceTooLong, String(format: "%.1f s is over the %d s voice message limit", seconds, limits.maxVoiceMessageSeconds))
         }
-        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: name(.voice), ext: Self.ext(probe, path))
+        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: name(.voice), ext: Self.ext(probe, path),
+                                                  cancellation: cancellation)
         item.bytes = probe.bytes
         item.durationSeconds = duration
-        item.route = "original"
+        item.route = .original
         item.autoReceive = probe.bytes <= limits.maxVoiceSizeAutoReceive
         item.content = .voice(text: "", duration: duration)
     }
@@ -112,9 +139,9 @@ public struct AttachmentPreparer: Sendable {
             base = String(file[..<dot])
             ext = String(file[file.index(after: dot)...])
         }
-        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: base, ext: ext)
+        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: base, ext: ext, cancellation: cancellation)
         item.bytes = probe.bytes
-        item.route = "original"
+        item.route = .original
         item.autoReceive = false
         item.content = .file(text: "")
     }

@@ -2,6 +2,10 @@
 public struct ImagePreparer: Sendable {
     public var profile: ImageProfile
     public var decode: DecodeOptions
+    /// Threads one image may use; a batch that already fills the cores sets 1.
+    public var threads = 2
+    /// Checked between stages, so an interrupted batch stops within one stage.
+    public var cancellation: CancellationFlag?
 
     public init(profile: ImageProfile = .simplex, maxPixels: Int = 100_000_000) {
         self.profile = profile
@@ -9,32 +13,57 @@ public struct ImagePreparer: Sendable {
     }
 
     public func prepare(path: String) throws -> PreparedImage {
-        try prepare(data: try FileBytes.read(path), path: path)
+        try prepare(source: try MediaProbe.source(path: path, maxPixels: decode.maxPixels))
     }
 
     public func prepare(data: [UInt8], path: String?) throws -> PreparedImage {
         let format = FormatSniffer.sniff(data)
-        if format == .jpeg, let kept = try keepJPEG(data) { return kept }
+        switch format {
+        case .jpeg:
+            let h = try JPEGDecoder.header(data)
+            return try prepare(data: data, header: h, orientation: ExifOrientation.fromJPEG(data), format: format, decoded: nil)
+        case .png:
+            return try prepare(data: data, header: nil, orientation: .up, format: format, decoded: nil)
+        default:
+            let decoded = try ImageLoader.load(data: data, path: path, options: decode)
+            return try prepare(data: data, header: nil, orientation: decoded.orientation, format: format, decoded: decoded)
+        }
+    }
+
+    /// From the one pass `MediaProbe.source` made: nothing is read or parsed again.
+    public func prepare(source: ProbedSource) throws -> PreparedImage {
+        guard source.probe.kind == .image || source.probe.kind == .animatedImage else {
+            throw MediaPrepError(.unsupportedFormat, "not an image this tool decodes (\(source.probe.format.rawValue))")
+        }
+        return try prepare(data: source.data ?? [], header: source.jpegHeader, orientation: source.probe.orientation,
+                           format: source.probe.format, decoded: source.firstFrame)
+    }
+
+    private func prepare(data: [UInt8], header: JPEGDecoder.Header?, orientation: ExifOrientation, format: MediaFormat,
+                         decoded already: DecodedImage?) throws -> PreparedImage {
+        try cancellation?.check()
+        if let h = header, let kept = try keepJPEG(data, header: h, orientation: orientation) { return kept }
         // Shrink-on-load only needs to keep the view size: work out the source size first.
         var options = decode
-        if format == .jpeg {
-            let h = try JPEGDecoder.header(data)
-            let o = ExifOrientation.fromJPEG(data)
-            let (dw, dh) = o.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
+        if let h = header {
+            let (dw, dh) = orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
             let view = profile.viewSize(width: dw, height: dh)
-            (options.minimumWidth, options.minimumHeight) = o.swapsDimensions ? (view.height, view.width) : (view.width, view.height)
+            (options.minimumWidth, options.minimumHeight) = orientation.swapsDimensions ? (view.height, view.width) : (view.width, view.height)
         }
-        let decoded = try Trace.time("decode") { try ImageLoader.load(data: data, path: path, options: options) }
+        let decoded = try already ?? Trace.time("decode") { try ImageLoader.load(data: data, path: nil, options: options) }
+        try cancellation?.check()
         let upright = Trace.time("orient") { Orienter.apply(decoded.orientation, to: decoded.pixels) }
         let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
-        let search = BudgetSearch(profile: profile)
+        var search = BudgetSearch(profile: profile)
+        search.threads = threads
 
         var work = Trace.time("alpha check") { AlphaOps.droppingOpaqueAlpha(upright) }
         var encoded: EncodedImage? = nil
         if work.layout == .rgba {
-            encoded = try search.encodePNG(work: work, view: view)
+            encoded = try Trace.time("png trials") { try search.encodePNG(work: work, view: view) }
             if encoded == nil { work = AlphaOps.flattenOnWhite(work) }
         }
+        try cancellation?.check()
         var previewSource: PixelBuffer? = nil
         let result: EncodedImage
         if let png = encoded {
@@ -47,6 +76,7 @@ public struct ImagePreparer: Sendable {
         guard result.data.count <= profile.maxBytes else {
             throw MediaPrepError(.overLimit, "internal: \(result.data.count) bytes over \(profile.maxBytes)")
         }
+        try cancellation?.check()
         let preview = try Trace.time("preview") { try PreviewMaker.make(from: previewSource ?? work, maxLength: profile.previewMaxLength) }
         return PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
                              quality: result.quality, route: .encoded, preview: preview, sourceFormat: format)
@@ -55,11 +85,9 @@ public struct ImagePreparer: Sendable {
     /// A JPEG already within budget, RGB/gray and within the side cap is sent without
     /// re-encoding: as it is, with its metadata segments cut out, or turned upright in the DCT
     /// domain when Exif rotates it (if its edges allow a perfect transform).
-    func keepJPEG(_ data: [UInt8]) throws -> PreparedImage? {
+    func keepJPEG(_ data: [UInt8], header h: JPEGDecoder.Header, orientation: ExifOrientation) throws -> PreparedImage? {
         guard data.count <= profile.maxBytes else { return nil }
-        let h = try JPEGDecoder.header(data)
         guard !h.isCMYK, max(h.width, h.height) <= profile.maxSide ?? Int.max else { return nil }
-        let orientation = ExifOrientation.fromJPEG(data)
         let clean = JPEGMarkers(data).metadataSegments(in: data).isEmpty
         let route: PreparedImage.Route
         let kept: [UInt8]?

@@ -5,18 +5,28 @@ public enum OutputWriter {
     /// Writes `data` as `dir/base.ext`, or `base_1.ext`, `base_2.ext`… if taken (as SimpleX's
     /// uniqueCombine does). The bytes go to a temporary file first and are hard-linked into
     /// place, which fails rather than overwrites if the name appeared meanwhile.
-    public static func writeUnique(_ data: [UInt8], directory dir: String, base: String, ext: String) throws -> String {
-        try place(directory: dir, base: base, ext: ext) { tmp in FileManager.default.createFile(atPath: tmp, contents: Data(data)) }
+    public static func writeUnique(_ data: [UInt8], directory dir: String, base: String, ext: String,
+                                   cancellation: CancellationFlag? = nil) throws -> String {
+        try place(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in FileManager.default.createFile(atPath: tmp, contents: Data(data)) }
     }
 
     /// Copies a file (a video may be large: it is never read into memory) under a unique name.
-    public static func copyUnique(from source: String, directory dir: String, base: String, ext: String) throws -> String {
-        try place(directory: dir, base: base, ext: ext) { tmp in
+    public static func copyUnique(from source: String, directory dir: String, base: String, ext: String,
+                                  cancellation: CancellationFlag? = nil) throws -> String {
+        try place(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in
             (try? FileManager.default.copyItem(atPath: source, toPath: tmp)) != nil
         }
     }
 
-    static func place(directory dir: String, base: String, ext: String, fill: (String) -> Bool) throws -> String {
+    /// Temporary files being filled right now; an interrupted process removes them on its way out.
+    private static let pending = TemporaryFiles()
+
+    /// Removes every temporary file still being written (for a signal handler's last step).
+    public static func removeTemporaryFiles() { pending.removeAll() }
+
+    static func place(directory dir: String, base: String, ext: String, cancellation: CancellationFlag? = nil,
+                      fill: (String) -> Bool) throws -> String {
+        try cancellation?.check()
         var isDir: ObjCBool = false
         if !FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
             do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
@@ -26,11 +36,15 @@ public enum OutputWriter {
             throw MediaPrepError(.writeFailed, "\(dir) is not a directory")
         }
         let tmp = dir + "/.mediaprep-\(UUID().uuidString).tmp"
+        pending.add(tmp)
+        defer { pending.remove(tmp) }
         guard fill(tmp) else {
             unlink(tmp)
             throw MediaPrepError(.writeFailed, "cannot write in \(dir)")
         }
         defer { unlink(tmp) }
+        // Interrupted while filling: the temporary file goes, nothing is linked into place.
+        try cancellation?.check()
         for n in 0..<10_000 {
             let dotExt = ext.isEmpty ? "" : "." + ext
             let name = n == 0 ? base + dotExt : "\(base)_\(n)" + dotExt
@@ -58,5 +72,19 @@ public enum OutputWriter {
             unlink(tmp)
             throw MediaPrepError(.writeFailed, "cannot create \(path): \(reason)")
         }
+    }
+}
+
+/// Paths of temporary files in progress, guarded by a lock (workers add and remove them concurrently).
+private final class TemporaryFiles: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths = Set<String>()
+    func add(_ p: String) { lock.lock(); paths.insert(p); lock.unlock() }
+    func remove(_ p: String) { lock.lock(); paths.remove(p); lock.unlock() }
+    func removeAll() {
+        lock.lock()
+        for p in paths { unlink(p) }
+        paths.removeAll()
+        lock.unlock()
     }
 }

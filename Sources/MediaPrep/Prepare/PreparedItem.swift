@@ -12,10 +12,9 @@ public struct PreparedItem: Sendable {
     public var durationSeconds: Int?
     public var preview: String?
     /// jpeg/png for prepared images, else the sniffed source format.
-    public var format: String?
+    public var format: MediaFormat?
     public var quality: Int?
-    /// untouched, stripped or encoded (images); original (everything sent as it is).
-    public var route: String?
+    public var route: PrepareRoute?
     /// Whether recipients download it without asking (SimpleX's *_AUTO_RCV limits).
     public var autoReceive: Bool?
     /// The message content without text; the composer adds text to the last one.
@@ -25,15 +24,5 @@ public struct PreparedItem: Sendable {
     public init(input: String, kind: MediaKind) {
         self.input = input
         self.kind = kind
-    }
-
-    public var uploadKind: UploadContentKind {
-        switch kind {
-        case .image: return .image
-        case .animatedImage: return .animatedImage
-        case .video: return .video
-        case .voice: return .voice
-        case .file: return .file
-        }
     }
 }

@@ -1,4 +1,4 @@
-/// What the compose bar would make of a file; matches UploadContent's cases.
-public enum MediaKind: String, Sendable, Codable {
-    case image, animatedImage, video, voice, file
-}
+import UploadPlanner
+
+/// One list of attachment kinds for probing, preparing and planning: the compose bar's UploadContent cases.
+public typealias MediaKind = UploadContentKind

@@ -27,11 +27,7 @@ public enum MediaProbe {
             r.kind = .image
             r.frameCount = 1
         case .png where !thorough:  // PNG is always a still image; IHDR holds its size
-            let head = try FileBytes.head(path, count: 24)
-            if head.count >= 24 {
-                func be32(_ o: Int) -> Int { head[o..<o + 4].reduce(0) { $0 << 8 | Int($1) } }
-                (r.width, r.height) = (be32(16), be32(20))
-            }
+            if let (w, h) = PNGHeader.size(try FileBytes.head(path, count: 24)) { (r.width, r.height) = (w, h) }
             r.kind = .image
             r.frameCount = 1
         case .jpeg, .png:
@@ -52,15 +48,14 @@ public enum MediaProbe {
             r.frameCount = d.frameCount
             r.videoCodec = format.rawValue
         case _ where format.isAudioVisual:
-            try probeAV(path: path, into: &r)
+            try probeAV(input: try MediaInput(path: path), path: path, into: &r)
         default:
             r.kind = .file
         }
         return r
     }
 
-    static func probeAV(path: String, into r: inout ProbeResult) throws {
-        let input = try MediaInput(path: path)
+    static func probeAV(input: MediaInput, path: String, into r: inout ProbeResult) throws {
         r.container = input.containerName
         let video = input.bestStream(AVMEDIA_TYPE_VIDEO)
         let audio = input.bestStream(AVMEDIA_TYPE_AUDIO)

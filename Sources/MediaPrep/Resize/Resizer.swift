@@ -14,7 +14,8 @@ public enum Resizer {
     /// Full-chroma, accurate-rounding flags keep RGB from being squeezed through 4:2:0 inside swscale.
     static let flags = SWS_LANCZOS | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
 
-    public static func resize(_ src: PixelBuffer, width: Int, height: Int) throws -> PixelBuffer {
+    /// - Parameter threads: at most this many swscale slice threads.
+    public static func resize(_ src: PixelBuffer, width: Int, height: Int, threads maxThreads: Int = 2) throws -> PixelBuffer {
         guard width > 0, height > 0 else {
             throw MediaPrepError(.invalidDimensions, "cannot resize to \(width)×\(height)")
         }
@@ -24,7 +25,7 @@ public enum Resizer {
         let outLayout: PixelLayout = src.layout == .rgbx ? .rgb : src.layout
         let outFmt = avFormat(outLayout)
         // Slice threads pay off only on large images; small ones (previews) stay on one core.
-        let threads: Int32 = src.pixelCount + width * height > 1_000_000 ? 2 : 1
+        let threads = Int32(src.pixelCount + width * height > 1_000_000 ? max(1, min(2, maxThreads)) : 1)
         let dstRow = width * outLayout.channels
         // swscale's SIMD paths may write a little past the row end; pad the last row.
         var out = [UInt8](repeating: 0, count: dstRow * height + 64)

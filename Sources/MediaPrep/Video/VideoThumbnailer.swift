@@ -25,7 +25,11 @@ public struct VideoThumbnailer: Sendable {
     public init(maxSide: Int = 1280) { self.maxSide = maxSide }
 
     public func thumbnail(path: String) throws -> VideoThumbnail {
-        let input = try MediaInput(path: path)
+        try thumbnail(input: try MediaInput(path: path), path: path)
+    }
+
+    /// From a container the probe already opened (it is read on from where the probe left it).
+    func thumbnail(input: MediaInput, path: String) throws -> VideoThumbnail {
         guard let stream = input.bestStream(AVMEDIA_TYPE_VIDEO) else {
             throw MediaPrepError(.noVideoStream, "\(path) has no video stream")
         }

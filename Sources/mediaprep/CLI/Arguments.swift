@@ -3,40 +3,53 @@ struct UsageError: Error {
     let message: String
 }
 
-/// One option a command accepts.
-struct OptionSpec {
+/// How one option is spelled and explained; declared once per option, read by the parser,
+/// the usage line and `--help`.
+struct OptionSpec: Sendable {
     let names: [String]
     /// Value name for `--help`; nil for a flag.
     let value: String?
     let help: String
     var repeatable = false
-
-    var key: String { names[0] }
+    /// Shown in the usage line (rarely used options are left to `--help`).
+    var inUsage = true
 }
 
-/// Parsed arguments: positionals in order, option values by their first name.
-struct ParsedArguments {
+/// A command's options as an enum: a lookup of an option the command does not declare is a
+/// compile error, not a silent nil.
+protocol CommandOption: CaseIterable, Hashable, Sendable {
+    var spec: OptionSpec { get }
+}
+
+/// Parsed arguments: positionals in order, option values keyed by the command's own option type.
+struct Arguments<Option: CommandOption> {
     var positionals: [String] = []
-    var values: [String: [String]] = [:]
-    var flags: Set<String> = []
+    private var values: [Option: [String]] = [:]
+    private var flags: Set<Option> = []
     var wantsHelp = false
 
-    func value(_ key: String) -> String? { values[key]?.last }
-    func all(_ key: String) -> [String] { values[key] ?? [] }
-    func has(_ key: String) -> Bool { flags.contains(key) }
+    func value(_ o: Option) -> String? { values[o]?.last }
+    func all(_ o: Option) -> [String] { values[o] ?? [] }
+    func has(_ o: Option) -> Bool { flags.contains(o) }
 
-    func int(_ key: String, min: Int64 = Int64.min) throws -> Int64? {
-        guard let v = value(key) else { return nil }
-        guard let n = Int64(v), n >= min else { throw UsageError(message: "\(key) takes a whole number\(min > Int64.min ? " ≥ \(min)" : ""), got \(v)") }
+    func int(_ o: Option, min: Int64 = Int64.min, max: Int64 = Int64.max) throws -> Int64? {
+        guard let v = value(o) else { return nil }
+        let name = o.spec.names[0]
+        guard let n = Int64(v), n >= min, n <= max else {
+            var range = ""
+            if min > Int64.min { range += " ≥ \(min)" }
+            if max < Int64.max { range += (range.isEmpty ? " " : " and ") + "≤ \(max)" }
+            throw UsageError(message: "\(name) takes a whole number\(range), got \(v)")
+        }
         return n
     }
 
     /// Parses `--name value`, `--name=value`, short aliases, flags and `--` (end of options).
-    static func parse(_ args: [String], options: [OptionSpec]) throws -> ParsedArguments {
-        var out = ParsedArguments()
+    static func parse(_ args: [String]) throws -> Arguments {
+        var out = Arguments()
         var i = 0
         var onlyPositionals = false
-        func spec(_ name: String) -> OptionSpec? { options.first { $0.names.contains(name) } }
+        func option(_ name: String) -> Option? { Option.allCases.first { $0.spec.names.contains(name) } }
         while i < args.count {
             let a = args[i]
             i += 1
@@ -52,10 +65,11 @@ struct ParsedArguments {
                 name = String(a[..<eq])
                 inline = String(a[a.index(after: eq)...])
             }
-            guard let s = spec(name) else { throw UsageError(message: "unknown option \(name)") }
+            guard let o = option(name) else { throw UsageError(message: "unknown option \(name)") }
+            let s = o.spec
             if s.value == nil {
                 if inline != nil { throw UsageError(message: "\(name) takes no value") }
-                out.flags.insert(s.key)
+                out.flags.insert(o)
                 continue
             }
             let v: String
@@ -64,27 +78,45 @@ struct ParsedArguments {
                 v = args[i]
                 i += 1
             }
-            if !s.repeatable, out.values[s.key] != nil { throw UsageError(message: "\(name) given twice") }
-            out.values[s.key, default: []].append(v)
+            if !s.repeatable, out.values[o] != nil { throw UsageError(message: "\(name) given twice") }
+            out.values[o, default: []].append(v)
         }
         return out
     }
 }
 
-/// A subcommand, in the manner of swift-argument-parser's command structs.
+/// A subcommand, in the manner of swift-argument-parser's command structs: its declaration
+/// (name, positionals, option enum) generates parsing, the usage line and `--help`.
 protocol Command: Sendable {
+    associatedtype Option: CommandOption
     static var name: String { get }
     static var summary: String { get }
-    static var usage: String { get }
-    static var options: [OptionSpec] { get }
-    init(_ args: ParsedArguments) throws
-    /// Returns the exit status: 0 all good, 1 some input failed.
-    func run() -> Int32
+    /// Positional arguments as the usage line shows them, e.g. `FILE|DIR|-...`.
+    static var positionals: String { get }
+    /// A second form of the command, if any (shown as another usage line).
+    static var alternateUsage: String? { get }
+    init(_ args: Arguments<Option>) throws
+    /// Returns the exit status: 0 all good, 1 some input failed, 130/143 interrupted.
+    func run() async -> Int32
 }
 
 extension Command {
+    static var alternateUsage: String? { nil }
+
+    static var usage: String {
+        var parts = [name]
+        if !positionals.isEmpty { parts.append(positionals) }
+        for o in Option.allCases where o.spec.inUsage {
+            let s = o.spec
+            parts.append("[" + s.names[0] + (s.value.map { " " + $0 } ?? "") + "]" + (s.repeatable ? "..." : ""))
+        }
+        return parts.joined(separator: " ")
+    }
+
     static var help: String {
         var s = "\(summary)\n\nusage: mediaprep \(usage)\n"
+        if let alt = alternateUsage { s += "       mediaprep \(name) \(alt)\n" }
+        let options = Option.allCases.map(\.spec)
         if !options.isEmpty {
             s += "\noptions:\n"
             for o in options {
@@ -94,6 +126,25 @@ extension Command {
         }
         s += "  -h, --help                  show this help\n"
         return s
+    }
+
+    /// Parses `argv` (after the command name) and runs; usage mistakes exit 2 with the help text.
+    static func main(_ argv: [String]) async -> Int32 {
+        do {
+            let parsed = try Arguments<Option>.parse(argv)
+            if parsed.wantsHelp {
+                Output.line(help)
+                return 0
+            }
+            let command = try Self(parsed)
+            return await command.run()
+        } catch let e as UsageError {
+            Output.error(e.message + "\n\n" + help)
+            return 2
+        } catch {
+            Output.error("\(error)")
+            return 2
+        }
     }
 }
 

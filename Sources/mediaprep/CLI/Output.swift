@@ -1,17 +1,30 @@
 import Foundation
 import UploadPlanner
 
-/// Writes to stdout/stderr; JSON mode prints exactly one document on stdout.
+/// Writes to stdout/stderr; JSON mode prints exactly one document on stdout. Lines are written
+/// whole under a lock, so a progress bar on stderr never cuts into them.
 enum Output {
-    static func line(_ s: String) {
-        FileHandle.standardOutput.write(Data((s + "\n").utf8))
-    }
+    private static let lock = NSLock()
 
-    static func error(_ s: String) {
-        FileHandle.standardError.write(Data(("mediaprep: " + s + "\n").utf8))
-    }
+    static func line(_ s: String) { write(s + "\n", to: FileHandle.standardOutput) }
+
+    static func error(_ s: String) { write("mediaprep: " + s + "\n", to: FileHandle.standardError) }
+
+    /// A line on stderr without the program-name prefix (the /_send lines in JSON modes).
+    static func stderr(_ s: String) { write(s + "\n", to: FileHandle.standardError) }
 
     static func json(_ v: JSONValue) { line(v.serialized) }
+
+    static func write(_ s: String, to handle: FileHandle) {
+        lock.lock()
+        defer { lock.unlock() }
+        ProgressBar.shared?.clearLocked()
+        handle.write(Data(s.utf8))
+        ProgressBar.shared?.drawLocked()
+    }
+
+    /// Runs `body` holding the output lock (the progress bar draws under it).
+    static func locked(_ body: () -> Void) { lock.lock(); body(); lock.unlock() }
 }
 
 extension Optional where Wrapped == Int {

@@ -2,83 +2,198 @@ import Foundation
 import MediaPrep
 import UploadPlanner
 
-/// `mediaprep bench`: in-process image preparation throughput over a folder.
+/// `mediaprep bench`: in-process image preparation throughput, its scaling with jobs, and
+/// (with --compare) ImageMagick and vips over the same files, side by side as ratios.
 struct BenchCommand: Command {
     static let name = "bench"
     static let summary = "measure image preparation throughput over a folder (default: testdata)"
-    static let usage = "bench [DIR] [--profile simplex|bluesky] [--repeat N] [--json] | bench --plans N [--json]"
-    static let options = [
-        OptionSpec(names: ["--profile"], value: "NAME", help: "simplex (default) or bluesky"),
-        OptionSpec(names: ["--repeat"], value: "N", help: "passes over the folder (default 1)"),
-        OptionSpec(names: ["--plans"], value: "N", help: "instead: time N transfer plans (UploadPlanner) in-process"),
-        OptionSpec(names: ["--json"], value: nil, help: "print one JSON document"),
-    ]
+    static let positionals = "[DIR]"
+    static let alternateUsage: String? = "--plans N [--json]"
 
-    let dir: String, profile: ImageProfile, repeats: Int, json: Bool, plans: Int?
-
-    init(_ a: ParsedArguments) throws {
-        guard a.positionals.count <= 1 else { throw UsageError(message: "bench takes at most one DIR") }
-        dir = a.positionals.first ?? "testdata"
-        let name = a.value("--profile") ?? "simplex"
-        guard let p = ImageProfile.named(name) else { throw UsageError(message: "unknown profile \(name)") }
-        profile = p
-        repeats = Int(try a.int("--repeat", min: 1) ?? 1)
-        plans = try a.int("--plans", min: 1).map(Int.init)
-        json = a.has("--json")
-    }
-
-    func run() -> Int32 {
-        if let n = plans { return benchPlans(n) }
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
-            Output.error("cannot read folder \(dir)")
-            return 1
-        }
-        let files = names.sorted().map { dir + "/" + $0 }.filter { p in
-            (try? FormatSniffer.sniff(FileBytes.head(p)))?.isImage == true
-        }
-        var times: [Double] = []
-        var megapixels = 0.0
-        var failures = 0
-        var over = 0
-        let preparer = ImagePreparer(profile: profile)
-        for _ in 0..<repeats {
-            for f in files {
-                let start = DispatchTime.now().uptimeNanoseconds
-                do {
-                    let p = try preparer.prepare(path: f)
-                    let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-                    times.append(ms)
-                    if p.data.count > profile.maxBytes { over += 1 }
-                    if let probe = try? MediaProbe.probe(path: f, thorough: false), let w = probe.width, let h = probe.height {
-                        megapixels += Double(w * h) / 1e6
-                    }
-                } catch {
-                    failures += 1
-                }
+    enum Option: CommandOption {
+        case jobs, compare, profile, `repeat`, plans, json
+        var spec: OptionSpec {
+            switch self {
+            case .jobs: return OptionSpec(names: ["--jobs", "-j"], value: "N", help: "images at once (default: the core count); 1 job is measured too, for the scaling")
+            case .compare: return OptionSpec(names: ["--compare"], value: nil, help: "also run ImageMagick jpeg:extent and vips thumbnail, if installed; time and score ratios")
+            case .profile: return OptionSpec(names: ["--profile"], value: "simplex|bluesky", help: "simplex (default) or bluesky")
+            case .repeat: return OptionSpec(names: ["--repeat"], value: "N", help: "passes over the folder (default 1)")
+            case .plans: return OptionSpec(names: ["--plans"], value: "N", help: "instead: time N transfer plans (UploadPlanner) in-process", inUsage: false)
+            case .json: return Bulk.json
             }
         }
-        let total = times.reduce(0, +) / 1000
-        let sorted = times.sorted()
-        func pct(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))] }
+    }
+
+    let dir: String, profile: ImageProfile, repeats: Int, json: Bool, plans: Int?, jobs: Int, compare: Bool
+
+    init(_ a: Arguments<Option>) throws {
+        guard a.positionals.count <= 1 else { throw UsageError(message: "bench takes at most one DIR") }
+        dir = a.positionals.first ?? "testdata"
+        let name = a.value(.profile) ?? "simplex"
+        guard let p = ImageProfile.named(name) else { throw UsageError(message: "unknown profile \(name)") }
+        profile = p
+        repeats = Int(try a.int(.repeat, min: 1) ?? 1)
+        plans = try a.int(.plans, min: 1).map(Int.init)
+        jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
+        compare = a.has(.compare)
+        json = a.has(.json)
+    }
+
+    /// One image's run: time, source megapixels, the prepared bytes (kept for scoring).
+    struct Sample: Sendable {
+        let path: String
+        let ms: Double
+        let megapixels: Double
+        let data: [UInt8]?
+        let failed: Bool
+    }
+
+    struct Pass {
+        let jobs: Int
+        let seconds: Double
+        let samples: [Sample]
+        var ok: [Sample] { samples.filter { !$0.failed } }
+        var imagesPerSecond: Double { seconds > 0 ? Double(ok.count) / seconds : 0 }
+        var megapixelsPerSecond: Double { seconds > 0 ? ok.reduce(0) { $0 + $1.megapixels } / seconds : 0 }
+        func percentile(_ p: Double) -> Double {
+            let s = ok.map(\.ms).sorted()
+            return s.isEmpty ? 0 : s[min(s.count - 1, Int((Double(s.count - 1) * p).rounded()))]
+        }
+    }
+
+    func run() async -> Int32 {
+        if let n = plans { return benchPlans(n) }
+        let files = InputWalker.expand([dir]).filter { p in (try? FormatSniffer.sniff(FileBytes.head(p)))?.isImage == true }
+        guard !files.isEmpty else {
+            Output.error("no images in \(dir)")
+            return 1
+        }
+        var passes: [Pass] = []
+        for j in Set([1, jobs]).sorted() { passes.append(await pass(files, jobs: j, keep: compare && j == 1)) }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let peakMiB = Double(usage.ru_maxrss) / 1024
-        let ips = total > 0 ? Double(times.count) / total : 0
-        let mps = total > 0 ? megapixels / total : 0
+        let one = passes[0], best = passes[passes.count - 1]
+        let scaling = best.seconds > 0 ? one.seconds / best.seconds : 0
+        let failures = best.samples.filter(\.failed).count
+        let over = best.samples.contains { ($0.data?.count ?? 0) > profile.maxBytes }
+        var comparison: [Comparison] = []
+        if compare { comparison = runComparison(files, ours: one) }
         if json {
-            Output.json(.object([
-                .init("dir", .string(dir)), .init("images", .int(times.count)), .init("failed", .int(failures)),
-                .init("overLimit", .int(over)), .init("seconds", .double((total * 1000).rounded() / 1000)),
-                .init("imagesPerSecond", .double((ips * 100).rounded() / 100)), .init("megapixelsPerSecond", .double((mps * 100).rounded() / 100)),
-                .init("p50Ms", .double(pct(0.5).rounded())), .init("p95Ms", .double(pct(0.95).rounded())),
-                .init("peakMemoryMiB", .double(peakMiB.rounded())),
-            ]))
+            var fields: [JSONValue.Member] = [
+                .init("dir", .string(dir)), .init("images", .int(best.ok.count)), .init("failed", .int(failures)),
+                .init("jobs", .int(best.jobs)), .init("seconds", .double(round3(best.seconds))),
+                .init("imagesPerSecond", .double(round2(best.imagesPerSecond))),
+                .init("megapixelsPerSecond", .double(round2(best.megapixelsPerSecond))),
+                .init("p50Ms", .double(best.percentile(0.5).rounded())), .init("p95Ms", .double(best.percentile(0.95).rounded())),
+                .init("maxMs", .double(best.percentile(1).rounded())), .init("peakMemoryMiB", .double(peakMiB.rounded())),
+                .init("oneJobSeconds", .double(round3(one.seconds))), .init("scaling", .double(round2(scaling))),
+            ]
+            if compare { fields.append(.init("compare", .array(comparison.map(\.json)))) }
+            Output.json(.object(fields))
         } else {
-            Output.line(String(format: "%d images in %.2f s: %.2f images/s, %.1f megapixels/s, p50 %.0f ms, p95 %.0f ms, peak memory %.0f MiB%@",
-                               times.count, total, ips, mps, pct(0.5), pct(0.95), peakMiB,
-                               failures > 0 ? " (\(failures) failed)" as NSString : "" as NSString))
+            for p in passes {
+                Output.line(String(format: "%d job%@: %d images in %.2f s: %.2f images/s, %.1f megapixels/s, p50 %.0f ms, p95 %.0f ms, max %.0f ms",
+                                   p.jobs, (p.jobs == 1 ? "" : "s") as NSString, p.ok.count, p.seconds, p.imagesPerSecond,
+                                   p.megapixelsPerSecond, p.percentile(0.5), p.percentile(0.95), p.percentile(1)))
+            }
+            if passes.count > 1 { Output.line(String(format: "scaling 1 → %d jobs: %.2f×", best.jobs, scaling)) }
+            Output.line(String(format: "peak memory %.0f MiB%@", peakMiB, failures > 0 ? " (\(failures) failed)" as NSString : "" as NSString))
+            for c in comparison { Output.line(c.text) }
         }
-        return failures > 0 || over > 0 ? 1 : 0
+        return failures > 0 || over ? 1 : 0
+    }
+
+    func pass(_ files: [String], jobs: Int, keep: Bool) async -> Pass {
+        var preparer = ImagePreparer(profile: profile)
+        preparer.threads = BatchRunner.threadsPerJob(jobs: jobs, inputs: files.count)
+        let prep = preparer
+        let list = Array(repeating: files, count: repeats).flatMap { $0 }
+        var samples: [Sample] = []
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = await BatchRunner(jobs: jobs).run(.list(list), work: { _, path in
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            do {
+                let source = try MediaProbe.source(path: path)
+                let p = try prep.prepare(source: source)
+                let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+                let mp = Double((source.probe.width ?? 0) * (source.probe.height ?? 0)) / 1e6
+                return Sample(path: path, ms: ms, megapixels: mp, data: keep || p.data.count > prep.profile.maxBytes ? p.data : nil, failed: false)
+            } catch {
+                return Sample(path: path, ms: 0, megapixels: 0, data: nil, failed: true)
+            }
+        }) { _, _, s in samples.append(s) }
+        return Pass(jobs: jobs, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, samples: samples)
+    }
+
+    /// Another tool over the same files: its whole-process time, and the mean SPEC §6 score of
+    /// both (scored here, in-process), as ratios to mediaprep's 1-job pass.
+    struct Comparison {
+        let tool: String
+        let seconds: Double
+        let oursSeconds: Double
+        let score: Double
+        let oursScore: Double
+        let overLimit: Int
+        var json: JSONValue {
+            .object([.init("tool", .string(tool)), .init("seconds", .double(round3(seconds))),
+                     .init("timeRatio", .double(round2(seconds / max(oursSeconds, 1e-9)))),
+                     .init("meanScore", .double(round4(score))), .init("mediaprepMeanScore", .double(round4(oursScore))),
+                     .init("overLimit", .int(overLimit))])
+        }
+        var text: String {
+            String(format: "%@: %.2f s, %.2f× mediaprep's time; mean score %.4f against mediaprep's %.4f%@", tool as NSString,
+                   seconds, seconds / max(oursSeconds, 1e-9), score, oursScore,
+                   overLimit > 0 ? " (\(overLimit) outputs over the limit)" as NSString : "" as NSString)
+        }
+    }
+
+    func runComparison(_ files: [String], ours: Pass) -> [Comparison] {
+        let tmp = NSTemporaryDirectory() + "mediaprep-bench-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let oursByPath = Dictionary(ours.ok.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        var oursScores: [Double] = []
+        for f in files {
+            if let d = oursByPath[f]?.data, let src = try? FileBytes.read(f),
+               let s = try? QualityScore.score(source: src, sourcePath: f, prepared: d) { oursScores.append(s) }
+        }
+        let oursMean = oursScores.isEmpty ? 0 : oursScores.reduce(0, +) / Double(oursScores.count)
+        let tools: [(String, String, (String, String) -> [String])] = [
+            ("ImageMagick jpeg:extent", "convert", { src, dst in [src, "-auto-orient", "-strip", "-define", "jpeg:extent=\(profile.maxBytes)", dst] }),
+            ("vips thumbnail 1600", "vips", { src, dst in ["thumbnail", src, dst + "[Q=85,strip]", "1600"] }),
+        ]
+        var out: [Comparison] = []
+        for (label, exe, args) in tools {
+            guard let path = Self.which(exe) else {
+                Output.error("\(exe) is not installed; \(label) skipped")
+                continue
+            }
+            var seconds = 0.0, scores: [Double] = [], over = 0
+            for (i, f) in files.enumerated() {
+                let dst = tmp + "/\(exe)-\(i).jpg"
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: path)
+                p.arguments = args(f, dst)
+                p.standardOutput = FileHandle.nullDevice
+                p.standardError = FileHandle.nullDevice
+                guard (try? p.run()) != nil else { continue }
+                p.waitUntilExit()
+                seconds += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+                guard let d = try? FileBytes.read(dst), let src = try? FileBytes.read(f) else { continue }
+                if d.count > profile.maxBytes { over += 1 }
+                if let s = try? QualityScore.score(source: src, sourcePath: f, prepared: d) { scores.append(s) }
+            }
+            let mean = scores.isEmpty ? 0 : scores.reduce(0, +) / Double(scores.count)
+            out.append(Comparison(tool: label, seconds: seconds, oursSeconds: ours.seconds, score: mean, oursScore: oursMean, overLimit: over))
+        }
+        return out
+    }
+
+    static func which(_ exe: String) -> String? {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return dirs.map { "\($0)/\(exe)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Plans per second over sizes from 0 to 1 GiB, every kind, 1–64 recipients, with and without XFTP.
@@ -97,7 +212,7 @@ struct BenchCommand: Command {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let rate = Double(n) / max(seconds, 1e-9)
         if json {
-            Output.json(.object([.init("plans", .int(n)), .init("seconds", .double((seconds * 1e4).rounded() / 1e4)),
+            Output.json(.object([.init("plans", .int(n)), .init("seconds", .double(round4(seconds))),
                                  .init("plansPerSecond", .double(rate.rounded())), .init("checksum", .int(checksum))]))
         } else {
             Output.line(String(format: "%d plans in %.3f s: %.0f plans/s (%.0f ns each)", n, seconds, rate, 1e9 / rate))
@@ -105,3 +220,7 @@ struct BenchCommand: Command {
         return 0
     }
 }
+
+func round2(_ v: Double) -> Double { (v * 100).rounded() / 100 }
+func round3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+func round4(_ v: Double) -> Double { (v * 10000).rounded() / 10000 }

@@ -5,112 +5,120 @@ import UploadPlanner
 /// `mediaprep check`: for CI — can each file be sent as it is, after preparation, or not at all?
 struct CheckCommand: Command {
     static let name = "check"
-    static let summary = "say whether files can be sent as they are, after preparation, or not (exit 1 if any cannot)"
-    static let usage = "check FILE... [--profile simplex|bluesky] [--json]"
-    static let options = [
-        OptionSpec(names: ["--profile"], value: "NAME", help: "simplex (default) or bluesky"),
-        OptionSpec(names: ["--json"], value: nil, help: "print one JSON document"),
-    ]
+    static let summary = "say from headers whether files can be sent as they are, after preparation, or not (exit 1 if any cannot)"
+    static let positionals = "FILE|DIR|-..."
 
-    enum Verdict: String { case asIs, afterPreparation, no }
-
-    struct Row {
-        var input: String
-        var kind: String
-        var bytes: Int?
-        var verdict: Verdict
-        var reason: String
-        var preparedBytes: Int?
-        var error: MediaPrepError?
+    enum Option: CommandOption {
+        case profile, strict, format, json, jsonl, jobs, quiet
+        var spec: OptionSpec {
+            switch self {
+            case .profile: return OptionSpec(names: ["--profile"], value: "simplex|bluesky", help: "simplex (default) or bluesky")
+            case .strict: return OptionSpec(names: ["--strict"], value: nil, help: "exit 1 also when a file would have to be changed")
+            case .format: return OptionSpec(names: ["--format"], value: "text|json|github", help: "output: text (default), one JSON document, or GitHub Actions annotations")
+            case .json: return OptionSpec(names: ["--json"], value: nil, help: "the same as --format json", inUsage: false)
+            case .jsonl: return Bulk.jsonl
+            case .jobs: return Bulk.jobs
+            case .quiet: return Bulk.quiet
+            }
+        }
     }
 
-    let inputs: [String], profile: ImageProfile, json: Bool
-    /// Bluesky's video lexicon maxSize; SimpleX sends any file up to 1 GiB by XFTP.
-    static let blueskyVideoLimit = 50_000_000
+    enum Format: String { case text, json, github, jsonl }
 
-    init(_ a: ParsedArguments) throws {
+    let inputs: [String], check: SendCheck, strict: Bool, format: Format, jobs: Int, quiet: Bool
+
+    init(_ a: Arguments<Option>) throws {
         guard !a.positionals.isEmpty else { throw UsageError(message: "check needs at least one FILE") }
         inputs = a.positionals
-        let name = a.value("--profile") ?? "simplex"
+        let name = a.value(.profile) ?? "simplex"
         guard let p = ImageProfile.named(name) else { throw UsageError(message: "unknown profile \(name)") }
-        profile = p
-        json = a.has("--json")
-    }
-
-    func run() -> Int32 {
-        let rows = inputs.map(check)
-        if json {
-            Output.json(.array(rows.map { r in
-                .object([
-                    .init("input", .string(r.input)), .init("kind", .string(r.kind)), .init("bytes", r.bytes.json),
-                    .init("verdict", .string(r.verdict.rawValue)), .init("reason", .string(r.reason)),
-                    .init("preparedBytes", r.preparedBytes.json), .init("error", r.error?.json ?? .null),
-                ])
-            }))
-        } else {
-            for r in rows {
-                let v = r.verdict == .asIs ? "ok as it is" : (r.verdict == .afterPreparation ? "ok after preparation" : "CANNOT be sent")
-                Output.line("\(r.input): \(v) — \(r.reason)")
-            }
+        check = SendCheck(profile: p)
+        strict = a.has(.strict)
+        var f = Format.text
+        if let v = a.value(.format) {
+            guard let parsed = Format(rawValue: v), parsed != .jsonl else { throw UsageError(message: "--format is text, json or github, got \(v)") }
+            f = parsed
         }
-        return rows.contains { $0.verdict == .no } ? 1 : 0
+        if a.has(.json) { f = .json }
+        if a.has(.jsonl) { f = .jsonl }
+        format = f
+        jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
+        quiet = a.has(.quiet)
     }
 
-    func check(_ path: String) -> Row {
-        var row = Row(input: path, kind: "file", verdict: .no, reason: "")
-        do {
-            let p = try MediaProbe.probe(path: path)
-            row.kind = p.kind.rawValue
-            row.bytes = p.bytes
-            let limits = SimplexLimits.simplex
-            let fileLimit = profile.name == "bluesky" ? Int64(Self.blueskyVideoLimit) : limits.maxFileSizeXFTP
-            switch p.kind {
-            case .image:
-                let prepared = try ImagePreparer(profile: profile).prepare(path: path)
-                row.preparedBytes = prepared.data.count
-                if prepared.route == .untouched {
-                    row.verdict = .asIs
-                    row.reason = "within \(profile.maxBytes) bytes, upright, no metadata"
-                } else {
-                    row.verdict = .afterPreparation
-                    row.reason = Self.why(p, profile) + "; prepared: \(prepared.data.count) bytes \(prepared.width)×\(prepared.height)"
-                }
-            case .animatedImage:
-                let limit = profile.name == "bluesky" ? profile.maxBytes : limits.maxImageSizeAutoReceive
-                row.verdict = p.bytes <= limit || profile.name == "simplex" ? .asIs : .no
-                row.reason = p.bytes <= limits.maxImageSizeAutoReceive ? "animated GIF, sent as it is, auto-received"
-                    : "animated GIF over \(limit) bytes" + (profile.name == "simplex" ? ": sent as it is, recipients must accept it" : "")
-            case .video, .file:
-                if Int64(p.bytes) > fileLimit {
-                    row.reason = "\(p.bytes) bytes is over the \(fileLimit)-byte limit"
-                } else {
-                    row.verdict = .asIs
-                    row.reason = "\(p.bytes) bytes within the \(fileLimit)-byte limit"
-                }
-            case .voice:
-                let d = p.durationSeconds ?? 0
-                if d > Double(limits.maxVoiceMessageSeconds) {
-                    row.reason = String(format: "%.1f s is over the %d s voice limit", d, limits.maxVoiceMessageSeconds)
-                } else {
-                    row.verdict = .asIs
-                    row.reason = String(format: "%.1f s voice note", d) + (p.bytes <= limits.maxVoiceSizeAutoReceive ? ", auto-received" : "")
+    func run() async -> Int32 {
+        let trap = SignalTrap()
+        let progress = ProgressBar.install(quiet: quiet)
+        let state = RunState()
+        let counts = Counts()
+        let (format, check) = (self.format, self.check)
+        let source = Bulk.inputs(inputs)
+        let jobs = self.jobs
+        await trap.run {
+            let s = await BatchRunner(jobs: jobs).run(source, cancellation: trap.cancellation, progress: progress,
+                                                      work: { _, path in check.check(path: path) }) { _, _, r in
+                counts.add(r.verdict)
+                switch format {
+                case .text: Output.line(Self.text(r))
+                case .github: if let line = Self.annotation(r) { Output.line(line) }
+                case .jsonl: Output.json(r.json)
+                case .json: state.items.append(r.json)
                 }
             }
-        } catch let e as MediaPrepError {
-            row.error = e
-            row.reason = "\(e.code.rawValue): \(e.message)"
-        } catch {
-            row.reason = "\(error)"
+            state.summary.interrupted = s.cancelled
         }
-        return row
+        ProgressBar.finish()
+        if format == .json { Output.json(.array(state.items)) }
+        if format == .text || format == .github {
+            let line = "\(counts.total) files: \(counts.asIs) ok as they are, \(counts.after) after preparation, \(counts.cannot) cannot be sent"
+            if format == .text { Output.line(line) } else { Output.line("::notice title=mediaprep check::" + line) }
+        }
+        if let status = trap.exitStatus { return status }
+        return counts.cannot > 0 || (strict && counts.after > 0) ? 1 : 0
     }
 
-    static func why(_ p: ProbeResult, _ profile: ImageProfile) -> String {
-        var r: [String] = []
-        if p.bytes > profile.maxBytes { r.append("\(p.bytes) bytes is over \(profile.maxBytes)") }
-        if let w = p.width, let h = p.height, let cap = profile.maxSide, max(w, h) > cap { r.append("\(max(w, h)) px is over \(cap)") }
-        if p.orientation != .up { r.append("needs EXIF rotation") }
-        if p.format != .jpeg { r.append("\(p.format.rawValue) is re-encoded") }
-        return r.isEmpty ? "metadata to strip" : r.joined(separator: ", ")
+    static func text(_ r: SendCheck.Result) -> String {
+        let v: String
+        switch r.verdict {
+        case .asIs: v = "ok as it is"
+        case .afterPreparation: v = "ok after preparation"
+        case .cannotSend: v = "CANNOT be sent"
+        }
+        return "\(r.input): \(v) — " + r.reasons.joined(separator: "; ")
+    }
+
+    /// GitHub Actions workflow commands: an error for what cannot be sent, a warning for what
+    /// preparation would change; nothing for files that are fine.
+    static func annotation(_ r: SendCheck.Result) -> String? {
+        let level: String
+        switch r.verdict {
+        case .asIs: return nil
+        case .afterPreparation: level = "warning"
+        case .cannotSend: level = "error"
+        }
+        let title = r.verdict == .cannotSend ? "cannot be sent" : "changed when sent"
+        return "::\(level) file=\(escapeProperty(r.input)),title=\(escapeProperty(title))::" + escapeData(r.reasons.joined(separator: "; "))
+    }
+
+    /// GitHub's escaping for a workflow command's message and its properties.
+    static func escapeData(_ s: String) -> String {
+        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+    }
+
+    static func escapeProperty(_ s: String) -> String {
+        escapeData(s).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+    }
+}
+
+/// Verdict tallies, updated from the emitting task only.
+final class Counts: @unchecked Sendable {
+    var asIs = 0, after = 0, cannot = 0
+    var total: Int { asIs + after + cannot }
+    func add(_ v: SendCheck.Verdict) {
+        switch v {
+        case .asIs: asIs += 1
+        case .afterPreparation: after += 1
+        case .cannotSend: cannot += 1
+        }
     }
 }

@@ -1,70 +1,97 @@
 import MediaPrep
 import UploadPlanner
 
-/// `mediaprep probe FILE`: kind, container, codecs, size as displayed, rotation, duration.
+/// `mediaprep probe`: kind, container, codecs, size as displayed, rotation, duration, for many files.
 struct ProbeCommand: Command {
     static let name = "probe"
-    static let summary = "describe a file: kind, format, codecs, size as displayed, rotation, duration"
-    static let usage = "probe FILE [--json]"
-    static let options = [OptionSpec(names: ["--json"], value: nil, help: "print one JSON document")]
+    static let summary = "describe files: kind, format, codecs, size as displayed, rotation, duration"
+    static let positionals = "FILE|DIR|-..."
 
-    let path: String
-    let json: Bool
-
-    init(_ a: ParsedArguments) throws {
-        guard a.positionals.count == 1 else { throw UsageError(message: "probe takes exactly one FILE") }
-        path = a.positionals[0]
-        json = a.has("--json")
-    }
-
-    func run() -> Int32 {
-        do {
-            let r = try MediaProbe.probe(path: path)
-            if json { Output.json(Self.json(r)) } else { Output.line(Self.text(r)) }
-            return 0
-        } catch let e as MediaPrepError {
-            if json {
-                Output.json(.object([.init("input", .string(path)), .init("error", e.json)]))
-            } else {
-                Output.error("\(path): \(e)")
+    enum Option: CommandOption {
+        case jobs, json, jsonl, quiet
+        var spec: OptionSpec {
+            switch self {
+            case .jobs: return Bulk.jobs
+            case .json: return OptionSpec(names: ["--json"], value: nil, help: "print one JSON document (an object for one FILE, else an array)")
+            case .jsonl: return Bulk.jsonl
+            case .quiet: return Bulk.quiet
             }
-            return 1
-        } catch {
-            Output.error("\(path): \(error)")
-            return 1
         }
     }
 
-    static func json(_ r: ProbeResult) -> JSONValue {
-        .object([
-            .init("input", .string(r.path)), .init("kind", .string(r.kind.rawValue)),
-            .init("format", .string(r.format.rawValue)), .init("container", .optional(r.container)),
-            .init("videoCodec", .optional(r.videoCodec)), .init("audioCodec", .optional(r.audioCodec)),
-            .init("width", r.width.json), .init("height", r.height.json), .init("rotation", .int(r.rotation)),
-            .init("orientation", .int(r.orientation.rawValue)), .init("hasAlpha", .bool(r.hasAlpha)),
-            .init("durationSeconds", r.durationSeconds.json), .init("bitRate", r.bitRate.json),
-            .init("frameRate", r.frameRate.json), .init("frameCount", r.frameCount.json),
-            .init("animated", .bool(r.animated)), .init("bytes", .int(r.bytes)), .init("error", .null),
-        ])
+    let inputs: [String], jobs: Int, mode: PrepareCommand.Mode, quiet: Bool
+
+    init(_ a: Arguments<Option>) throws {
+        guard !a.positionals.isEmpty else { throw UsageError(message: "probe needs at least one FILE") }
+        guard !(a.has(.json) && a.has(.jsonl)) else { throw UsageError(message: "--json and --jsonl exclude each other") }
+        inputs = a.positionals
+        jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
+        mode = a.has(.jsonl) ? .jsonl : (a.has(.json) ? .json : .text)
+        quiet = a.has(.quiet)
     }
 
-    static func text(_ r: ProbeResult) -> String {
-        var lines = ["\(r.path): \(r.kind.rawValue) (\(r.format.rawValue)), \(r.bytes) bytes"]
-        if let w = r.width, let h = r.height { lines.append("  size: \(w)×\(h) as displayed") }
-        if r.orientation != .up { lines.append("  EXIF orientation: \(r.orientation.rawValue)") }
-        if r.rotation != 0 { lines.append("  rotation: \(r.rotation)° clockwise") }
-        if let c = r.container { lines.append("  container: \(c)") }
-        if let v = r.videoCodec { lines.append("  video: \(v)" + (r.frameRate.map { String(format: " at %.2f fps", $0) } ?? "")) }
-        if let a = r.audioCodec { lines.append("  audio: \(a)") }
-        if let d = r.durationSeconds { lines.append(String(format: "  duration: %.3f s", d)) }
-        if r.hasAlpha { lines.append("  transparency: yes") }
-        if let f = r.frameCount, f > 1 { lines.append("  frames: \(f)") }
-        return lines.joined(separator: "\n")
+    func run() async -> Int32 {
+        // One plain FILE keeps the single-object JSON scripts already read.
+        let single = inputs.count == 1 && inputs[0] != "-" && !InputWalker.isDirectory(inputs[0])
+        let trap = SignalTrap()
+        let progress = single ? nil : ProgressBar.install(quiet: quiet)
+        let state = RunState()
+        let mode = self.mode
+        let source = Bulk.inputs(inputs)
+        let jobs = self.jobs
+        await trap.run {
+            let s = await BatchRunner(jobs: jobs).run(source, cancellation: trap.cancellation, progress: progress,
+                                                      work: { _, path in Result { try MediaProbe.probe(path: path) } }) { _, path, r in
+                let json: JSONValue
+                switch r {
+                case .success(let p):
+                    json = p.json
+                    if mode == .text { Output.line(p.text) }
+                case .failure(let e):
+                    let err = (e as? MediaPrepError) ?? MediaPrepError(.decodeFailed, "\(e)")
+                    json = .object([.init("input", .string(path)), .init("error", err.json)])
+                    state.summary.failed += 1
+                    if mode == .text { Output.error("\(path): \(err)") }
+                }
+                if mode == .jsonl { Output.json(json) }
+                if mode == .json { state.items.append(json) }
+            }
+            state.summary.interrupted = s.cancelled
+        }
+        ProgressBar.finish()
+        if mode == .json { Output.json(single ? (state.items.first ?? .null) : .array(state.items)) }
+        if let status = trap.exitStatus { return status }
+        return state.summary.failed > 0 ? 1 : 0
     }
 }
 
-extension MediaPrepError {
-    var json: JSONValue { .object([.init("code", .string(code.rawValue)), .init("message", .string(message))]) }
+extension ProbeResult {
+    var json: JSONValue {
+        .object([
+            .init("input", .string(path)), .init("kind", .string(kind.rawValue)),
+            .init("format", .string(format.rawValue)), .init("container", .optional(container)),
+            .init("videoCodec", .optional(videoCodec)), .init("audioCodec", .optional(audioCodec)),
+            .init("width", width.json), .init("height", height.json), .init("rotation", .int(rotation)),
+            .init("orientation", .int(orientation.rawValue)), .init("hasAlpha", .bool(hasAlpha)),
+            .init("durationSeconds", durationSeconds.json), .init("bitRate", bitRate.json),
+            .init("frameRate", frameRate.json), .init("frameCount", frameCount.json),
+            .init("animated", .bool(animated)), .init("bytes", .int(bytes)), .init("error", .null),
+        ])
+    }
+
+    var text: String {
+        var lines = ["\(path): \(kind.rawValue) (\(format.rawValue)), \(bytes) bytes"]
+        if let w = width, let h = height { lines.append("  size: \(w)×\(h) as displayed") }
+        if orientation != .up { lines.append("  EXIF orientation: \(orientation.rawValue)") }
+        if rotation != 0 { lines.append("  rotation: \(rotation)° clockwise") }
+        if let c = container { lines.append("  container: \(c)") }
+        if let v = videoCodec { lines.append("  video: \(v)" + (frameRate.map { String(format: " at %.2f fps", $0) } ?? "")) }
+        if let a = audioCodec { lines.append("  audio: \(a)") }
+        if let d = durationSeconds { lines.append(String(format: "  duration: %.3f s", d)) }
+        if hasAlpha { lines.append("  transparency: yes") }
+        if let f = frameCount, f > 1 { lines.append("  frames: \(f)") }
+        return lines.joined(separator: "\n")
+    }
 }
 
 import Foundation

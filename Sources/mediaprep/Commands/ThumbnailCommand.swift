@@ -1,56 +1,107 @@
+import Foundation
 import MediaPrep
 import UploadPlanner
 
-/// `mediaprep thumbnail`: a representative, upright JPEG frame of a video.
+/// `mediaprep thumbnail`: a representative, upright JPEG frame of each video, FFmpeg loaded once.
 struct ThumbnailCommand: Command {
     static let name = "thumbnail"
-    static let summary = "write a video's representative frame as an upright JPEG"
-    static let usage = "thumbnail VIDEO -o OUT.jpg [--max-side N] [--json]"
-    static let options = [
-        OptionSpec(names: ["-o", "--out"], value: "OUT", help: "the JPEG to write"),
-        OptionSpec(names: ["--max-side"], value: "N", help: "cap on the long side (default 1280)"),
-        OptionSpec(names: ["--quality"], value: "Q", help: "JPEG quality 1–100 (default 85)"),
-        OptionSpec(names: ["--json"], value: nil, help: "print one JSON document"),
-    ]
+    static let summary = "write each video's representative frame as an upright JPEG"
+    static let positionals = "VIDEO|DIR|-..."
 
-    let input: String, output: String, maxSide: Int, quality: Int, json: Bool
-
-    init(_ a: ParsedArguments) throws {
-        guard a.positionals.count == 1 else { throw UsageError(message: "thumbnail takes exactly one VIDEO") }
-        guard let o = a.value("-o") else { throw UsageError(message: "-o OUT is required") }
-        input = a.positionals[0]
-        output = o
-        maxSide = Int(try a.int("--max-side", min: 16) ?? 1280)
-        let q = try a.int("--quality", min: 1) ?? 85
-        guard q <= 100 else { throw UsageError(message: "--quality is 1 to 100") }
-        quality = Int(q)
-        json = a.has("--json")
-    }
-
-    func run() -> Int32 {
-        do {
-            let t = try VideoThumbnailer(maxSide: maxSide).thumbnail(path: input)
-            let data = try JPEGEncoder().encode(t.pixels, quality: quality)
-            try OutputWriter.writeReplacing(data, to: output, protecting: input)
-            if json {
-                Output.json(.object([
-                    .init("input", .string(input)), .init("output", .string(output)), .init("width", .int(t.pixels.width)),
-                    .init("height", .int(t.pixels.height)), .init("seconds", .double((t.seconds * 1000).rounded() / 1000)),
-                    .init("rotation", .int(t.rotation)), .init("bytes", .int(data.count)), .init("error", .null),
-                ]))
-            } else {
-                Output.line("\(input) → \(output): \(t.pixels.width)×\(t.pixels.height), frame at \(String(format: "%.2f", t.seconds)) s, \(data.count) bytes")
+    enum Option: CommandOption {
+        case output, out, maxSide, quality, jobs, json, jsonl, quiet
+        var spec: OptionSpec {
+            switch self {
+            case .output: return OptionSpec(names: ["-o", "--output"], value: "FILE", help: "the JPEG to write (one VIDEO)")
+            case .out: return OptionSpec(names: ["--out"], value: "DIR", help: "folder for NAME.jpg per video (many VIDEOs)")
+            case .maxSide: return OptionSpec(names: ["--max-side"], value: "N", help: "cap on the long side (default 1280)")
+            case .quality: return OptionSpec(names: ["--quality"], value: "Q", help: "JPEG quality 1–100 (default 85)")
+            case .jobs: return Bulk.jobs
+            case .json: return Bulk.json
+            case .jsonl: return Bulk.jsonl
+            case .quiet: return Bulk.quiet
             }
-            return 0
-        } catch let e as MediaPrepError {
-            if json { Output.json(.object([.init("input", .string(input)), .init("output", .null), .init("error", e.json)])) }
-            else { Output.error("\(input): \(e)") }
-            return 1
-        } catch {
-            Output.error("\(input): \(error)")
-            return 1
         }
     }
-}
 
-import Foundation
+    let inputs: [String], output: String?, outDir: String?, maxSide: Int, quality: Int, jobs: Int
+    let mode: PrepareCommand.Mode, quiet: Bool
+
+    init(_ a: Arguments<Option>) throws {
+        guard !a.positionals.isEmpty else { throw UsageError(message: "thumbnail needs at least one VIDEO") }
+        output = a.value(.output)
+        outDir = a.value(.out)
+        guard (output == nil) != (outDir == nil) else { throw UsageError(message: "give -o FILE (one VIDEO) or --out DIR (many)") }
+        if output != nil, a.positionals.count != 1 || a.positionals[0] == "-" || InputWalker.isDirectory(a.positionals[0]) {
+            throw UsageError(message: "-o FILE takes exactly one VIDEO; use --out DIR for many")
+        }
+        guard !(a.has(.json) && a.has(.jsonl)) else { throw UsageError(message: "--json and --jsonl exclude each other") }
+        inputs = a.positionals
+        maxSide = Int(try a.int(.maxSide, min: 16) ?? 1280)
+        quality = Int(try a.int(.quality, min: 1, max: 100) ?? 85)
+        jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
+        mode = a.has(.jsonl) ? .jsonl : (a.has(.json) ? .json : .text)
+        quiet = a.has(.quiet)
+    }
+
+    struct Made: Sendable {
+        let output: String
+        let thumbnail: VideoThumbnail
+        let bytes: Int
+    }
+
+    func run() async -> Int32 {
+        let trap = SignalTrap()
+        let progress = output == nil ? ProgressBar.install(quiet: quiet) : nil
+        let state = RunState()
+        let (mode, output, outDir, maxSide, quality, jobs) = (self.mode, self.output, self.outDir, maxSide, quality, jobs)
+        let cancellation = trap.cancellation
+        let source = Bulk.inputs(inputs)
+        await trap.run {
+            let s = await BatchRunner(jobs: jobs).run(source, cancellation: cancellation, progress: progress, work: { _, path in
+                Result { () throws -> Made in
+                    let t = try VideoThumbnailer(maxSide: maxSide).thumbnail(path: path)
+                    let data = try JPEGEncoder().encode(t.pixels, quality: quality)
+                    try cancellation.check()
+                    let written: String
+                    if let output {
+                        try OutputWriter.writeReplacing(data, to: output, protecting: path)
+                        written = output
+                    } else {
+                        let file = path.split(separator: "/").last.map(String.init) ?? "video"
+                        let base = file.lastIndex(of: ".").map { String(file[..<$0]) } ?? file
+                        written = try OutputWriter.writeUnique(data, directory: outDir ?? ".", base: base.isEmpty ? "video" : base,
+                                                               ext: "jpg", cancellation: cancellation)
+                    }
+                    return Made(output: written, thumbnail: t, bytes: data.count)
+                }
+            }) { _, path, r in
+                let json: JSONValue
+                switch r {
+                case .success(let m):
+                    let t = m.thumbnail
+                    json = .object([
+                        .init("input", .string(path)), .init("output", .string(m.output)), .init("width", .int(t.pixels.width)),
+                        .init("height", .int(t.pixels.height)), .init("seconds", .double((t.seconds * 1000).rounded() / 1000)),
+                        .init("rotation", .int(t.rotation)), .init("bytes", .int(m.bytes)), .init("error", .null),
+                    ])
+                    if mode == .text {
+                        Output.line("\(path) → \(m.output): \(t.pixels.width)×\(t.pixels.height), frame at \(String(format: "%.2f", t.seconds)) s, \(m.bytes) bytes")
+                    }
+                case .failure(let e):
+                    let err = (e as? MediaPrepError) ?? MediaPrepError(.decodeFailed, "\(e)")
+                    json = .object([.init("input", .string(path)), .init("output", .null), .init("error", err.json)])
+                    state.summary.failed += 1
+                    if mode == .text { Output.error("\(path): \(err)") }
+                }
+                if mode == .jsonl { Output.json(json) }
+                if mode == .json { state.items.append(json) }
+            }
+            state.summary.interrupted = s.cancelled
+        }
+        ProgressBar.finish()
+        if mode == .json { Output.json(output != nil ? (state.items.first ?? .null) : .array(state.items)) }
+        if let status = trap.exitStatus { return status }
+        return state.summary.failed > 0 ? 1 : 0
+    }
+}

@@ -1,0 +1,80 @@
+import UploadPlanner
+
+/// One input's whole outcome: the prepared file, how it travels, and the message that sends it.
+public struct BatchItem: Sendable {
+    /// Position in the input, counting from 0.
+    public var index: Int
+    public var item: PreparedItem
+    /// nil when preparation failed.
+    public var transfer: TransferPlan?
+    /// nil when the input cannot be sent.
+    public var composedMessage: ComposedMessage?
+
+    /// The object of SPEC section 7's `prepare --json` array (and of each `--jsonl` line).
+    public var json: JSONValue {
+        let it = item
+        func int(_ v: Int?) -> JSONValue { v.map { .int($0) } ?? .null }
+        return .object([
+            .init("input", .string(it.input)), .init("kind", .string(it.kind.rawValue)),
+            .init("output", .optional(it.output)), .init("bytes", int(it.bytes)),
+            .init("width", int(it.width)), .init("height", int(it.height)),
+            .init("durationSeconds", int(it.durationSeconds)), .init("preview", .optional(it.preview)),
+            .init("format", .optional(it.format?.rawValue)), .init("quality", int(it.quality)),
+            .init("route", .optional(it.route?.rawValue)),
+            .init("autoReceive", it.autoReceive.map { .bool($0) } ?? .null),
+            .init("transfer", transfer?.json ?? .null), .init("composedMessage", composedMessage?.json ?? .null),
+            .init("error", it.error?.json ?? .null),
+        ])
+    }
+
+    /// The line `prepare` prints for this input.
+    public var summary: String {
+        let it = item
+        if let e = it.error { return "\(it.input): error \(e.code.rawValue): \(e.message)" }
+        var s = "\(it.input) → \(it.output ?? "-"): \(it.kind.rawValue)"
+        if let w = it.width, let h = it.height { s += " \(w)×\(h)" }
+        if let b = it.bytes { s += ", \(b) bytes" }
+        if let d = it.durationSeconds { s += ", \(d) s" }
+        var how: [String] = []
+        if let f = it.format { how.append(f.rawValue) }
+        if let q = it.quality { how.append("q\(q)") }
+        if let r = it.route { how.append(r.rawValue) }
+        if !how.isEmpty { s += " (" + how.joined(separator: ", ") + ")" }
+        if let p = it.preview { s += "; preview \(p.count) chars" }
+        if let t = transfer { s += "; " + t.summary }
+        return s
+    }
+}
+
+extension MediaPrepError {
+    /// `{"code", "message"}`, as every JSON document of the CLI reports an error.
+    public var json: JSONValue { .object([.init("code", .string(code.rawValue)), .init("message", .string(message))]) }
+}
+
+/// What a batch hands its caller as it goes: each input's item, in input order, and each full
+/// batch of messages (at most 10, as one `/_send` takes) once no later input can change it.
+public enum BatchEvent: Sendable {
+    case item(BatchItem)
+    case messages([ComposedMessage], sendLine: String?)
+}
+
+/// How a streamed batch ended.
+public struct BatchSummary: Sendable {
+    public var inputs = 0
+    public var prepared = 0
+    public var failed = 0
+    /// Stopped by cancellation (SIGINT/SIGTERM in the CLI): inputs not started were skipped.
+    public var interrupted = false
+
+    public init() {}
+}
+
+/// A whole batch's outcome at once, for callers that do not stream.
+public struct BatchResult: Sendable {
+    public var items: [BatchItem]
+    /// Batches of at most 10 messages, the text, quote and mentions on the very last one.
+    public var messages: [[ComposedMessage]]
+    /// One `/_send` line per batch of messages, when a chat was given.
+    public var sendLines: [String]
+    public var summary: BatchSummary
+}

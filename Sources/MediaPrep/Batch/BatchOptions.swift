@@ -1,0 +1,34 @@
+import Foundation
+import UploadPlanner
+
+/// Everything a send of many attachments needs to know, in one value a bot can keep and reuse.
+public struct BatchOptions: Sendable {
+    public var profile: ImageProfile = .simplex
+    public var limits: SimplexLimits = .simplex
+    /// Refuse images with more pixels than this after shrink-on-load.
+    public var maxPixels = 100_000_000
+    public var outputDirectory: String
+    /// Moment used for `IMG_yyyyMMdd_HHmmss` names, seconds since 1970 UTC.
+    public var timestamp: Int64
+    /// Goes on the very last message, with the quote and the mentions, as the app does.
+    public var text = ""
+    public var quotedItemId: Int64?
+    public var mentions: [String: Int64] = [:]
+    /// Contact or group the `/_send` lines address; nil makes no lines.
+    public var chat: SendCommand.Chat?
+    /// 1 for a contact, the member count for a group (XFTP recipient keys).
+    public var recipients = 1
+    public var xftp = true
+    /// Inputs prepared at once (default: the core count).
+    public var jobs = ProcessInfo.processInfo.activeProcessorCount
+    /// Decoded pixels in flight across all jobs; a single larger image still runs, alone.
+    public var pixelBudget = 192_000_000
+
+    public init(outputDirectory: String, timestamp: Int64 = Int64(Date().timeIntervalSince1970)) {
+        self.outputDirectory = outputDirectory
+        self.timestamp = timestamp
+    }
+
+    /// True when the last message differs from the others, so it must wait for the end of the input.
+    var lastMessageIsSpecial: Bool { !text.isEmpty || quotedItemId != nil || !mentions.isEmpty }
+}

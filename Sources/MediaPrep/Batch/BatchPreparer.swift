@@ -1,0 +1,72 @@
+import Foundation
+import UploadPlanner
+
+/// The compose bar's whole send flow for one file or a million: prepared files, transfer plans,
+/// messages in batches of 10 and their `/_send` lines, from one call that the CLI only prints.
+public struct BatchPreparer: Sendable {
+    public var options: BatchOptions
+
+    public init(_ options: BatchOptions) { self.options = options }
+
+    /// Everything at once, in input order. Folders are not expanded here (see `InputWalker`).
+    public func prepare(_ paths: [String]) async -> BatchResult {
+        let collected = Collector()
+        let summary = await run(.list(paths)) { event in collected.add(event) }
+        return BatchResult(items: collected.items, messages: collected.messages, sendLines: collected.lines, summary: summary)
+    }
+
+    /// Streams `.item` for every input in input order as soon as it (and every input before it)
+    /// is done, and `.messages` as each batch closes. Cancel the calling task to stop: jobs in
+    /// flight end at their next stage and leave no temporary file behind.
+    public func run(_ inputs: BatchInputs, cancellation: CancellationFlag = CancellationFlag(),
+                    progress: (@Sendable (BatchRunner.Progress) -> Void)? = nil,
+                    onEvent: (BatchEvent) async -> Void) async -> BatchSummary {
+        let opts = options
+        var preparer = AttachmentPreparer(profile: opts.profile, limits: opts.limits, outputDirectory: opts.outputDirectory,
+                                          timestamp: opts.timestamp)
+        preparer.maxPixels = opts.maxPixels
+        preparer.threads = BatchRunner.threadsPerJob(jobs: opts.jobs, inputs: inputs.count)
+        preparer.cancellation = cancellation
+        preparer.pixelBudget = PixelBudget(capacity: opts.pixelBudget)
+        let planner = TransferPlanner(xftpAvailable: opts.xftp)
+        let prep = preparer
+        var sequencer = MessageSequencer(options: opts)
+        var summary = BatchSummary()
+        let ran = await BatchRunner(jobs: opts.jobs).run(inputs, cancellation: cancellation, progress: progress,
+                                                         work: { _, path in prep.prepare(path: path) }) { index, _, prepared in
+            var item = BatchItem(index: index, item: prepared)
+            if prepared.error == nil, let out = prepared.output, let bytes = prepared.bytes {
+                let plan = planner.plan(size: Int64(bytes), kind: prepared.kind, fileName: MessageSequencer.fileName(out),
+                                        recipients: opts.recipients)
+                if plan.method == .rejected {
+                    item.item.error = MediaPrepError(.overLimit, plan.reason ?? "cannot be sent")
+                }
+                item.transfer = plan
+            }
+            summary.inputs += 1
+            if item.item.error == nil { summary.prepared += 1 } else { summary.failed += 1 }
+            for e in sequencer.add(item) { await onEvent(e) }
+        }
+        summary.interrupted = ran.cancelled
+        // An interrupted batch sends no messages: its last item may not be the last the user meant.
+        if !ran.cancelled {
+            for e in sequencer.close(textOnlyIfEmpty: true) { await onEvent(e) }
+        }
+        return summary
+    }
+}
+
+/// Gathers streamed events for the all-at-once call.
+private final class Collector: @unchecked Sendable {
+    var items: [BatchItem] = []
+    var messages: [[ComposedMessage]] = []
+    var lines: [String] = []
+    func add(_ e: BatchEvent) {
+        switch e {
+        case .item(let i): items.append(i)
+        case .messages(let m, let line):
+            messages.append(m)
+            if let line { lines.append(line) }
+        }
+    }
+}

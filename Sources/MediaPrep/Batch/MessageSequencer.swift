@@ -1,0 +1,79 @@
+import UploadPlanner
+
+/// Gives each prepared item its message in input order and closes batches of 10.
+///
+/// Only the very last message carries the text, quote and mentions, so when there are any the
+/// newest sendable item (and whatever failed after it) waits until a later one proves it is not last.
+struct MessageSequencer {
+    let options: BatchOptions
+    private var waiting: [BatchItem] = []
+    private var group: [ComposedMessage] = []
+
+    init(options: BatchOptions) { self.options = options }
+
+    /// Items now ready to hand out, and batches now complete.
+    mutating func add(_ item: BatchItem) -> [BatchEvent] {
+        var out: [BatchEvent] = []
+        guard item.item.content != nil, item.item.error == nil else {
+            if waiting.isEmpty { out.append(.item(item)) } else { waiting.append(item) }
+            return out
+        }
+        if !waiting.isEmpty { out += release(last: false) }
+        if options.lastMessageIsSpecial {
+            waiting = [item]
+        } else {
+            out += finish(item, last: false)
+        }
+        return out
+    }
+
+    /// At the end of the input: the held item is the last one; the open batch closes.
+    mutating func close(textOnlyIfEmpty: Bool) -> [BatchEvent] {
+        var out = release(last: true)
+        if !group.isEmpty {
+            out.append(batch(group))
+            group = []
+        } else if textOnlyIfEmpty, options.lastMessageIsSpecial, !sentAny {
+            let m = ComposedMessage(quotedItemId: options.quotedItemId, msgContent: .text(options.text), mentions: options.mentions)
+            out.append(batch([m]))
+        }
+        return out
+    }
+
+    private var sentAny = false
+
+    private mutating func release(last: Bool) -> [BatchEvent] {
+        guard let first = waiting.first else { return [] }
+        var out = finish(first, last: last)
+        out += waiting.dropFirst().map { .item($0) }
+        waiting = []
+        return out
+    }
+
+    private mutating func finish(_ item: BatchItem, last: Bool) -> [BatchEvent] {
+        var item = item
+        let it = item.item
+        let content = (it.content ?? .file(text: "")).withText(last ? options.text : "")
+        let message = ComposedMessage(fileSource: it.output.map { .init(filePath: Self.fileName($0)) },
+                                      quotedItemId: last ? options.quotedItemId : nil, msgContent: content,
+                                      mentions: last ? options.mentions : [:])
+        item.composedMessage = message
+        sentAny = true
+        group.append(message)
+        var out: [BatchEvent] = [.item(item)]
+        if group.count == options.limits.maxMediaPerMessage, !last {
+            out.append(batch(group))
+            group = []
+        }
+        return out
+    }
+
+    private func batch(_ messages: [ComposedMessage]) -> BatchEvent {
+        .messages(messages, sendLine: options.chat.map { SendCommand(chat: $0, messages: messages).line })
+    }
+
+    /// The app's fileSource names a file inside its files folder: the name alone.
+    static func fileName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+}

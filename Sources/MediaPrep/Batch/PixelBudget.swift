@@ -1,0 +1,37 @@
+import Foundation
+
+/// Bounds the decoded pixels a batch holds at once, so 500 photos of 50 MP never decode together.
+///
+/// A job asks for its decoded size before decoding and waits while the budget is spent; one
+/// larger than the whole budget is charged the whole budget, so it runs, alone.
+public final class PixelBudget: @unchecked Sendable {
+    public let capacity: Int
+    private let condition = NSCondition()
+    private var used = 0
+
+    /// - Parameter capacity: pixels in flight at most (default: 192 MP, about 1.5 GB of pipeline buffers).
+    public init(capacity: Int = 192_000_000) { self.capacity = max(1, capacity) }
+
+    /// Blocks until `pixels` fit; returns what was charged (to give back), or nil when cancelled.
+    public func acquire(_ pixels: Int, cancellation: CancellationFlag? = nil) -> Int? {
+        let charge = min(max(pixels, 0), capacity)
+        condition.lock()
+        defer { condition.unlock() }
+        while used + charge > capacity {
+            if cancellation?.isCancelled == true { return nil }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+        }
+        used += charge
+        return charge
+    }
+
+    public func release(_ charge: Int) {
+        condition.lock()
+        used -= charge
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Pixels charged right now; for tests and the trace.
+    public var inUse: Int { condition.lock(); defer { condition.unlock() }; return used }
+}

@@ -1,0 +1,68 @@
+/// Which kinds of metadata a JPEG's header carries, so a check can say what preparation removes.
+public struct JPEGMetadata: Sendable, Equatable {
+    public var exif = false
+    /// A GPSInfo IFD in the Exif block: where the photo was taken.
+    public var gps = false
+    public var xmp = false
+    public var iccProfile = false
+    public var comment = false
+    public var other = false
+
+    public var isEmpty: Bool { !(exif || gps || xmp || iccProfile || comment || other) }
+
+    /// Reads the header segments only; malformed blocks count as present, never as an error.
+    public init(jpeg data: [UInt8]) {
+        func starts(_ s: JPEGMarkers.Segment, _ prefix: String) -> Bool {
+            let p = Array(prefix.utf8)
+            return s.payload.count >= p.count && Array(data[s.payload.lowerBound..<s.payload.lowerBound + p.count]) == p
+        }
+        let markers = JPEGMarkers(data)
+        for s in markers.metadataSegments(in: data) {
+            switch s.marker {
+            case 0xFE: comment = true
+            case 0xE1 where starts(s, "Exif\0\0"):
+                exif = true
+                if Self.hasGPS(data[(s.payload.lowerBound + 6)..<s.payload.upperBound]) { gps = true }
+            case 0xE1 where starts(s, "http://ns.adobe.com/xap/"): xmp = true
+            case 0xE2 where starts(s, "ICC_PROFILE\0"): iccProfile = true
+            default: other = true
+            }
+        }
+    }
+
+    /// True when IFD0 of a TIFF-structured Exif block has tag 0x8825 (GPSInfo).
+    static func hasGPS(_ tiff: ArraySlice<UInt8>) -> Bool {
+        let t = Array(tiff)
+        guard t.count >= 8 else { return false }
+        let little: Bool
+        switch (t[0], t[1]) {
+        case (0x49, 0x49): little = true
+        case (0x4D, 0x4D): little = false
+        default: return false
+        }
+        func u16(_ o: Int) -> Int? {
+            guard o >= 0, o + 2 <= t.count else { return nil }
+            return little ? Int(t[o]) | Int(t[o + 1]) << 8 : Int(t[o]) << 8 | Int(t[o + 1])
+        }
+        func u32(_ o: Int) -> Int? {
+            guard let a = u16(o), let b = u16(o + 2) else { return nil }
+            return little ? a | b << 16 : a << 16 | b
+        }
+        guard let ifd = u32(4), let count = u16(ifd), count < 1000 else { return false }
+        return (0..<count).contains { u16(ifd + 2 + $0 * 12) == 0x8825 }
+    }
+
+    /// "GPS metadata removed", "Exif metadata removed", … as `check` reports them.
+    public var removals: [String] {
+        var r: [String] = []
+        if gps { r.append("GPS location removed") }
+        var kinds: [String] = []
+        if exif { kinds.append("Exif") }
+        if xmp { kinds.append("XMP") }
+        if iccProfile { kinds.append("ICC profile") }
+        if comment { kinds.append("comment") }
+        if other { kinds.append("other APP segments") }
+        if !kinds.isEmpty { r.append(kinds.joined(separator: ", ") + " metadata removed") }
+        return r
+    }
+}

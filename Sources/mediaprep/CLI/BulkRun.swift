@@ -1,0 +1,87 @@
+import Foundation
+import MediaPrep
+
+/// The bulk options every file-taking command shares: folders, `-`, `--jobs`, `--jsonl`,
+/// `--quiet`, and a clean stop on SIGINT/SIGTERM.
+enum Bulk {
+    static let jobs = OptionSpec(names: ["--jobs", "-j"], value: "N", help: "inputs worked on at once (default: the core count)")
+    static let jsonl = OptionSpec(names: ["--jsonl"], value: nil, help: "one JSON object per input as each finishes, in input order")
+    static let quiet = OptionSpec(names: ["--quiet", "-q"], value: nil, help: "no progress bar on stderr")
+    static let json = OptionSpec(names: ["--json"], value: nil, help: "print one JSON document")
+
+    /// FILE, DIR (walked recursively, sorted, hidden entries skipped) and `-` (paths on stdin, one per line).
+    static func inputs(_ positionals: [String]) -> BatchInputs {
+        guard positionals.contains("-") else { return .list(InputWalker.expand(positionals)) }
+        let (stream, c) = AsyncStream<String>.makeStream()
+        let stdin = BatchInputs.lines(fileDescriptor: STDIN_FILENO)
+        let before = positionals.prefix { $0 != "-" }
+        let after = positionals.drop { $0 != "-" }.dropFirst()
+        Task {
+            for p in InputWalker.expand(Array(before)) { c.yield(p) }
+            for await p in stdin.stream as AsyncStream<String> { c.yield(p) }
+            for p in InputWalker.expand(Array(after)) { c.yield(p) }
+            c.finish()
+        }
+        return .stream(stream)
+    }
+
+    static func jobs(_ n: Int64?) -> Int { n.map(Int.init) ?? ProcessInfo.processInfo.activeProcessorCount }
+}
+
+/// Turns SIGINT/SIGTERM into cancellation of the batch; the command then exits 130 or 143.
+final class SignalTrap: @unchecked Sendable {
+    let cancellation = CancellationFlag()
+    private let lock = NSLock()
+    private var caught: Int32 = 0
+    private var sources: [DispatchSourceSignal] = []
+    private var task: Task<Void, Never>?
+
+    init() {
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { [weak self] in self?.fire(sig) }
+            s.resume()
+            sources.append(s)
+        }
+    }
+
+    /// The signal that stopped the run, if any.
+    var caughtSignal: Int32 { lock.lock(); defer { lock.unlock() }; return caught }
+
+    /// 130 for SIGINT, 143 for SIGTERM, as shells report a process those signals ended.
+    var exitStatus: Int32? { caughtSignal == 0 ? nil : 128 + caughtSignal }
+
+    /// Runs `body` as a task the signals cancel, and waits for it.
+    func run(_ body: @escaping @Sendable () async -> Void) async {
+        let t = Task { await body() }
+        setTask(t)
+        await t.value
+    }
+
+    private func setTask(_ t: Task<Void, Never>) {
+        lock.lock(); task = t; lock.unlock()
+    }
+
+    private func fire(_ sig: Int32) {
+        lock.lock()
+        let first = caught == 0
+        if first { caught = sig }
+        let t = task
+        lock.unlock()
+        guard first else { return }
+        cancellation.cancel()
+        t?.cancel()
+        // Jobs stop at their next stage; should one hang in C code, do not wait for ever.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+            OutputWriter.removeTemporaryFiles()
+            _exit(128 + sig)
+        }
+    }
+
+    deinit {
+        for s in sources { s.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import MediaPrep
+
+/// done/total, the current file, files/s and ETA on stderr, only when stderr is a terminal.
+final class ProgressBar: @unchecked Sendable {
+    nonisolated(unsafe) static var shared: ProgressBar?
+
+    private var state = BatchRunner.Progress(started: 0, done: 0, total: nil, current: nil)
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var lastDraw: UInt64 = 0
+    private var visible = false
+    private let width: Int
+
+    /// The bar is drawn for people only: not into pipes, files or CI logs, and not with --quiet.
+    static func wanted(quiet: Bool, stderrIsTerminal: Bool = isatty(STDERR_FILENO) == 1) -> Bool {
+        !quiet && stderrIsTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    /// Installs a bar when wanted; returns the progress callback to hand the batch (nil if none).
+    static func install(quiet: Bool) -> (@Sendable (BatchRunner.Progress) -> Void)? {
+        guard wanted(quiet: quiet) else { return nil }
+        var ws = winsize()
+        let cols = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &ws) == 0 && ws.ws_col > 20 ? Int(ws.ws_col) : 80
+        let bar = ProgressBar(width: cols)
+        shared = bar
+        return { p in bar.update(p) }
+    }
+
+    private init(width: Int) { self.width = width }
+
+    func update(_ p: BatchRunner.Progress) {
+        Output.locked {
+            state = p
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now - lastDraw > 100_000_000 || p.done == p.total else { return }
+            lastDraw = now
+            clearLocked()
+            drawLocked()
+        }
+    }
+
+    /// Removes the bar for good (end of the batch).
+    static func finish() {
+        Output.locked { shared?.clearLocked() }
+        shared = nil
+    }
+
+    func clearLocked() {
+        guard visible else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        visible = false
+    }
+
+    func drawLocked() {
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let rate = elapsed > 0 ? Double(state.done) / elapsed : 0
+        var s = ""
+        if let total = state.total, total > 0 {
+            let cells = 20
+            let filled = min(cells, state.done * cells / total)
+            s += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "] "
+            s += "\(state.done)/\(total)"
+            if rate > 0, state.done < total { s += String(format: " ETA %.0fs", Double(total - state.done) / rate) }
+        } else {
+            s += "\(state.done) done"
+        }
+        s += String(format: " %.1f files/s", rate)
+        if let c = state.current {
+            let name = c.split(separator: "/").last.map(String.init) ?? c
+            s += " " + name
+        }
+        if s.count > width - 1 { s = String(s.prefix(width - 1)) }
+        FileHandle.standardError.write(Data(s.utf8))
+        visible = true
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import MediaPrep
+import Testing
+
+/// The built `mediaprep` binary, beside this test bundle.
+let binary: String = {
+    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var dir = exe.deletingLastPathComponent()
+    // The bundle runs from …/debug/mediaprepPackageTests.xctest (a file on Linux).
+    for _ in 0..<3 {
+        let candidate = dir.appendingPathComponent("mediaprep").path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        dir.deleteLastPathComponent()
+    }
+    return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mediaprep").path
+}()
+
+struct Ran {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+/// Runs the binary with pipes for stdin/stdout/stderr (so stderr is not a terminal).
+func run(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) throws -> Ran {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: binary)
+    p.arguments = args
+    var environment = ProcessInfo.processInfo.environment
+    for (k, v) in env { environment[k] = v }
+    p.environment = environment
+    let out = Pipe(), err = Pipe(), inp = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = inp
+    try p.run()
+    if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try inp.fileHandleForWriting.close()
+    // Read both pipes to the end before waiting, so a full pipe cannot stall the child.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var o = Data(), e = Data()
+    DispatchQueue.global().async(group: group) { o = out.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) { e = err.fileHandleForReading.readDataToEndOfFile() }
+    group.wait()
+    p.waitUntilExit()
+    return Ran(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+}
+
+func scratch() throws -> String {
+    let p = NSTemporaryDirectory() + "mediaprep-proc-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+    return p
+}
+
+func jsonLines(_ s: String) throws -> [[String: Any]] {
+    try s.split(separator: "\n").map { line in
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+}
+
+@Suite(.serialized) struct ProcessTests {
+    @Test func jsonlIsOneObjectPerInputInInputOrder() throws {
+        let out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let inputs = ["photo.jpg", "orient-6.jpg", "truncated.mp4", "sticker.png", "voice.m4a", "gray.png"].map { testdata + "/" + $0 }
+        let r = try run(["prepare"] + inputs + ["--out", out, "--jsonl", "--jobs", "2", "--text", "hi", "--send", "@5"])
+        #expect(r.status == 1)
+        let lines = try jsonLines(r.stdout)
+        #expect(lines.map { $0["input"] as? String } == inputs)
+        #expect(lines[2]["error"] is [String: Any])
+        #expect(((lines[5]["composedMessage"] as? [String: Any])?["msgContent"] as? [String: Any])?["text"] as? String == "hi")
+        // stdout holds only JSON; the /_send line goes to stderr.
+        #expect(r.stderr.contains("/_send @5 live=off ttl=default json ["))
+        #expect(!r.stderr.contains("\r"))  // no progress bar into a pipe
+    }
+
+    @Test func dashReadsPathsFromStdin() throws {
+        let out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let paths = ["small.jpg", "voice.mp3", "rgb.png"].map { testdata + "/" + $0 }
+        let r = try run(["prepare", "-", "--out", out, "--jsonl"], stdin: paths.joined(separator: "\n") + "\n")
+        #expect(r.status == 0)
+        #expect(try jsonLines(r.stdout).map { $0["input"] as? String } == paths)
+    }
+
+    @Test func foldersAreWalkedRecursively() throws {
+        let dir = try scratch(), out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir + "/album/2026", withIntermediateDirectories: true)
+        try fm.copyItem(atPath: testdata + "/small.jpg", toPath: dir + "/album/2026/b.jpg")
+        try fm.copyItem(atPath: testdata + "/rgb.png", toPath: dir + "/album/a.png")
+        try fm.copyItem(atPath: testdata + "/gray.jpg", toPath: dir + "/.thumb.jpg")
+        try fm.createSymbolicLink(atPath: dir + "/album/2026/up", withDestinationPath: dir + "/album")
+        let r = try run(["check", dir, "--jsonl"])
+        #expect(r.status == 0)
+        #expect(try jsonLines(r.stdout).map { ($0["input"] as? String)?.replacingOccurrences(of: dir, with: "") }
+            == ["/album/2026/b.jpg", "/album/a.png"])
+    }
+
+    @Test func checkFormatsAndStrictness() throws {
+        let ok = testdata + "/small.jpg", change = testdata + "/orient-6.jpg", bad = testdata + "/voice-long.ogg"
+        #expect(try run(["check", ok, change]).status == 0)
+        #expect(try run(["check", ok, change, "--strict"]).status == 1)
+        let gh = try run(["check", ok, change, bad, "--format", "github"])
+        #expect(gh.status == 1)
+        let lines = gh.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("::warning file=\(change),title=changed when sent::EXIF rotation applied; Exif metadata removed"))
+        #expect(lines.contains("::error file=\(bad),title=cannot be sent::voice over 300 s (305.0 s): cannot be sent"))
+        #expect(!lines.contains { $0.contains("file=\(ok)") })
+        let json = try run(["check", ok, bad, "--format", "json"])
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(array.map { $0["verdict"] as? String } == ["asIs", "cannotSend"])
+    }
+
+    @Test func progressBarOnlyOnATerminal() throws {
+        let out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let inputs = Array(repeating: testdata + "/small.jpg", count: 4)
+        let piped = try run(["check"] + inputs)
+        #expect(!piped.stderr.contains("files/s"))
+        let tty = try runWithTerminalStderr(["check"] + inputs)
+        #expect(tty.status == 0)
+        #expect(tty.stderr.contains("4/4") && tty.stderr.contains("files/s"))
+        let quiet = try runWithTerminalStderr(["check"] + inputs + ["--quiet"])
+        #expect(!quiet.stderr.contains("files/s"))
+    }
+
+    @Test func sigintLeavesNoPartialOrTemporaryFile() throws {
+        let dir = try scratch(), out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
+        for i in 0..<40 { try FileManager.default.copyItem(atPath: testdata + "/photo.jpg", toPath: dir + "/p\(i).jpg") }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["prepare", dir, "--out", out, "--jobs", "2", "--quiet"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Interrupt once some outputs exist and more are being written.
+        var waited = 0
+        while ((try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasSuffix(".jpg") }.count ?? 0) < 2, waited < 3000 {
+            usleep(10_000); waited += 1
+        }
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 130)
+        let left = try FileManager.default.contentsOfDirectory(atPath: out)
+        #expect(!left.contains { $0.hasSuffix(".tmp") || $0.hasPrefix(".") }, "temporary files left: \(left)")
+        #expect(left.count >= 2 && left.count < 40)
+        for f in left {
+            // Every file linked into place is complete: it decodes, and fits the budget.
+            let data = try FileBytes.read(out + "/" + f)
+            #expect(data.count <= 261_120)
+            #expect(throws: Never.self) { try JPEGDecoder.decode(data) }
+        }
+    }
+
+    @Test func sigtermExits143() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["prepare", "-", "--out", NSTemporaryDirectory() + "mediaprep-term-" + UUID().uuidString]
+        let inp = Pipe()
+        p.standardInput = inp  // kept open: the process waits for paths
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        usleep(300_000)
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 143)
+        try? inp.fileHandleForWriting.close()
+    }
+}
+
+/// Runs the binary with stderr on a pseudo-terminal, as a person's shell would.
+func runWithTerminalStderr(_ args: [String]) throws -> Ran {
+    var master: Int32 = -1, slave: Int32 = -1
+    guard openpty(&master, &slave, nil, nil, nil) == 0 else { throw MediaPrepError(.invalidArgument, "no pty") }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: binary)
+    p.arguments = args
+    var env = ProcessInfo.processInfo.environment
+    env["TERM"] = "xterm"
+    p.environment = env
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
+    p.standardInput = FileHandle.nullDevice
+    try p.run()
+    close(slave)
+    nonisolated(unsafe) var o = Data()
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { o = out.fileHandleForReading.readDataToEndOfFile() }
+    var e = Data()
+    var buf = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = read(master, &buf, buf.count)
+        if n <= 0 { break }  // EIO once the child has closed its side
+        e.append(contentsOf: buf[0..<n])
+    }
+    close(master)
+    group.wait()
+    p.waitUntilExit()
+    return Ran(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+}

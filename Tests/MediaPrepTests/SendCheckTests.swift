@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+
+@Suite struct SendCheckTests {
+    func check(_ name: String, _ profile: ImageProfile = .simplex) -> SendCheck.Result {
+        SendCheck(profile: profile).check(path: Fixture.path(name))
+    }
+
+    @Test func verdictsFromHeaders() {
+        #expect(check("small.jpg").verdict == .asIs)
+        let photo = check("photo.jpg")
+        #expect(photo.verdict == .afterPreparation)
+        #expect(photo.reasons.contains("re-encoded to fit 261,120 bytes"))
+        #expect(photo.reasons.contains("GPS location removed"))
+        #expect(check("orient-6.jpg").reasons.contains("EXIF rotation applied"))
+        #expect(check("cmyk.jpg").reasons.contains("CMYK converted to RGB"))
+        #expect(check("rgb.png").verdict == .afterPreparation)
+        #expect(check("h264.mp4").verdict == .asIs)
+        #expect(check("voice.m4a").verdict == .asIs)
+        #expect(check("anim.gif").verdict == .asIs)
+        let long = check("voice-long.ogg")
+        #expect(long.verdict == .cannotSend)
+        #expect(long.reasons == ["voice over 300 s (305.0 s): cannot be sent"])
+        let cut = check("truncated.mp4")
+        #expect(cut.verdict == .cannotSend && cut.error != nil)
+    }
+
+    @Test func cutOffImagesCannotBeSent() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let jpeg = try Fixture.bytes("small.jpg")
+        FileManager.default.createFile(atPath: dir + "/cut.jpg", contents: Data(jpeg.prefix(jpeg.count * 2 / 3)))
+        let png = try Fixture.bytes("sticker.png")
+        FileManager.default.createFile(atPath: dir + "/cut.png", contents: Data(png.prefix(png.count / 2)))
+        let j = SendCheck().check(path: dir + "/cut.jpg")
+        #expect(j.verdict == .cannotSend && j.error?.code == .truncated)
+        #expect(SendCheck().check(path: dir + "/cut.png").error?.code == .truncated)
+        #expect(SendCheck().check(path: dir + "/none.jpg").error?.code == .unreadableFile)
+    }
+
+    @Test func blueskyProfileUsesItsOwnLimits() {
+        // 437,890 bytes is within Bluesky's 1,000,000, but the file carries Exif/GPS to strip.
+        let photo = check("photo.jpg", .bluesky)
+        #expect(photo.verdict == .afterPreparation)
+        #expect(!photo.reasons.contains { $0.contains("re-encoded to fit") })
+        #expect(check("small.jpg", .bluesky).verdict == .asIs)
+    }
+
+    @Test func checkIsFarCheaperThanPreparing() {
+        // Not a timing: check must not decode. A JPEG over the pixel limit is refused from its header.
+        var c = SendCheck()
+        c.maxPixels = 1000
+        #expect(c.check(path: Fixture.path("photo.jpg")).error?.code == .tooManyPixels)
+    }
+}
+
+@Suite struct JPEGMetadataTests {
+    @Test func findsGPSAndOtherBlocks() throws {
+        let m = JPEGMetadata(jpeg: try Fixture.bytes("photo.jpg"))
+        #expect(m.exif && m.gps && m.comment)
+        #expect(JPEGMetadata(jpeg: try Fixture.bytes("small.jpg")).isEmpty)
+        let o = JPEGMetadata(jpeg: try Fixture.bytes("orient-6.jpg"))
+        #expect(o.exif && !o.gps)
+    }
+}
