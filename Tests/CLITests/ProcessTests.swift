@@ -1,5 +1,5 @@
 import Foundation
-import MediaPrep
+@testable import MediaPrep
 import Testing
 
 /// The built `mediaprep` binary, beside this test bundle.
@@ -202,4 +202,56 @@ func runWithTerminalStderr(_ args: [String]) throws -> Ran {
     group.wait()
     p.waitUntilExit()
     return Ran(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+}
+
+/// Runs the binary and returns its exit status and its own peak resident memory (wait4's rusage).
+func runMeasuringMemory(_ args: [String]) throws -> (status: Int32, peakMiB: Double) {
+    var pid: pid_t = 0
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([binary] + args).map { strdup($0) } + [nil]
+    defer { for p in argv { free(p) } }
+    guard posix_spawn(&pid, binary, &actions, nil, argv, environ) == 0 else {
+        throw MediaPrepError(.invalidArgument, "cannot start \(binary)")
+    }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return (exitStatus, Double(usage.ru_maxrss) / 1024)
+}
+
+@Suite(.serialized) struct MemoryBoundTests {
+    /// Ten 16 MP PNGs (48 MB each decoded) with --jobs 2: memory follows the jobs in flight, not
+    /// the number of files, and a pixel budget of one image makes them decode one at a time.
+    @Test func peakMemoryIsBoundedByJobsNotFiles() throws {
+        let dir = try scratch(), out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
+        let (w, h) = (4608, 3456)
+        var rgb = [UInt8](repeating: 0, count: w * h * 3)
+        rgb.withUnsafeMutableBufferPointer { p in
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = (y * w + x) * 3
+                    p[i] = UInt8(truncatingIfNeeded: x >> 4); p[i + 1] = UInt8(truncatingIfNeeded: y >> 4); p[i + 2] = UInt8(truncatingIfNeeded: (x + y) >> 5)
+                }
+            }
+        }
+        let png = try PNGEncoder.encode(try PixelBuffer(width: w, height: h, layout: .rgb, bytes: rgb))
+        rgb = []
+        for i in 0..<10 { FileManager.default.createFile(atPath: dir + "/big-\(i).png", contents: Data(png)) }
+        let two = try runMeasuringMemory(["prepare", dir + "/big-0.png", dir + "/big-1.png", "--out", out, "--jobs", "2", "-q"])
+        let ten = try runMeasuringMemory(["prepare", dir, "--out", out, "--jobs", "2", "-q"])
+        let oneAtATime = try runMeasuringMemory(["prepare", dir, "--out", out, "--jobs", "2", "--pixel-budget", "16", "-q"])
+        #expect(two.status == 0 && ten.status == 0 && oneAtATime.status == 0)
+        // Stated bound 300 MiB: 2 jobs × (48 MB decoded + ~60 MB of resize and encode buffers) + the process
+        // (measured: 2 files 152 MiB, 10 files 154 MiB, one at a time 101 MiB).
+        #expect(ten.peakMiB < 300, "peak \(ten.peakMiB) MiB")
+        #expect(ten.peakMiB < two.peakMiB * 1.3, "10 files: \(ten.peakMiB) MiB, 2 files: \(two.peakMiB) MiB")
+        #expect(oneAtATime.peakMiB < ten.peakMiB, "budget of one image: \(oneAtATime.peakMiB) MiB, 2 at once: \(ten.peakMiB) MiB")
+        print("peak memory: 2 files \(two.peakMiB) MiB, 10 files \(ten.peakMiB) MiB, 10 files one at a time \(oneAtATime.peakMiB) MiB")
+    }
 }

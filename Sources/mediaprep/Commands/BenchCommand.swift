@@ -159,8 +159,10 @@ struct BenchCommand: Command {
                let s = try? QualityScore.score(source: src, sourcePath: f, prepared: d) { oursScores.append(s) }
         }
         let oursMean = oursScores.isEmpty ? 0 : oursScores.reduce(0, +) / Double(oursScores.count)
+        // ImageMagick 7's `magick`, else IM6's binary itself (a `convert` early in PATH may be a wrapper).
+        let im = ["magick", "convert-im6.q16", "convert"].first { Self.which($0) != nil } ?? "convert"
         let tools: [(String, String, (String, String) -> [String])] = [
-            ("ImageMagick jpeg:extent", "convert", { src, dst in [src, "-auto-orient", "-strip", "-define", "jpeg:extent=\(profile.maxBytes)", dst] }),
+            ("ImageMagick jpeg:extent", im, { src, dst in [src, "-auto-orient", "-strip", "-define", "jpeg:extent=\(profile.maxBytes)", dst] }),
             ("vips thumbnail 1600", "vips", { src, dst in ["thumbnail", src, dst + "[Q=85,strip]", "1600"] }),
         ]
         var out: [Comparison] = []

@@ -9,7 +9,7 @@ struct PrepareCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case out, profile, maxBytes, maxSide, maxPixels, text, quote, mention, send, recipients, noXFTP, jobs, json, jsonl, quiet
+        case out, profile, maxBytes, maxSide, maxPixels, pixelBudget, text, quote, mention, send, recipients, noXFTP, jobs, json, jsonl, quiet
         var spec: OptionSpec {
             switch self {
             case .out: return OptionSpec(names: ["--out", "-o"], value: "DIR", help: "folder for prepared files (default: mediaprep-out)")
@@ -17,6 +17,7 @@ struct PrepareCommand: Command {
             case .maxBytes: return OptionSpec(names: ["--max-bytes"], value: "N", help: "custom image byte budget")
             case .maxSide: return OptionSpec(names: ["--max-side"], value: "N", help: "custom cap on an image's long side")
             case .maxPixels: return OptionSpec(names: ["--max-pixels"], value: "N", help: "refuse images with more pixels after shrink-on-load (default 100000000)")
+            case .pixelBudget: return OptionSpec(names: ["--pixel-budget"], value: "MP", help: "megapixels decoded at once across jobs (default 192); a larger image runs alone")
             case .text: return OptionSpec(names: ["--text"], value: "T", help: "message text (on the last message; alone, a text message)")
             case .quote: return OptionSpec(names: ["--quote"], value: "ITEM_ID", help: "reply to this chat item (on the last message)")
             case .mention: return OptionSpec(names: ["--mention"], value: "NAME=ID", help: "mention a group member (at most 3)", repeatable: true)
@@ -49,6 +50,7 @@ struct PrepareCommand: Command {
         var o = BatchOptions(outputDirectory: a.value(.out) ?? "mediaprep-out")
         o.profile = profile
         if let m = try a.int(.maxPixels, min: 1) { o.maxPixels = Int(m) }
+        if let mp = try a.int(.pixelBudget, min: 1, max: 100_000) { o.pixelBudget = Int(mp) * 1_000_000 }
         o.text = a.value(.text) ?? ""
         o.quotedItemId = try a.int(.quote, min: 0)
         var m: [String: Int64] = [:]
