@@ -242,7 +242,7 @@ func runMeasuringMemory(_ args: [String]) throws -> (status: Int32, peakMiB: Dou
         }
         let png = try PNGEncoder.encode(try PixelBuffer(width: w, height: h, layout: .rgb, bytes: rgb))
         rgb = []
-        for i in 0..<10 { FileManager.default.createFile(atPath: dir + "/big-\(i).png", contents: Data(png)) }
+        for i in 0..<10 { _ = FileManager.default.createFile(atPath: dir + "/big-\(i).png", contents: Data(png)) }
         let two = try runMeasuringMemory(["prepare", dir + "/big-0.png", dir + "/big-1.png", "--out", out, "--jobs", "2", "-q"])
         let ten = try runMeasuringMemory(["prepare", dir, "--out", out, "--jobs", "2", "-q"])
         let oneAtATime = try runMeasuringMemory(["prepare", dir, "--out", out, "--jobs", "2", "--pixel-budget", "16", "-q"])

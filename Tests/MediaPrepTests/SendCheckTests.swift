@@ -30,9 +30,9 @@ import Testing
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let jpeg = try Fixture.bytes("small.jpg")
-        FileManager.default.createFile(atPath: dir + "/cut.jpg", contents: Data(jpeg.prefix(jpeg.count * 2 / 3)))
+        _ = FileManager.default.createFile(atPath: dir + "/cut.jpg", contents: Data(jpeg.prefix(jpeg.count * 2 / 3)))
         let png = try Fixture.bytes("sticker.png")
-        FileManager.default.createFile(atPath: dir + "/cut.png", contents: Data(png.prefix(png.count / 2)))
+        _ = FileManager.default.createFile(atPath: dir + "/cut.png", contents: Data(png.prefix(png.count / 2)))
         let j = SendCheck().check(path: dir + "/cut.jpg")
         #expect(j.verdict == .cannotSend && j.error?.code == .truncated)
         #expect(SendCheck().check(path: dir + "/cut.png").error?.code == .truncated)

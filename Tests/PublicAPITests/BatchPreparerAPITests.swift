@@ -66,6 +66,15 @@ private let testdata: String = {
         #expect(seen.batches[0].allSatisfy { $0.msgContent.text == "" })
         #expect(seen.batches[1].last?.msgContent.text == "twelve")
         #expect(seen.lines.count == 2)
+        // Names follow the input order, whatever finished first: IMG_…, IMG_…_1, … per extension.
+        var counters: [String: Int] = [:]
+        for item in seen.items {
+            let out = try #require(item.item.output)
+            let ext = String(out.split(separator: ".").last ?? "")
+            let n = counters[ext, default: 0]
+            counters[ext] = n + 1
+            #expect(out.hasSuffix("/IMG_19700101_000000" + (n == 0 ? "" : "_\(n)") + "." + ext))
+        }
     }
 
     @Test func textAloneIsATextMessage() async {

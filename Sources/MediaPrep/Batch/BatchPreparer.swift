@@ -28,6 +28,7 @@ public struct BatchPreparer: Sendable {
         preparer.threads = BatchRunner.threadsPerJob(jobs: opts.jobs, inputs: inputs.count)
         preparer.cancellation = cancellation
         preparer.pixelBudget = PixelBudget(capacity: opts.pixelBudget)
+        preparer.stagesOutputs = true
         let planner = TransferPlanner(xftpAvailable: opts.xftp)
         let prep = preparer
         var sequencer = MessageSequencer(options: opts)
@@ -35,11 +36,20 @@ public struct BatchPreparer: Sendable {
         let ran = await BatchRunner(jobs: opts.jobs).run(inputs, cancellation: cancellation, progress: progress,
                                                          work: { _, path in prep.prepare(path: path) }) { index, _, prepared in
             var item = BatchItem(index: index, item: prepared)
-            if prepared.error == nil, let out = prepared.output, let bytes = prepared.bytes {
+            // Files are named here, in input order, so `_1`, `_2` follow the input whatever finished first.
+            if let staged = prepared.staged {
+                item.item.staged = nil
+                do { item.item.output = try staged.commit() } catch {
+                    item.item.error = (error as? MediaPrepError) ?? MediaPrepError(.writeFailed, "\(error)")
+                }
+            }
+            if item.item.error == nil, let out = item.item.output, let bytes = prepared.bytes {
                 let plan = planner.plan(size: Int64(bytes), kind: prepared.kind, fileName: MessageSequencer.fileName(out),
                                         recipients: opts.recipients)
                 if plan.method == .rejected {
                     item.item.error = MediaPrepError(.overLimit, plan.reason ?? "cannot be sent")
+                    unlink(out)  // nothing is written for an input that cannot be sent
+                    item.item.output = nil
                 }
                 item.transfer = plan
             }

@@ -16,6 +16,8 @@ public struct AttachmentPreparer: Sendable {
     public var cancellation: CancellationFlag?
     /// Decoded pixels in flight across a batch; each input waits for its share before decoding.
     public var pixelBudget: PixelBudget?
+    /// Leave outputs under temporary names (`PreparedItem.staged`) for the caller to name in order.
+    public var stagesOutputs = false
 
     public init(profile: ImageProfile = .simplex, limits: SimplexLimits = .simplex, outputDirectory: String, timestamp: Int64) {
         self.profile = profile
@@ -56,6 +58,11 @@ public struct AttachmentPreparer: Sendable {
         return item
     }
 
+    /// The last step of every kind: name the file now, or leave that to a batch.
+    private func place(_ item: inout PreparedItem, _ staged: StagedFile) throws {
+        if stagesOutputs { item.staged = staged } else { item.output = try staged.commit() }
+    }
+
     private func name(_ kind: UploadContentKind) -> String {
         "\(FileNaming.prefix(for: kind))_\(FileNaming.stamp(timestamp))"
     }
@@ -66,8 +73,8 @@ public struct AttachmentPreparer: Sendable {
         preparer.cancellation = cancellation
         let p = try preparer.prepare(source: source)
         let ext = p.format == .png ? "png" : "jpg"
-        item.output = try OutputWriter.writeUnique(p.data, directory: outputDirectory, base: name(.image), ext: ext,
-                                                   cancellation: cancellation)
+        try place(&item, try OutputWriter.stage(p.data, directory: outputDirectory, base: name(.image), ext: ext,
+                                                cancellation: cancellation))
         item.bytes = p.data.count
         (item.width, item.height) = (p.width, p.height)
         item.preview = p.preview
@@ -84,8 +91,8 @@ public struct AttachmentPreparer: Sendable {
         let first = try source.firstFrame
             ?? FFmpegImageDecoder.decode(path: probe.path, format: probe.format, options: DecodeOptions(maxPixels: maxPixels)).image
         let preview = try PreviewMaker.make(from: first.pixels, maxLength: profile.previewMaxLength)
-        item.output = try OutputWriter.copyUnique(from: probe.path, directory: outputDirectory, base: name(.animatedImage), ext: "gif",
-                                                  cancellation: cancellation)
+        try place(&item, try OutputWriter.stageCopy(from: probe.path, directory: outputDirectory, base: name(.animatedImage),
+                                                    ext: "gif", cancellation: cancellation))
         item.bytes = probe.bytes
         (item.width, item.height) = (probe.width, probe.height)
         item.preview = preview
@@ -104,8 +111,8 @@ public struct AttachmentPreparer: Sendable {
         let preview = try PreviewMaker.make(from: thumb.pixels, maxLength: profile.previewMaxLength)
         let duration = Int(probe.durationSeconds ?? 0)  // truncated, as SimpleX does
         try checkTransferable(probe)
-        item.output = try OutputWriter.copyUnique(from: probe.path, directory: outputDirectory, base: name(.video),
-                                                  ext: Self.ext(probe, probe.path), cancellation: cancellation)
+        try place(&item, try OutputWriter.stageCopy(from: probe.path, directory: outputDirectory, base: name(.video),
+                                                    ext: Self.ext(probe, probe.path), cancellation: cancellation))
         item.bytes = probe.bytes
         (item.width, item.height) = (probe.width, probe.height)
         item.durationSeconds = duration
@@ -121,8 +128,8 @@ public struct AttachmentPreparer: Sendable {
         guard seconds <= Double(limits.maxVoiceMessageSeconds) else {
             throw MediaPrepError(.voiceTooLong, String(format: "%.1f s is over the %d s voice message limit", seconds, limits.maxVoiceMessageSeconds))
         }
-        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: name(.voice), ext: Self.ext(probe, path),
-                                                  cancellation: cancellation)
+        try place(&item, try OutputWriter.stageCopy(from: path, directory: outputDirectory, base: name(.voice),
+                                                    ext: Self.ext(probe, path), cancellation: cancellation))
         item.bytes = probe.bytes
         item.durationSeconds = duration
         item.route = .original
@@ -139,7 +146,8 @@ public struct AttachmentPreparer: Sendable {
             base = String(file[..<dot])
             ext = String(file[file.index(after: dot)...])
         }
-        item.output = try OutputWriter.copyUnique(from: path, directory: outputDirectory, base: base, ext: ext, cancellation: cancellation)
+        try place(&item, try OutputWriter.stageCopy(from: path, directory: outputDirectory, base: base, ext: ext,
+                                                    cancellation: cancellation))
         item.bytes = probe.bytes
         item.route = .original
         item.autoReceive = false

@@ -26,6 +26,28 @@ public enum OutputWriter {
 
     static func place(directory dir: String, base: String, ext: String, cancellation: CancellationFlag? = nil,
                       fill: (String) -> Bool) throws -> String {
+        let staged = try stage(directory: dir, base: base, ext: ext, cancellation: cancellation, fill: fill)
+        return try staged.commit()
+    }
+
+    /// Writes `data` under a temporary name in `dir`; `commit` gives it its final, unique name.
+    public static func stage(_ data: [UInt8], directory dir: String, base: String, ext: String,
+                             cancellation: CancellationFlag? = nil) throws -> StagedFile {
+        try stage(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in
+            FileManager.default.createFile(atPath: tmp, contents: Data(data))
+        }
+    }
+
+    /// Copies `source` under a temporary name in `dir`, for `commit` to name.
+    public static func stageCopy(from source: String, directory dir: String, base: String, ext: String,
+                                 cancellation: CancellationFlag? = nil) throws -> StagedFile {
+        try stage(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in
+            (try? FileManager.default.copyItem(atPath: source, toPath: tmp)) != nil
+        }
+    }
+
+    static func stage(directory dir: String, base: String, ext: String, cancellation: CancellationFlag?,
+                      fill: (String) -> Bool) throws -> StagedFile {
         try cancellation?.check()
         var isDir: ObjCBool = false
         if !FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
@@ -37,22 +59,21 @@ public enum OutputWriter {
         }
         let tmp = dir + "/.mediaprep-\(UUID().uuidString).tmp"
         pending.add(tmp)
-        defer { pending.remove(tmp) }
         guard fill(tmp) else {
-            unlink(tmp)
+            discard(tmp)
             throw MediaPrepError(.writeFailed, "cannot write in \(dir)")
         }
-        defer { unlink(tmp) }
         // Interrupted while filling: the temporary file goes, nothing is linked into place.
-        try cancellation?.check()
-        for n in 0..<10_000 {
-            let dotExt = ext.isEmpty ? "" : "." + ext
-            let name = n == 0 ? base + dotExt : "\(base)_\(n)" + dotExt
-            let path = dir + "/" + name
-            if link(tmp, path) == 0 { return path }
-            if errno != EEXIST { throw MediaPrepError(.writeFailed, "cannot create \(path): \(String(cString: strerror(errno)))") }
+        if cancellation?.isCancelled == true {
+            discard(tmp)
+            try cancellation?.check()
         }
-        throw MediaPrepError(.writeFailed, "no free name for \(base).\(ext) in \(dir)")
+        return StagedFile(directory: dir, base: base, ext: ext, temporaryPath: tmp)
+    }
+
+    static func discard(_ tmp: String) {
+        unlink(tmp)
+        pending.remove(tmp)
     }
 
     /// Writes `data` to an explicit path atomically (temporary file, then rename), refusing to
@@ -73,6 +94,33 @@ public enum OutputWriter {
             throw MediaPrepError(.writeFailed, "cannot create \(path): \(reason)")
         }
     }
+}
+
+/// A prepared file under a temporary name, waiting for its final one: a batch names its files in
+/// input order, whatever order they finish in.
+public struct StagedFile: Sendable {
+    public let directory: String
+    public let base: String
+    public let ext: String
+    let temporaryPath: String
+
+    /// Links the file into place as `base.ext`, or `base_1.ext`, `base_2.ext`… if taken (as
+    /// SimpleX's uniqueCombine does); a hard link fails rather than overwrites a name that
+    /// appeared meanwhile. The temporary name goes either way.
+    public func commit() throws -> String {
+        defer { OutputWriter.discard(temporaryPath) }
+        let dotExt = ext.isEmpty ? "" : "." + ext
+        for n in 0..<10_000 {
+            let name = n == 0 ? base + dotExt : "\(base)_\(n)" + dotExt
+            let path = directory + "/" + name
+            if link(temporaryPath, path) == 0 { return path }
+            if errno != EEXIST { throw MediaPrepError(.writeFailed, "cannot create \(path): \(String(cString: strerror(errno)))") }
+        }
+        throw MediaPrepError(.writeFailed, "no free name for \(base)\(dotExt) in \(directory)")
+    }
+
+    /// Removes the file without naming it (its input turned out unsendable).
+    public func discard() { OutputWriter.discard(temporaryPath) }
 }
 
 /// Paths of temporary files in progress, guarded by a lock (workers add and remove them concurrently).

@@ -45,7 +45,9 @@ struct ThumbnailCommand: Command {
     }
 
     struct Made: Sendable {
-        let output: String
+        var output: String?
+        /// With --out DIR: written, named when emitted, so names follow the input order.
+        var staged: StagedFile?
         let thumbnail: VideoThumbnail
         let bytes: Int
     }
@@ -63,30 +65,36 @@ struct ThumbnailCommand: Command {
                     let t = try VideoThumbnailer(maxSide: maxSide).thumbnail(path: path)
                     let data = try JPEGEncoder().encode(t.pixels, quality: quality)
                     try cancellation.check()
-                    let written: String
                     if let output {
                         try OutputWriter.writeReplacing(data, to: output, protecting: path)
-                        written = output
-                    } else {
-                        let file = path.split(separator: "/").last.map(String.init) ?? "video"
-                        let base = file.lastIndex(of: ".").map { String(file[..<$0]) } ?? file
-                        written = try OutputWriter.writeUnique(data, directory: outDir ?? ".", base: base.isEmpty ? "video" : base,
-                                                               ext: "jpg", cancellation: cancellation)
+                        return Made(output: output, staged: nil, thumbnail: t, bytes: data.count)
                     }
-                    return Made(output: written, thumbnail: t, bytes: data.count)
+                    let file = path.split(separator: "/").last.map(String.init) ?? "video"
+                    let base = file.lastIndex(of: ".").map { String(file[..<$0]) } ?? file
+                    let staged = try OutputWriter.stage(data, directory: outDir ?? ".", base: base.isEmpty ? "video" : base,
+                                                        ext: "jpg", cancellation: cancellation)
+                    return Made(output: nil, staged: staged, thumbnail: t, bytes: data.count)
                 }
-            }) { _, path, r in
+            }) { _, path, made in
                 let json: JSONValue
+                let r = made.flatMap { m -> Result<Made, Error> in
+                    guard let staged = m.staged else { return .success(m) }
+                    return Result {
+                        var named = m
+                        named.output = try staged.commit()
+                        return named
+                    }
+                }
                 switch r {
                 case .success(let m):
                     let t = m.thumbnail
                     json = .object([
-                        .init("input", .string(path)), .init("output", .string(m.output)), .init("width", .int(t.pixels.width)),
+                        .init("input", .string(path)), .init("output", .optional(m.output)), .init("width", .int(t.pixels.width)),
                         .init("height", .int(t.pixels.height)), .init("seconds", .double((t.seconds * 1000).rounded() / 1000)),
                         .init("rotation", .int(t.rotation)), .init("bytes", .int(m.bytes)), .init("error", .null),
                     ])
                     if mode == .text {
-                        Output.line("\(path) → \(m.output): \(t.pixels.width)×\(t.pixels.height), frame at \(String(format: "%.2f", t.seconds)) s, \(m.bytes) bytes")
+                        Output.line("\(path) → \(m.output ?? "-"): \(t.pixels.width)×\(t.pixels.height), frame at \(String(format: "%.2f", t.seconds)) s, \(m.bytes) bytes")
                     }
                 case .failure(let e):
                     let err = (e as? MediaPrepError) ?? MediaPrepError(.decodeFailed, "\(e)")
