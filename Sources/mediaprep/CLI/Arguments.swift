@@ -13,6 +13,8 @@ struct OptionSpec: Sendable {
     var repeatable = false
     /// Shown in the usage line (rarely used options are left to `--help`).
     var inUsage = true
+    /// Shown without brackets; the command's init enforces it.
+    var required = false
 }
 
 /// A command's options as an enum: a lookup of an option the command does not declare is a
@@ -108,7 +110,8 @@ extension Command {
         if !positionals.isEmpty { parts.append(positionals) }
         for o in Option.allCases where o.spec.inUsage {
             let s = o.spec
-            parts.append("[" + s.names[0] + (s.value.map { " " + $0 } ?? "") + "]" + (s.repeatable ? "..." : ""))
+            let option = s.names[0] + (s.value.map { " " + $0 } ?? "")
+            parts.append((s.required ? option : "[" + option + "]") + (s.repeatable ? "..." : ""))
         }
         return parts.joined(separator: " ")
     }

@@ -10,8 +10,8 @@ struct PlanCommand: Command {
         case size, kind, name, recipients, noXFTP, encrypted, json
         var spec: OptionSpec {
             switch self {
-            case .size: return OptionSpec(names: ["--size"], value: "BYTES", help: "file size in bytes (required)")
-            case .kind: return OptionSpec(names: ["--kind"], value: "KIND", help: "image, animatedImage, video, voice or file (required)")
+            case .size: return OptionSpec(names: ["--size"], value: "BYTES", help: "file size in bytes", required: true)
+            case .kind: return OptionSpec(names: ["--kind"], value: "KIND", help: "image, animatedImage, video, voice or file", required: true)
             case .name: return OptionSpec(names: ["--name"], value: "NAME", help: "file name (its UTF-8 length is in the XFTP header)")
             case .recipients: return OptionSpec(names: ["--recipients"], value: "N", help: "1 for a contact (default), the member count for a group")
             case .noXFTP: return OptionSpec(names: ["--no-xftp"], value: nil, help: "XFTP is not available: SMP only, up to 8,000,000 bytes")
