@@ -32,24 +32,8 @@ public struct JPEGMetadata: Sendable, Equatable {
 
     /// True when IFD0 of a TIFF-structured Exif block has tag 0x8825 (GPSInfo).
     static func hasGPS(_ tiff: ArraySlice<UInt8>) -> Bool {
-        let t = Array(tiff)
-        guard t.count >= 8 else { return false }
-        let little: Bool
-        switch (t[0], t[1]) {
-        case (0x49, 0x49): little = true
-        case (0x4D, 0x4D): little = false
-        default: return false
-        }
-        func u16(_ o: Int) -> Int? {
-            guard o >= 0, o + 2 <= t.count else { return nil }
-            return little ? Int(t[o]) | Int(t[o + 1]) << 8 : Int(t[o]) << 8 | Int(t[o + 1])
-        }
-        func u32(_ o: Int) -> Int? {
-            guard let a = u16(o), let b = u16(o + 2) else { return nil }
-            return little ? a | b << 16 : a << 16 | b
-        }
-        guard let ifd = u32(4), let count = u16(ifd), count < 1000 else { return false }
-        return (0..<count).contains { u16(ifd + 2 + $0 * 12) == 0x8825 }
+        guard let r = TIFFReader(tiff), let entries = r.ifd0Entries else { return false }
+        return entries.contains { r.u16($0) == 0x8825 }
     }
 
     /// "GPS metadata removed", "Exif metadata removed", … as `check` reports them.

@@ -1,5 +1,6 @@
 import Foundation
 import MediaPrep
+import UploadPlanner
 
 /// The bulk options every file-taking command shares: folders, `-`, `--jobs`, `--jsonl`,
 /// `--quiet`, and a clean stop on SIGINT/SIGTERM.
@@ -83,5 +84,37 @@ final class SignalTrap: @unchecked Sendable {
         for s in sources { s.cancel() }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
+    }
+}
+
+/// What a run collects while events stream in (touched by the one task that runs the batch).
+final class RunState: @unchecked Sendable {
+    var items: [JSONValue] = []
+    var sendLines: [String] = []
+    var summary = BatchSummary()
+
+    /// One input's outcome in the chosen output mode: a text line, a JSON line, or kept for the document.
+    func report(_ json: JSONValue, text: @autoclosure () -> String, mode: PrepareCommand.Mode) {
+        switch mode {
+        case .text: Output.line(text())
+        case .jsonl: Output.json(json)
+        case .json: items.append(json)
+        }
+    }
+
+    /// A failed input: `{"input", …nulls, "error"}` in JSON modes, `mediaprep: PATH: code: message` in text.
+    func fail(_ path: String, _ error: Error, mode: PrepareCommand.Mode, nulls: [String] = []) {
+        let err = (error as? MediaPrepError) ?? MediaPrepError(.decodeFailed, "\(error)")
+        summary.failed += 1
+        let json = JSONValue.object([.init("input", .string(path))] + nulls.map { .init($0, .null) } + [.init("error", err.json)])
+        if mode == .text { Output.error("\(path): \(err)") } else { report(json, text: "", mode: mode) }
+    }
+
+    /// Prints the JSON document (an object when `single`), and returns the exit status.
+    func finish(mode: PrepareCommand.Mode, single: Bool, trap: SignalTrap) -> Int32 {
+        ProgressBar.finish()
+        if mode == .json { Output.json(single ? (items.first ?? .null) : .array(items)) }
+        if let status = trap.exitStatus { return status }
+        return summary.failed > 0 ? 1 : 0
     }
 }

@@ -70,9 +70,7 @@ struct BenchCommand: Command {
         }
         var passes: [Pass] = []
         for j in Set([1, jobs]).sorted() { passes.append(await pass(files, jobs: j, keep: compare && j == 1)) }
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        let peakMiB = Double(usage.ru_maxrss) / 1024
+        let peakMiB = Self.peakResidentMiB()
         let one = passes[0], best = passes[passes.count - 1]
         let scaling = best.seconds > 0 ? one.seconds / best.seconds : 0
         let failures = best.samples.filter(\.failed).count
@@ -191,6 +189,15 @@ struct BenchCommand: Command {
             out.append(Comparison(tool: label, seconds: seconds, oursSeconds: ours.seconds, score: mean, oursScore: oursMean, overLimit: over))
         }
         return out
+    }
+
+    /// This process's own high-water mark (VmHWM); getrusage's ru_maxrss would include the
+    /// memory of whatever process started it (Linux keeps the pre-exec mark).
+    static func peakResidentMiB() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kib = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kib / 1024
     }
 
     static func which(_ exe: String) -> String? {

@@ -114,9 +114,4 @@ struct PrepareCommand: Command {
     }
 }
 
-/// What a run collects while events stream in (touched by the one task that runs the batch).
-final class RunState: @unchecked Sendable {
-    var items: [JSONValue] = []
-    var sendLines: [String] = []
-    var summary = BatchSummary()
-}
+

@@ -42,26 +42,14 @@ struct ProbeCommand: Command {
         await trap.run {
             let s = await BatchRunner(jobs: jobs).run(source, cancellation: trap.cancellation, progress: progress,
                                                       work: { _, path in Result { try MediaProbe.probe(path: path) } }) { _, path, r in
-                let json: JSONValue
                 switch r {
-                case .success(let p):
-                    json = p.json
-                    if mode == .text { Output.line(p.text) }
-                case .failure(let e):
-                    let err = (e as? MediaPrepError) ?? MediaPrepError(.decodeFailed, "\(e)")
-                    json = .object([.init("input", .string(path)), .init("error", err.json)])
-                    state.summary.failed += 1
-                    if mode == .text { Output.error("\(path): \(err)") }
+                case .success(let p): state.report(p.json, text: p.text, mode: mode)
+                case .failure(let e): state.fail(path, e, mode: mode)
                 }
-                if mode == .jsonl { Output.json(json) }
-                if mode == .json { state.items.append(json) }
             }
             state.summary.interrupted = s.cancelled
         }
-        ProgressBar.finish()
-        if mode == .json { Output.json(single ? (state.items.first ?? .null) : .array(state.items)) }
-        if let status = trap.exitStatus { return status }
-        return state.summary.failed > 0 ? 1 : 0
+        return state.finish(mode: mode, single: single, trap: trap)
     }
 }
 

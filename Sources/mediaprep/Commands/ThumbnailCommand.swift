@@ -76,7 +76,6 @@ struct ThumbnailCommand: Command {
                     return Made(output: nil, staged: staged, thumbnail: t, bytes: data.count)
                 }
             }) { _, path, made in
-                let json: JSONValue
                 let r = made.flatMap { m -> Result<Made, Error> in
                     guard let staged = m.staged else { return .success(m) }
                     return Result {
@@ -88,28 +87,18 @@ struct ThumbnailCommand: Command {
                 switch r {
                 case .success(let m):
                     let t = m.thumbnail
-                    json = .object([
+                    let json = JSONValue.object([
                         .init("input", .string(path)), .init("output", .optional(m.output)), .init("width", .int(t.pixels.width)),
                         .init("height", .int(t.pixels.height)), .init("seconds", .double((t.seconds * 1000).rounded() / 1000)),
                         .init("rotation", .int(t.rotation)), .init("bytes", .int(m.bytes)), .init("error", .null),
                     ])
-                    if mode == .text {
-                        Output.line("\(path) → \(m.output ?? "-"): \(t.pixels.width)×\(t.pixels.height), frame at \(String(format: "%.2f", t.seconds)) s, \(m.bytes) bytes")
-                    }
+                    state.report(json, text: "\(path) → \(m.output ?? "-"): \(t.pixels.width)×\(t.pixels.height), frame at \(String(format: "%.2f", t.seconds)) s, \(m.bytes) bytes", mode: mode)
                 case .failure(let e):
-                    let err = (e as? MediaPrepError) ?? MediaPrepError(.decodeFailed, "\(e)")
-                    json = .object([.init("input", .string(path)), .init("output", .null), .init("error", err.json)])
-                    state.summary.failed += 1
-                    if mode == .text { Output.error("\(path): \(err)") }
+                    state.fail(path, e, mode: mode, nulls: ["output"])
                 }
-                if mode == .jsonl { Output.json(json) }
-                if mode == .json { state.items.append(json) }
             }
             state.summary.interrupted = s.cancelled
         }
-        ProgressBar.finish()
-        if mode == .json { Output.json(output != nil ? (state.items.first ?? .null) : .array(state.items)) }
-        if let status = trap.exitStatus { return status }
-        return state.summary.failed > 0 ? 1 : 0
+        return state.finish(mode: mode, single: output != nil, trap: trap)
     }
 }
