@@ -23,10 +23,11 @@ let package = Package(
             name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "UploadPlanner"],
             linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(name: "mediaprep", dependencies: ["MediaPrep", "UploadPlanner"]),
-        .testTarget(name: "MediaPrepTests", dependencies: ["MediaPrep", "UploadPlanner"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "MediaPrepTests", dependencies: ["MediaPrep", "UploadPlanner", "TestSupport"]),
         .testTarget(name: "UploadPlannerTests", dependencies: ["UploadPlanner"]),
         .testTarget(name: "PublicAPITests", dependencies: ["MediaPrep", "UploadPlanner"]),
-        .testTarget(name: "CLITests", dependencies: ["mediaprep", "MediaPrep"]),
+        .testTarget(name: "CLITests", dependencies: ["mediaprep", "MediaPrep", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

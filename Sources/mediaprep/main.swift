@@ -3,7 +3,7 @@ import Foundation
 /// Every subcommand, in `--help` order.
 enum Commands {
     static let all: [any Command.Type] = [
-        PrepareCommand.self, PlanCommand.self, ProbeCommand.self, ThumbnailCommand.self, CheckCommand.self, BenchCommand.self,
+        PrepareCommand.self, LinkCommand.self, PlanCommand.self, ProbeCommand.self, ThumbnailCommand.self, CheckCommand.self, BenchCommand.self,
     ]
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MediaPrep
+import TestSupport
 import Testing
 
 /// The built `mediaprep` binary, beside this test bundle.
@@ -283,5 +284,34 @@ func runMeasuringMemory(_ args: [String]) throws -> (status: Int32, peakMiB: Dou
         }
         #expect((o["compare"] as? [Any])?.isEmpty == true)
         #expect(r.stderr.contains("not installed"))
+    }
+}
+
+@Suite struct LinkCommandTests {
+    @Test func linkAndTextOnlyPrepareAgainstALocalPage() throws {
+        let server = try TestHTTPServer()
+        defer { server.stop() }
+        server.route("/img.jpg", .init(headers: [("Content-Type", "image/jpeg")], body: try FileBytes.read(testdata + "/small.jpg")))
+        server.html("/article", "<html><head><title>Article</title><meta name=description content='About things'><meta property=og:image content=/img.jpg></head></html>")
+        let url = server.base + "/article"
+        // Loopback is refused by default…
+        let refused = try run(["link", url, "--json"])
+        #expect(refused.status == 1 && refused.stdout.contains("\"code\":\"blockedHost\""))
+        // …and fetched when the user opts in.
+        let ok = try run(["link", url, "--allow-private-hosts", "--json"])
+        #expect(ok.status == 0)
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(ok.stdout.utf8)) as? [String: Any])
+        let p = try #require(o["preview"] as? [String: Any])
+        #expect(p["title"] as? String == "Article" && p["description"] as? String == "About things" && p["uri"] as? String == url)
+
+        let sent = try run(["prepare", "--text", "read \(url) now", "--send", "@1", "--allow-private-hosts"])
+        #expect(sent.status == 0)
+        #expect(sent.stdout.contains("link message: Article (\(url))"))
+        #expect(sent.stdout.contains("/_send @1 live=off ttl=default json [{\"msgContent\":{\"type\":\"link\",\"text\":\"read \(url) now\",\"preview\":{\"uri\":\"\(url)\",\"title\":\"Article\""))
+        // Blocked: still sent, as plain text, with the reason.
+        let plain = try run(["prepare", "--text", "read \(url) now", "--send", "@1", "--json"])
+        #expect(plain.status == 0)
+        #expect(plain.stdout.contains("\"kind\":\"text\"") && plain.stdout.contains("\"linkPreviewError\":{\"code\":\"blockedHost\""))
+        #expect(plain.stderr.contains("{\"msgContent\":{\"type\":\"text\",\"text\":\"read \(url) now\"}}"))
     }
 }

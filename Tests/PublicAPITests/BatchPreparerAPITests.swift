@@ -83,6 +83,7 @@ private let testdata: String = {
         options.chat = .contact(9)
         let r = await BatchPreparer(options).prepare([])
         #expect(r.items.isEmpty)
+        #expect(r.text?.url == nil && r.text?.linkPreview == nil)
         #expect(r.sendLines == ["/_send @9 live=off ttl=default json [{\"msgContent\":{\"type\":\"text\",\"text\":\"hello\"}}]"])
     }
 }
@@ -94,6 +95,7 @@ private final class Seen: @unchecked Sendable {
     func add(_ e: BatchEvent) {
         switch e {
         case .item(let i): items.append(i)
+        case .text: break
         case .messages(let m, let l):
             batches.append(m)
             if let l { lines.append(l) }

@@ -55,6 +55,8 @@ extension MediaPrepError {
 /// batch of messages (at most 10, as one `/_send` takes) once no later input can change it.
 public enum BatchEvent: Sendable {
     case item(BatchItem)
+    /// No attachment was sent: the text alone, as a `text` or `link` message.
+    case text(TextMessage)
     case messages([ComposedMessage], sendLine: String?)
 }
 
@@ -72,6 +74,8 @@ public struct BatchSummary: Sendable {
 /// A whole batch's outcome at once, for callers that do not stream.
 public struct BatchResult: Sendable {
     public var items: [BatchItem]
+    /// The text-only message, when no input became a message and there was text.
+    public var text: TextMessage?
     /// Batches of at most 10 messages, the text, quote and mentions on the very last one.
     public var messages: [[ComposedMessage]]
     /// One `/_send` line per batch of messages, when a chat was given.

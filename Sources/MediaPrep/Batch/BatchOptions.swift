@@ -23,6 +23,8 @@ public struct BatchOptions: Sendable {
     public var jobs = ProcessInfo.processInfo.activeProcessorCount
     /// Decoded pixels in flight across all jobs; a single larger image still runs, alone.
     public var pixelBudget = 192_000_000
+    /// How a text-only message's link card is fetched; nil sends such text without one.
+    public var linkPreviews: LinkPreviewer.Options? = LinkPreviewer.Options()
 
     public init(outputDirectory: String, timestamp: Int64 = Int64(Date().timeIntervalSince1970)) {
         self.outputDirectory = outputDirectory

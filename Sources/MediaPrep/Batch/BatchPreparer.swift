@@ -12,7 +12,8 @@ public struct BatchPreparer: Sendable {
     public func prepare(_ paths: [String]) async -> BatchResult {
         let collected = Collector()
         let summary = await run(.list(paths)) { event in collected.add(event) }
-        return BatchResult(items: collected.items, messages: collected.messages, sendLines: collected.lines, summary: summary)
+        return BatchResult(items: collected.items, text: collected.text, messages: collected.messages, sendLines: collected.lines,
+                           summary: summary)
     }
 
     /// Streams `.item` for every input in input order as soon as it (and every input before it)
@@ -60,7 +61,13 @@ public struct BatchPreparer: Sendable {
         summary.interrupted = ran.cancelled
         // An interrupted batch sends no messages: its last item may not be the last the user meant.
         if !ran.cancelled {
-            for e in sequencer.close(textOnlyIfEmpty: true) { await onEvent(e) }
+            for e in sequencer.close() { await onEvent(e) }
+            // No attachment went out: the text alone is the message, a link card if it has a URL.
+            if !sequencer.sentAny, opts.lastMessageIsSpecial {
+                let text = await TextMessage.make(options: opts)
+                await onEvent(.text(text))
+                await onEvent(sequencer.batch([text.composedMessage]))
+            }
         }
         return summary
     }
@@ -71,9 +78,11 @@ private final class Collector: @unchecked Sendable {
     var items: [BatchItem] = []
     var messages: [[ComposedMessage]] = []
     var lines: [String] = []
+    var text: TextMessage?
     func add(_ e: BatchEvent) {
         switch e {
         case .item(let i): items.append(i)
+        case .text(let t): text = t
         case .messages(let m, let line):
             messages.append(m)
             if let line { lines.append(line) }

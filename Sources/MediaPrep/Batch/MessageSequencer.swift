@@ -28,19 +28,17 @@ struct MessageSequencer {
     }
 
     /// At the end of the input: the held item is the last one; the open batch closes.
-    mutating func close(textOnlyIfEmpty: Bool) -> [BatchEvent] {
+    mutating func close() -> [BatchEvent] {
         var out = release(last: true)
         if !group.isEmpty {
             out.append(batch(group))
             group = []
-        } else if textOnlyIfEmpty, options.lastMessageIsSpecial, !sentAny {
-            let m = ComposedMessage(quotedItemId: options.quotedItemId, msgContent: .text(options.text), mentions: options.mentions)
-            out.append(batch([m]))
         }
         return out
     }
 
-    private var sentAny = false
+    /// Whether any input became a message (if not, text alone makes a text message).
+    private(set) var sentAny = false
 
     private mutating func release(last: Bool) -> [BatchEvent] {
         guard let first = waiting.first else { return [] }
@@ -68,7 +66,7 @@ struct MessageSequencer {
         return out
     }
 
-    private func batch(_ messages: [ComposedMessage]) -> BatchEvent {
+    func batch(_ messages: [ComposedMessage]) -> BatchEvent {
         .messages(messages, sendLine: options.chat.map { SendCommand(chat: $0, messages: messages).line })
     }
 

@@ -60,13 +60,19 @@ extension MsgContent: JSONRepresentable {
         case .image(_, let i): m.append(.init("image", .string(i)))
         case .video(_, let i, let d): m += [.init("image", .string(i)), .init("duration", .int(d))]
         case .voice(_, let d): m.append(.init("duration", .int(d)))
-        case .link(_, let p):
-            m.append(.init("preview", .object([
-                .init("uri", .string(p.uri)), .init("title", .string(p.title)),
-                .init("description", .string(p.description)), .init("image", .string(p.image)),
-            ])))
+        case .link(_, let p): m.append(.init("preview", p.json))
         }
         return .object(m)
+    }
+}
+
+extension LinkPreview: JSONRepresentable {
+    /// `{uri, title, description, image}` in the core's field order.
+    public var json: JSONValue {
+        .object([
+            .init("uri", .string(uri)), .init("title", .string(title)),
+            .init("description", .string(description)), .init("image", .string(image)),
+        ])
     }
 }
 

@@ -9,7 +9,8 @@ struct PrepareCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case out, profile, maxBytes, maxSide, maxPixels, pixelBudget, text, quote, mention, send, recipients, noXFTP, jobs, json, jsonl, quiet
+        case out, profile, maxBytes, maxSide, maxPixels, pixelBudget, text, quote, mention, send, recipients, noXFTP
+        case noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet
         var spec: OptionSpec {
             switch self {
             case .out: return OptionSpec(names: ["--out", "-o"], value: "DIR", help: "folder for prepared files (default: mediaprep-out)")
@@ -24,6 +25,8 @@ struct PrepareCommand: Command {
             case .send: return OptionSpec(names: ["--send"], value: "@ID|#ID", help: "print the /_send lines for a contact or group")
             case .recipients: return OptionSpec(names: ["--recipients"], value: "N", help: "recipients for the transfer plan (default 1)")
             case .noXFTP: return OptionSpec(names: ["--no-xftp"], value: nil, help: "plan transfers without XFTP")
+            case .noLinkPreview: return OptionSpec(names: ["--no-link-preview"], value: nil, help: "send text with a URL as plain text, fetching nothing")
+            case .allowPrivateHosts: return OptionSpec(names: ["--allow-private-hosts"], value: nil, help: "let link previews fetch from loopback, private and link-local addresses")
             case .jobs: return Bulk.jobs
             case .json: return Bulk.json
             case .jsonl: return Bulk.jsonl
@@ -67,6 +70,11 @@ struct PrepareCommand: Command {
         o.recipients = Int(try a.int(.recipients, min: 0) ?? 1)
         o.xftp = !a.has(.noXFTP)
         o.jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
+        if a.has(.noLinkPreview) {
+            o.linkPreviews = nil
+        } else {
+            o.linkPreviews?.allowPrivateHosts = a.has(.allowPrivateHosts)
+        }
         guard !a.positionals.isEmpty || !o.text.isEmpty else {
             throw UsageError(message: "prepare needs at least one FILE (or --text for a text message)")
         }
@@ -92,6 +100,12 @@ struct PrepareCommand: Command {
                     case .text: Output.line(item.summary)
                     case .jsonl: Output.json(item.json)
                     case .json: state.items.append(item.json)
+                    }
+                case .text(let t):
+                    switch mode {
+                    case .text: Output.line(t.summary)
+                    case .jsonl: Output.json(t.json)
+                    case .json: state.items.append(t.json)
                     }
                 case .messages(_, let line?):
                     // With --json/--jsonl, stdout holds only JSON; the /_send lines go to stderr.
