@@ -11,7 +11,7 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CJpeg", path: "Sources/CJpeg", pkgConfig: "libturbojpeg",
-            providers: [.apt(["libturbojpeg0-dev"])]),
+            providers: [.apt(["libturbojpeg0-dev", "libjpeg62-turbo-dev"])]),
         .systemLibrary(
             name: "CPng", path: "Sources/CPng", pkgConfig: "libpng16",
             providers: [.apt(["libpng-dev"])]),

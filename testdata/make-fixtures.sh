@@ -78,6 +78,27 @@ $FF -f lavfi -i "sine=f=220:d=2.4" -ac 1 -c:a libmp3lame -b:a 32k voice.mp3
 $FF -f lavfi -i "sine=f=200:d=305" -ac 1 -c:a libopus -b:a 6k voice-long.ogg
 # A truncated MP4: the first 40 % of h264.mp4 (its moov box, at the end, is gone).
 head -c $(( $(stat -c %s h264.mp4) * 4 / 10 )) h264.mp4 > truncated.mp4
+# A faststart MP4 cut at 60 %: its index (moov, at the front) is whole, the media it points at is not.
+$FF -i h264.mp4 -c copy -movflags +faststart /tmp/faststart-$$.mp4
+head -c $(( $(stat -c %s /tmp/faststart-$$.mp4) * 6 / 10 )) /tmp/faststart-$$.mp4 > truncated-faststart.mp4
+rm -f /tmp/faststart-$$.mp4
+# Damaged and merely untidy JPEGs, derived from the fixtures above byte by byte.
+python3 - <<'PY'
+import struct
+small = open('small.jpg', 'rb').read()
+sos = small.index(b'\xff\xda')
+# Entropy data cut at 90 %, then an EOI: libjpeg warns "premature end of data segment".
+open('premature-end.jpg', 'wb').write(small[:sos + int((len(small) - sos) * 0.9)] + b'\xff\xd9')
+# The frame header claims far more pixels than the data holds.
+for w, h, name in [(3000, 3000, 'claims-3000.jpg'), (65000, 65000, 'claims-65000.jpg')]:
+    b = bytearray(small); i = b.index(b'\xff\xc0'); b[i + 5:i + 9] = struct.pack('>HH', h, w)
+    open(name, 'wb').write(bytes(b))
+# A malformed Exif APP1 whose length leaves 16 bytes behind, in front of the real one:
+# libjpeg warns "16 extraneous bytes before marker 0xe1" and decodes the whole image.
+o6 = open('orient-6.jpg', 'rb').read()
+bad = b'\xff\xe1\x00\x08Exif\x00\x00' + b'MM\x00*\x00\x00\x00\x08\x00\x01\x01\x12\x00\x03\x00\x00'
+open('stray-bytes.jpg', 'wb').write(o6[:2] + bad + o6[2:])
+PY
 
 # Durations as ffprobe reports them, for the tests to compare against.
 {

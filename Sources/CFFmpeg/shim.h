@@ -1,6 +1,7 @@
 #ifndef CFFMPEG_SHIM_H
 #define CFFMPEG_SHIM_H
 #include <libavformat/avformat.h>
+#include <libavutil/time.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
 #include <libavutil/display.h>
@@ -65,6 +66,9 @@ typedef struct cff_av {
     __typeof__(&av_packet_alloc) av_packet_alloc;
     __typeof__(&av_packet_free) av_packet_free;
     __typeof__(&av_packet_unref) av_packet_unref;
+    __typeof__(&avformat_alloc_context) avformat_alloc_context;
+    __typeof__(&avformat_index_get_entries_count) avformat_index_get_entries_count;
+    __typeof__(&avformat_index_get_entry) avformat_index_get_entry;
 } cff_av;
 
 /* Opens the libraries matching the headers' major versions and fills `api`.
@@ -89,12 +93,30 @@ static inline int cff_av_load(cff_av *api, char *err, int errlen) {
     CFF_SYM(codec, avcodec_send_packet) CFF_SYM(codec, avcodec_receive_frame)
     CFF_SYM(codec, avcodec_flush_buffers) CFF_SYM(codec, av_packet_alloc)
     CFF_SYM(codec, av_packet_free) CFF_SYM(codec, av_packet_unref)
+    CFF_SYM(format, avformat_alloc_context) CFF_SYM(format, avformat_index_get_entries_count) CFF_SYM(format, avformat_index_get_entry)
 #undef CFF_SYM
     return 0;
 }
 
+/* A time bound on everything libavformat does with one input (probing, reading packets): its
+   blocking loops poll this callback and give up with AVERROR_EXIT once the deadline passes. */
+typedef struct { int64_t deadline_us; } cff_deadline;
+static int cff_deadline_passed(void *opaque) {
+    const cff_deadline *d = (const cff_deadline *)opaque;
+    return d && d->deadline_us > 0 && av_gettime_relative() > d->deadline_us;
+}
+static inline void cff_deadline_set(cff_deadline *d, double seconds) { d->deadline_us = av_gettime_relative() + (int64_t)(seconds * 1e6); }
+static inline int cff_averror_exit(void) { return AVERROR_EXIT; }
+
 /* Non-optional entry points for Swift (a table field imports as an Optional). */
-static inline int cffl_open_input(const cff_av *a, AVFormatContext **ctx, const char *url) { return a->avformat_open_input(ctx, url, NULL, NULL); }
+static inline int cffl_open_input(const cff_av *a, AVFormatContext **ctx, const char *url, cff_deadline *deadline) {
+    AVFormatContext *c = a->avformat_alloc_context();
+    if (!c) return AVERROR(ENOMEM);
+    c->interrupt_callback.callback = cff_deadline_passed;
+    c->interrupt_callback.opaque = deadline;
+    *ctx = c;
+    return a->avformat_open_input(ctx, url, NULL, NULL);  /* frees c and clears *ctx on failure */
+}
 static inline int cffl_find_stream_info(const cff_av *a, AVFormatContext *ctx) { return a->avformat_find_stream_info(ctx, NULL); }
 static inline void cffl_close_input(const cff_av *a, AVFormatContext **ctx) { a->avformat_close_input(ctx); }
 static inline int cffl_find_best_stream(const cff_av *a, AVFormatContext *ctx, enum AVMediaType type) { return a->av_find_best_stream(ctx, type, -1, -1, NULL, 0); }
@@ -112,6 +134,18 @@ static inline void cffl_flush_buffers(const cff_av *a, AVCodecContext *ctx) { a-
 static inline AVPacket *cffl_packet_alloc(const cff_av *a) { return a->av_packet_alloc(); }
 static inline void cffl_packet_free(const cff_av *a, AVPacket **pkt) { a->av_packet_free(pkt); }
 static inline void cffl_packet_unref(const cff_av *a, AVPacket *pkt) { a->av_packet_unref(pkt); }
+
+/* The furthest byte a stream's index (MP4 sample table, Matroska cues) points at; -1 if it has none.
+   A file shorter than that was cut off, however complete its header looks. */
+static inline int64_t cffl_index_end(const cff_av *a, AVStream *st) {
+    int n = a->avformat_index_get_entries_count(st);
+    int64_t end = -1;
+    for (int i = 0; i < n; i++) {
+        const AVIndexEntry *e = a->avformat_index_get_entry(st, i);
+        if (e && e->pos >= 0 && e->pos + e->size > end) end = e->pos + e->size;
+    }
+    return end;
+}
 
 /* YUV->RGB coefficients for the frame's colorspace (BT.709 for HD video, not swscale's 601 default),
    and whether its YUV is full range (JPEG-style). */

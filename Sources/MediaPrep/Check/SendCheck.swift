@@ -91,6 +91,13 @@ public struct SendCheck: Sendable {
         try checkPixels((h.width + d - 1) / d * ((h.height + d - 1) / d), h.width, h.height)
         var changes: [String] = []
         let bytes = r.bytes ?? 0
+        // A JPEG small enough to go without re-encoding is sent with its own entropy data, so
+        // that data is checked here: luma only at 1/8 scale, ~1 ms for 255 KiB. (Larger files
+        // are decoded, and so checked, when prepared.)
+        if bytes <= profile.maxBytes {
+            _ = try JPEGDecoder.decode(try FileBytes.read(path), options: DecodeOptions(maxPixels: maxPixels, minimumWidth: 1, minimumHeight: 1),
+                                       lumaOnly: true)
+        }
         if let fit = fitReason(bytes) { changes.append(fit) }
         if let cap = profile.maxSide, max(h.width, h.height) > cap { changes.append("resized to \(cap) px on the long side") }
         if h.isCMYK { changes.append("CMYK converted to RGB") }

@@ -30,13 +30,31 @@ public enum ImageLoader {
 
 /// File reading with errors typed for the CLI.
 public enum FileBytes {
-    public static func read(_ path: String) throws -> [UInt8] {
-        _ = try size(path)  // refuses missing paths, directories and other non-files
-        guard let d = FileManager.default.contents(atPath: path) else {
-            throw MediaPrepError(.unreadableFile, "cannot read \(path)")
+    /// Files larger than this are never read into memory (images over it are refused; videos,
+    /// voice and plain files are copied and planned by size without being read).
+    public static let maxReadBytes = 256 * 1024 * 1024
+
+    /// The whole file, by POSIX reads (Foundation's `contents(atPath:)` leaks 4 KB on an empty file).
+    public static func read(_ path: String, limit: Int = maxReadBytes) throws -> [UInt8] {
+        let size = try size(path)  // refuses missing paths, directories and other non-files
+        guard size > 0 else { throw MediaPrepError(.emptyInput, "\(path) is empty") }
+        guard size <= limit else {
+            throw MediaPrepError(.overLimit, "\(path) is \(size) bytes, over the \(limit)-byte limit for reading an image into memory")
         }
-        guard !d.isEmpty else { throw MediaPrepError(.emptyInput, "\(path) is empty") }
-        return [UInt8](d)
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw MediaPrepError(.unreadableFile, "cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var out = [UInt8](repeating: 0, count: size)
+        var got = 0
+        while got < size {
+            let n = out.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress.map { $0 + got }, size - got) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            got += n
+        }
+        guard got > 0 else { throw MediaPrepError(.unreadableFile, "cannot read \(path)") }
+        if got < size { out.removeLast(size - got) }  // the file shrank while being read
+        return out
     }
 
     /// The first bytes only, for sniffing large files without reading them whole.

@@ -7,30 +7,26 @@ public enum JPEGDecoder {
         public let height: Int
         public let isGray: Bool
         public let isCMYK: Bool
-        public let subsampling: Int32
+        public let isProgressive: Bool
+        public let isArithmetic: Bool
     }
 
+    /// Parses the markers up to the first scan with libjpeg itself (benign warnings such as stray
+    /// bytes before a marker are tolerated, as libjpeg, browsers and phones tolerate them).
     public static func header(_ data: [UInt8]) throws -> Header {
-        let h = try TurboJPEGHandle(.decompress)
-        return try header(data, handle: h)
-    }
-
-    static func header(_ data: [UInt8], handle h: TurboJPEGHandle) throws -> Header {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
-        var w: Int32 = 0, hgt: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
-        let rc = data.withUnsafeBufferPointer {
-            tjDecompressHeader3(h.raw, $0.baseAddress, UInt(data.count), &w, &hgt, &sub, &cs)
-        }
+        var info = cjpeg_header_info()
+        let rc = data.withUnsafeBufferPointer { cjpeg_read_header($0.baseAddress, UInt(data.count), &info) }
         guard rc == 0 else {
-            let code: MediaPrepError.Code = data.count < 200 ? .truncated : .corrupt
-            throw MediaPrepError(code, "not a readable JPEG header: \(h.lastError)")
+            let message = withUnsafeBytes(of: info.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let code: MediaPrepError.Code = data.count < 200 || message.contains("Premature end") ? .truncated : .corrupt
+            throw MediaPrepError(code, "not a readable JPEG header: \(message)")
         }
-        guard w > 0, hgt > 0 else { throw MediaPrepError(.invalidDimensions, "JPEG has zero size") }
-        return Header(
-            width: Int(w), height: Int(hgt),
-            isGray: cs == Int32(TJCS_GRAY.rawValue),
-            isCMYK: cs == Int32(TJCS_CMYK.rawValue) || cs == Int32(TJCS_YCCK.rawValue),
-            subsampling: sub)
+        guard info.width > 0, info.height > 0 else { throw MediaPrepError(.invalidDimensions, "JPEG has zero size") }
+        return Header(width: Int(info.width), height: Int(info.height),
+                      isGray: info.colorspace == cjpeg_space_gray(),
+                      isCMYK: info.colorspace == cjpeg_space_cmyk() || info.colorspace == cjpeg_space_ycck(),
+                      isProgressive: info.progressive != 0, isArithmetic: info.arithmetic != 0)
     }
 
     /// The power-of-two DCT scale (1, 1/2, 1/4, 1/8) that keeps both sides at or above the minimum.
@@ -47,32 +43,37 @@ public enum JPEGDecoder {
     /// - Parameter lumaOnly: decode just Y (JPEG's full-range BT.601 luma, the metric's "L"),
     ///   skipping chroma entirely; what scoring needs, at a fraction of the cost.
     public static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions(), lumaOnly: Bool = false) throws -> DecodedImage {
-        let h = try TurboJPEGHandle(.decompress)
-        let hdr = try header(data, handle: h)
+        let hdr = try header(data)
         let d = scaleDenominator(width: hdr.width, height: hdr.height, options: options)
         let w = (hdr.width + d - 1) / d, ht = (hdr.height + d - 1) / d
         guard w * ht <= options.maxPixels else {
             throw MediaPrepError(.tooManyPixels, "\(hdr.width)×\(hdr.height) is over the \(options.maxPixels)-pixel limit")
         }
+        // Huffman coding spends at least one bit per 8×8 luma block: a frame header claiming more
+        // blocks than the file has bits (65000×65000 in 43 KB) is refused before allocating.
+        let blocks = Double((hdr.width + 7) / 8) * Double((hdr.height + 7) / 8)
+        if !hdr.isArithmetic, Double(data.count) * 8 < blocks {
+            throw MediaPrepError(.truncated, "the frame header claims \(hdr.width)×\(hdr.height), more than \(data.count) bytes can hold")
+        }
         let gray = hdr.isGray || (lumaOnly && !hdr.isCMYK)
         let layout: PixelLayout = gray ? .gray : .rgb
-        let tjFormat: TJPF = hdr.isCMYK ? TJPF_CMYK : (gray ? TJPF_GRAY : TJPF_RGB)
+        let space = hdr.isCMYK ? cjpeg_space_cmyk() : (gray ? cjpeg_space_gray() : cjpeg_space_rgb())
         let channels = hdr.isCMYK ? 4 : layout.channels
         var out = PixelBuffer.storage(w * ht * channels)
+        var damage: Int32 = 0
+        var message = [CChar](repeating: 0, count: 200)
         let rc = data.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                tjDecompress2(h.raw, src.baseAddress, UInt(data.count), dst.baseAddress,
-                              Int32(w), Int32(w * channels), Int32(ht), Int32(tjFormat.rawValue),
-                              TJFLAG_ACCURATEDCT)
+                cjpeg_decode(src.baseAddress, UInt(data.count), Int32(d), space, dst.baseAddress, Int32(w), Int32(ht),
+                             &damage, &message, Int32(message.count))
             }
         }
         if rc != 0 {
-            let message = h.lastError
-            // Benign warnings (extraneous bytes) still give a full image; a premature end does not.
-            if !h.lastErrorIsWarning || message.contains("Premature end") {
-                let code: MediaPrepError.Code = message.contains("Premature end") ? .truncated : .corrupt
-                throw MediaPrepError(code, "JPEG data is damaged: \(message)")
-            }
+            // A damaging warning (premature end, bad entropy code, lost sync) means missing pixels:
+            // never sent as if the picture were fine. Benign ones never get here.
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let code: MediaPrepError.Code = (rc > 0 && cjpeg_is_eof_warning(damage) != 0) || rc == -2 ? .truncated : .corrupt
+            throw MediaPrepError(code, "JPEG data is damaged: \(text)")
         }
         let pixels: PixelBuffer
         if hdr.isCMYK {

@@ -4,13 +4,23 @@ import CFFmpeg
 final class MediaInput {
     let context: UnsafeMutablePointer<AVFormatContext>
     let api: UnsafePointer<cff_av>
+    /// Probing and reading this input must finish by then (polled by libavformat's loops).
+    private let deadline: UnsafeMutablePointer<cff_deadline>
+    /// Seconds one input may take to be probed and read, whatever it holds.
+    static let timeLimit = 30.0
 
     init(path: String) throws {
         let api = try Trace.time("load FFmpeg") { try AVLibrary.api() }
         self.api = api
+        let deadline = UnsafeMutablePointer<cff_deadline>.allocate(capacity: 1)
+        deadline.initialize(to: cff_deadline())
+        cff_deadline_set(deadline, Self.timeLimit)
+        self.deadline = deadline
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        let rc = Trace.time("open input") { cffl_open_input(api, &ctx, path) }
+        let rc = Trace.time("open input") { cffl_open_input(api, &ctx, path, deadline) }
         guard rc >= 0, let opened = ctx else {
+            deadline.deallocate()
+            if rc == cff_averror_exit() { throw MediaPrepError(.timeout, "\(path) took longer than \(Int(Self.timeLimit)) s to open") }
             throw MediaPrepError.ffmpeg(rc == -2 ? .unreadableFile : .unsupportedFormat, "cannot open \(path)", rc)
         }
         context = opened
@@ -21,6 +31,7 @@ final class MediaInput {
         if info < 0 {
             var c: UnsafeMutablePointer<AVFormatContext>? = context
             cffl_close_input(api, &c)
+            deadline.deallocate()
             throw MediaPrepError.ffmpeg(.corrupt, "cannot read stream information", info)
         }
     }
@@ -28,6 +39,7 @@ final class MediaInput {
     deinit {
         var c: UnsafeMutablePointer<AVFormatContext>? = context
         cffl_close_input(api, &c)
+        deadline.deallocate()
     }
 
     var streams: [UnsafeMutablePointer<AVStream>] {

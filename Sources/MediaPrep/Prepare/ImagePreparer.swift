@@ -88,7 +88,8 @@ public struct ImagePreparer: Sendable {
     func keepJPEG(_ data: [UInt8], header h: JPEGDecoder.Header, orientation: ExifOrientation) throws -> PreparedImage? {
         guard data.count <= profile.maxBytes else { return nil }
         guard !h.isCMYK, max(h.width, h.height) <= profile.maxSide ?? Int.max else { return nil }
-        let clean = JPEGMarkers(data).metadataSegments(in: data).isEmpty
+        let markers = JPEGMarkers(data)
+        let clean = markers.metadataSegments(in: data).isEmpty && markers.extraneousBytes == 0
         let route: PreparedImage.Route
         let kept: [UInt8]?
         if orientation != .up {

@@ -56,6 +56,13 @@ public enum MediaProbe {
     }
 
     static func probeAV(input: MediaInput, path: String, into r: inout ProbeResult) throws {
+        // A faststart MP4 cut short keeps its whole index; the media it points at is gone.
+        for st in input.streams {
+            let end = cffl_index_end(input.api, st)
+            if end > Int64(r.bytes) {
+                throw MediaPrepError(.truncated, "\(path) is cut off: its index points to byte \(end), the file has \(r.bytes)")
+            }
+        }
         r.container = input.containerName
         let video = input.bestStream(AVMEDIA_TYPE_VIDEO)
         let audio = input.bestStream(AVMEDIA_TYPE_AUDIO)

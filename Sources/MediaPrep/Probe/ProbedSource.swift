@@ -53,6 +53,8 @@ extension MediaProbe {
         case .png:
             let data = try FileBytes.read(path)
             guard let (w, h) = PNGHeader.size(data) else { throw MediaPrepError(.truncated, "\(path) has no complete PNG header") }
+            // PNG has no shrink-on-load: the whole image would be decoded, so the limit applies here.
+            guard w * h <= maxPixels else { throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(maxPixels)-pixel limit") }
             (r.width, r.height) = (w, h)
             r.kind = .image
             r.frameCount = 1

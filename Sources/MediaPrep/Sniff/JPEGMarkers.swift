@@ -7,17 +7,28 @@ struct JPEGMarkers {
     }
 
     let segments: [Segment]
+    /// Bytes between segments that belong to none (a malformed segment's leftovers). libjpeg skips
+    /// them with a benign warning, and so do we; an output keeps none of them.
+    let extraneousBytes: Int
 
     /// Walks the marker chain; stops quietly at anything malformed, since the decoder reports that.
     init(_ data: [UInt8]) {
         var result: [Segment] = []
         var i = 2
+        var stray = 0
         guard data.count >= 4, data[0] == 0xFF, data[1] == 0xD8 else {
             segments = []
+            extraneousBytes = 0
             return
         }
         while i + 4 <= data.count {
-            guard data[i] == 0xFF else { break }
+            if data[i] != 0xFF {
+                // Resynchronise on the next marker, as libjpeg's next_marker does.
+                guard let next = data[i...].firstIndex(of: 0xFF) else { break }
+                stray += next - i
+                i = next
+                continue
+            }
             let marker = data[i + 1]
             if marker == 0xFF { i += 1; continue }  // fill byte
             if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }
@@ -28,6 +39,7 @@ struct JPEGMarkers {
             i += 2 + length
         }
         segments = result
+        extraneousBytes = stray
     }
 
     /// APPn (except a bare JFIF APP0) and COM segments: anything that is metadata, not image.
