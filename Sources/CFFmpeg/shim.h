@@ -67,6 +67,8 @@ typedef struct cff_av {
     __typeof__(&av_packet_free) av_packet_free;
     __typeof__(&av_packet_unref) av_packet_unref;
     __typeof__(&avformat_alloc_context) avformat_alloc_context;
+    __typeof__(&avio_alloc_context) avio_alloc_context;
+    __typeof__(&avio_context_free) avio_context_free;
     __typeof__(&avformat_index_get_entries_count) avformat_index_get_entries_count;
     __typeof__(&avformat_index_get_entry) avformat_index_get_entry;
 } cff_av;
@@ -93,7 +95,8 @@ static inline int cff_av_load(cff_av *api, char *err, int errlen) {
     CFF_SYM(codec, avcodec_send_packet) CFF_SYM(codec, avcodec_receive_frame)
     CFF_SYM(codec, avcodec_flush_buffers) CFF_SYM(codec, av_packet_alloc)
     CFF_SYM(codec, av_packet_free) CFF_SYM(codec, av_packet_unref)
-    CFF_SYM(format, avformat_alloc_context) CFF_SYM(format, avformat_index_get_entries_count) CFF_SYM(format, avformat_index_get_entry)
+    CFF_SYM(format, avformat_alloc_context) CFF_SYM(format, avformat_index_get_entries_count)
+    CFF_SYM(format, avio_alloc_context) CFF_SYM(format, avio_context_free) CFF_SYM(format, avformat_index_get_entry)
 #undef CFF_SYM
     return 0;
 }
@@ -108,6 +111,52 @@ static int cff_deadline_passed(void *opaque) {
 static inline void cff_deadline_set(cff_deadline *d, double seconds) { d->deadline_us = av_gettime_relative() + (int64_t)(seconds * 1e6); }
 static inline int cff_averror_exit(void) { return AVERROR_EXIT; }
 
+/* Bytes in memory read as a file through a custom AVIOContext (probing data that never touched
+   the disk, and the container fuzz target). The caller keeps `data` alive while the input is open. */
+typedef struct { const uint8_t *data; int64_t size; int64_t pos; AVIOContext *avio; } cff_memory;
+
+/* Frees a memory input's AVIOContext (libavformat leaves custom I/O to its owner). */
+static inline void cffl_free_memory_io(const cff_av *a, cff_memory *m) {
+    if (!m->avio) return;
+    av_freep(&m->avio->buffer);
+    a->avio_context_free(&m->avio);
+}
+
+static int cff_memory_read(void *opaque, uint8_t *buf, int n) {
+    cff_memory *m = (cff_memory *)opaque;
+    int64_t left = m->size - m->pos;
+    if (left <= 0) return AVERROR_EOF;
+    if (n > left) n = (int)left;
+    memcpy(buf, m->data + m->pos, (size_t)n);
+    m->pos += n;
+    return n;
+}
+
+static int64_t cff_memory_seek(void *opaque, int64_t offset, int whence) {
+    cff_memory *m = (cff_memory *)opaque;
+    if (whence & AVSEEK_SIZE) return m->size;
+    int64_t base = (whence & 3) == SEEK_CUR ? m->pos : (whence & 3) == SEEK_END ? m->size : 0;
+    int64_t p = base + offset;
+    if (p < 0 || p > m->size) return AVERROR(EINVAL);
+    m->pos = p;
+    return p;
+}
+
+static inline int cffl_open_memory(const cff_av *a, AVFormatContext **ctx, cff_memory *m, cff_deadline *deadline) {
+    AVFormatContext *c = a->avformat_alloc_context();
+    if (!c) return AVERROR(ENOMEM);
+    unsigned char *buffer = av_malloc(4096);
+    m->avio = buffer ? a->avio_alloc_context(buffer, 4096, 0, m, cff_memory_read, NULL, cff_memory_seek) : NULL;
+    if (!m->avio) { av_free(buffer); a->avformat_close_input(&c); return AVERROR(ENOMEM); }
+    c->pb = m->avio;
+    c->flags |= AVFMT_FLAG_CUSTOM_IO;
+    c->interrupt_callback.callback = cff_deadline_passed;
+    c->interrupt_callback.opaque = deadline;
+    *ctx = c;
+    int rc = a->avformat_open_input(ctx, NULL, NULL, NULL);
+    if (rc < 0) cffl_free_memory_io(a, m);
+    return rc;
+}
 /* Non-optional entry points for Swift (a table field imports as an Optional). */
 static inline int cffl_open_input(const cff_av *a, AVFormatContext **ctx, const char *url, cff_deadline *deadline) {
     AVFormatContext *c = a->avformat_alloc_context();

@@ -13,7 +13,7 @@ public enum PNGDecoder {
         guard begun != 0 else { throw pngError(image, data: data) }
         let w = Int(image.width), h = Int(image.height)
         guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "PNG has zero size") }
-        guard w * h <= options.maxPixels else {
+        guard !w.multipliedReportingOverflow(by: h).overflow, w * h <= options.maxPixels else {
             throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(options.maxPixels)-pixel limit")
         }
         let hasAlpha = image.format & cpng_format_flag_alpha() != 0

@@ -55,6 +55,15 @@ public enum MediaProbe {
         return r
     }
 
+    /// Audio or video bytes already in memory (an upload not yet on disk): opened through a
+    /// custom AVIOContext, the same checks as a file.
+    public static func probeAV(data: [UInt8], name: String = "the data") throws -> ProbeResult {
+        guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "\(name) is empty") }
+        var r = ProbeResult(path: name, kind: .file, format: FormatSniffer.sniff(data.prefix(FormatSniffer.headerLength)), bytes: data.count)
+        try probeAV(input: try MediaInput(data: data), path: name, into: &r)
+        return r
+    }
+
     static func probeAV(input: MediaInput, path: String, into r: inout ProbeResult) throws {
         // A faststart MP4 cut short keeps its whole index; the media it points at is gone.
         for st in input.streams {

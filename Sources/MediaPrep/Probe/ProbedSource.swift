@@ -84,6 +84,8 @@ enum PNGHeader {
         guard head.count >= 24 else { return nil }
         func be32(_ o: Int) -> Int { head[o..<o + 4].reduce(0) { $0 << 8 | Int($1) } }
         let (w, h) = (be32(16), be32(20))
-        return w > 0 && h > 0 ? (w, h) : nil
+        // The PNG spec caps both at 2^31 − 1, which also keeps w × h within Int (found by fuzzing:
+        // 0xFFFFFFFF × 0xFFFFFFFF overflowed the pixel-limit check).
+        return w > 0 && h > 0 && w <= 0x7FFF_FFFF && h <= 0x7FFF_FFFF ? (w, h) : nil
     }
 }

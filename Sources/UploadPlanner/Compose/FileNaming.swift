@@ -16,6 +16,8 @@ public enum FileNaming {
 
     /// `yyyyMMdd_HHmmss` without Foundation (days-from-civil, inverted).
     public static func stamp(_ t: Int64) -> String {
+        // Years 0000–9999 only: outside them the date arithmetic below would overflow (fuzzing found Int64.min).
+        let t = min(max(t, -62_167_219_200), 253_402_300_799)
         let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
         let secs = t - days * 86_400
         let z = days + 719_468

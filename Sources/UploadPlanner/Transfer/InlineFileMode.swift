@@ -8,7 +8,8 @@ public enum InlineFileMode: String, Sendable, Codable {
     public static func decide(kind: UploadContentKind, chunks: Int, recipients: Int,
                               config: InlineFilesConfig = InlineFilesConfig()) -> InlineFileMode? {
         if chunks > config.offerChunks { return nil }
-        if chunks <= config.sendChunks && chunks * recipients <= config.totalSendChunks && kind == .voice {
+        let fanOut = chunks.multipliedReportingOverflow(by: max(recipients, 0))
+        if chunks <= config.sendChunks && !fanOut.overflow && fanOut.partialValue <= config.totalSendChunks && kind == .voice {
             return .sent
         }
         return .offer
@@ -16,7 +17,8 @@ public enum InlineFileMode: String, Sendable, Codable {
 
     /// `ceil(size / fileChunkSize)`, the SMP chunk count.
     public static func chunkCount(fileSize: Int64, config: InlineFilesConfig = InlineFilesConfig()) -> Int {
-        let c = Int64(config.fileChunkSize)
-        return Int((fileSize + c - 1) / c)
+        let c = Int64(max(config.fileChunkSize, 1))
+        guard fileSize > 0 else { return 0 }
+        return Int((fileSize - 1) / c + 1)  // no overflow near Int64.max, as size + c - 1 would
     }
 }

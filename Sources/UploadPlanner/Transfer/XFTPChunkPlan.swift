@@ -49,7 +49,7 @@ public struct XFTPChunkPlan: Sendable, Equatable {
     /// Recipient keys requested per chunk: the next power of two of the fan-out, at least 4.
     public static func recipientKeys(recipients: Int) -> Int {
         var k = 1
-        while k < recipients { k <<= 1 }
+        while k < recipients && k < 1 << 40 { k <<= 1 }  // capped: a shift past Int's width would loop for ever
         return max(4, k)
     }
 }

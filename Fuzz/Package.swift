@@ -1,0 +1,16 @@
+// swift-tools-version:6.0
+// libFuzzer targets, one per parser that sees untrusted bytes. Built and run by scripts/fuzz.sh:
+//   swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+import PackageDescription
+
+let targets = ["sniff", "exif", "jpeg", "png", "container", "plan"]
+
+let package = Package(
+    name: "MediaPrepFuzz",
+    dependencies: [.package(name: "mediaprep", path: "..")],
+    targets: targets.map { name in
+        .executableTarget(name: "fuzz-\(name)", dependencies: [.product(name: "MediaPrep", package: "mediaprep")],
+                          path: "Sources/\(name)")
+    },
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,67 @@
+import Foundation
+import UploadPlanner
+
+/// One call per parser that sees untrusted bytes, for the libFuzzer targets in `Fuzz/`
+/// (`scripts/fuzz.sh`). Each swallows typed errors: only a crash, a hang or a leak is a finding.
+public enum FuzzEntryPoints {
+    /// Small enough that libFuzzer's 2 GB RSS limit is never the finding.
+    static let pixels = 4_000_000
+
+    public static func sniff(_ d: [UInt8]) {
+        _ = FormatSniffer.sniff(d)
+        _ = JPEGMarkers(d).metadataSegments(in: d)
+        _ = PNGHeader.size(d)
+        _ = LinkFinder.candidates(in: String(decoding: d, as: UTF8.self))
+        _ = HTMLHead(bytes: d, contentType: nil)
+    }
+
+    public static func exif(_ d: [UInt8]) {
+        _ = ExifOrientation.fromTIFF(d[...])
+        _ = JPEGMetadata.hasGPS(d[...])
+        // The same bytes as the body of a JPEG's APP1 block.
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, UInt8(truncatingIfNeeded: (d.count + 8) >> 8), UInt8(truncatingIfNeeded: d.count + 8)]
+            + Array("Exif\0\0".utf8) + d.prefix(65_000) + [0xFF, 0xD9]
+        _ = ExifOrientation.fromJPEG(jpeg)
+        _ = JPEGMetadata(jpeg: jpeg)
+    }
+
+    public static func jpeg(_ d: [UInt8]) {
+        guard let h = try? JPEGDecoder.header(d), h.width * h.height <= pixels * 4 else { return }
+        _ = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels, minimumWidth: 64, minimumHeight: 64))
+        _ = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels), lumaOnly: true)
+        for o in ExifOrientation.allCases { _ = try? JPEGRotator.upright(d, orientation: o) }
+        _ = JPEGStripper.strip(d)
+    }
+
+    public static func png(_ d: [UInt8]) {
+        if let (w, h) = PNGHeader.size(d), w * h > pixels { return }
+        _ = try? PNGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels))
+    }
+
+    public static func container(_ d: [UInt8]) {
+        guard !d.isEmpty, var r = try? MediaProbe.probeAV(data: d) else { return }
+        if r.kind == .video, let input = try? MediaInput(data: d) {
+            var t = VideoThumbnailer(maxSide: 64)
+            t.maxDecodedFrames = 20
+            _ = try? t.thumbnail(input: input, path: "fuzz")
+        }
+        r.path = ""
+    }
+
+    public static func plan(_ d: [UInt8]) {
+        var b = d[...]
+        func take(_ n: Int) -> UInt64 { let v = b.prefix(n).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }; b = b.dropFirst(n); return v }
+        let size = Int64(bitPattern: take(8))
+        let kind = UploadContentKind.allCases[Int(take(1)) % UploadContentKind.allCases.count]
+        let recipients = Int(truncatingIfNeeded: Int16(truncatingIfNeeded: take(2)))
+        let flags = take(1)
+        let name = String(decoding: b.prefix(300), as: UTF8.self)
+        let plan = TransferPlanner(xftpAvailable: flags & 1 == 0).plan(size: size, kind: kind, fileName: name, recipients: recipients,
+                                                                      encrypted: flags & 2 != 0)
+        _ = plan.json.serialized
+        _ = plan.summary
+        _ = FileNaming.name(kind: kind, unixSeconds: size, ext: name)
+        // The JSON a client could send back: decoded, re-encoded.
+        if let m = try? JSONDecoder().decode(ComposedMessage.self, from: Data(d)) { _ = m.json.serialized }
+    }
+}

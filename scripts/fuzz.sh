@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds and runs one libFuzzer target (Fuzz/Package.swift) with AddressSanitizer, seeded from testdata/.
+# usage: scripts/fuzz.sh TARGET SECONDS      TARGET: sniff exif jpeg png container plan
+# Crashes, leaks and hangs (> 10 s per input) land in Fuzz/findings/; the growing corpus in Fuzz/corpus/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:?usage: scripts/fuzz.sh TARGET SECONDS}
+seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS}
+case $target in sniff|exif|jpeg|png|container|plan) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+./scripts/install-deps.sh
+flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
+swift build --package-path Fuzz "${flags[@]}" --product "fuzz-$target" >&2
+bin=$(swift build --package-path Fuzz "${flags[@]}" --show-bin-path)/fuzz-$target
+corpus=Fuzz/corpus/$target seeds=Fuzz/seeds/$target
+mkdir -p "$corpus" "$seeds" Fuzz/findings
+# Seeds: the fixtures each parser should see (small ones; libFuzzer mutates from there).
+case $target in
+  sniff)     for f in testdata/*.{jpg,png,gif,webp,bmp,tiff,mp4,mov,webm,m4a,mp3,ogg}; do [ "$(stat -c %s "$f")" -lt 50000 ] && cp "$f" "$seeds/"; done ;;
+  exif)      python3 -c "
+import sys, glob
+for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/stray-bytes.jpg']:
+    d = open(p, 'rb').read(); i = d.find(b'Exif\0\0')
+    if i > 0: open('$seeds/' + p.split('/')[-1] + '.tiff', 'wb').write(d[i + 6:i + 6 + 4096])" ;;
+  jpeg)      for f in testdata/*.jpg; do [ "$(stat -c %s "$f")" -lt 50000 ] && cp "$f" "$seeds/"; done ;;
+  png)       for f in testdata/*.png; do [ "$(stat -c %s "$f")" -lt 50000 ] && cp "$f" "$seeds/"; done ;;
+  container) cp testdata/{h264.mp4,hevc.mp4,vp9.webm,rotated.mov,voice.m4a,voice.mp3,voice.ogg,truncated-faststart.mp4} "$seeds/" ;;
+  plan)      printf '\0\0\0\0\0\4\0\0\0\0\1\0{"msgContent":{"type":"text","text":"hi"}}' > "$seeds/text"
+             printf '\0\0\0\0\100\0\0\0\2\0\7\1IMG_20260101_000000.jpg' > "$seeds/big" ;;
+esac
+# The Swift runtime's backtracer would catch the crash first; let libFuzzer see the signal and save the input.
+export SWIFT_BACKTRACE=enable=no
+"$bin" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
+  -artifact_prefix="Fuzz/findings/$target-" -print_final_stats=1 2>&1 | tee "Fuzz/findings/$target.log" \
+  | grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|stat::new_units_added)|ERROR|SUMMARY|Done [0-9]+ runs" || true
