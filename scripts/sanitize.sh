@@ -11,22 +11,20 @@ for what in "${@:-address thread valgrind}"; do
     case $w in
       address)
         # LSan is on by default with ASan on Linux; every leak it reports fails the run.
-        log=$(mktemp)
+        log=$PWD/.build-asan.log
         ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0 MEDIAPREP_SANITIZER=address \
           swift test --sanitize=address --scratch-path .build-asan >"$log" 2>&1 || status=1
         grep -E "^✘|ERROR: (Address|Leak)Sanitizer|SUMMARY: AddressSanitizer" "$log" | head -20
         grep -q "ERROR: .*Sanitizer" "$log" && status=1
-        echo "address: $(grep -E "Test run with" "$log" | tail -1)"
-        rm -f "$log" ;;
+        echo "address: $(grep -E "Test run with" "$log" | tail -1) (full log: $log)" ;;
       thread)
         # The batch engine, the runner and everything that runs on more than one thread.
-        log=$(mktemp)
+        log=$PWD/.build-tsan.log
         MEDIAPREP_SANITIZER=thread swift test --sanitize=thread --scratch-path .build-tsan \
           --filter "BatchRunner|PixelBudget|BatchPreparerAPI|TextMessage|BadInputMatrix|LinkPreview|Thumbnail" >"$log" 2>&1 || status=1
         grep -E "^✘|WARNING: ThreadSanitizer|SUMMARY: ThreadSanitizer" "$log" | head -20
         grep -q "WARNING: ThreadSanitizer" "$log" && status=1
-        echo "thread: $(grep -E "Test run with" "$log" | tail -1)"
-        rm -f "$log" ;;
+        echo "thread: $(grep -E "Test run with" "$log" | tail -1) (full log: $log)" ;;
       valgrind)
         command -v valgrind >/dev/null || { apt-get install -y -qq valgrind >/dev/null; }
         swift build --scratch-path .build-valgrind >/dev/null

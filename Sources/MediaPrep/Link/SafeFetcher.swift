@@ -30,7 +30,10 @@ struct SafeFetcher: Sendable {
             try Self.checkScheme(current)
             guard let host = current.host, !host.isEmpty else { throw MediaPrepError(.invalidURL, "\(current.absoluteString) has no host") }
             let policy = self.policy
-            try await Task.detached { try policy.check(host: host) }.value  // getaddrinfo blocks
+            // getaddrinfo blocks: it runs on a Dispatch thread, never on Swift's cooperative pool.
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+                DispatchQueue.global().async { c.resume(with: Result { try policy.check(host: host) }) }
+            }
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw MediaPrepError(.timeout, "no time left for \(current.absoluteString)") }
             let r = try await once(current, cap: cap, refuseDeclaredOverCap: failOverCap, accept: accept, timeout: remaining)
