@@ -17,7 +17,7 @@ let package = Package(
             providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
             name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libswscale",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
         .target(name: "UploadPlanner"),
         .target(
             name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "UploadPlanner"],

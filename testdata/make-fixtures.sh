@@ -74,6 +74,9 @@ $FF -f lavfi -i color=black:s=320x240:r=25:d=3 -f lavfi -i testsrc2=s=320x240:r=
 $FF -f lavfi -i "sine=f=220:d=4.6,aresample=16000" -ac 1 -c:a aac -b:a 32k voice.m4a
 $FF -f lavfi -i "sine=f=220:d=3.2" -ac 1 -c:a libopus -b:a 16k voice.ogg
 $FF -f lavfi -i "sine=f=220:d=2.4" -ac 1 -c:a libmp3lame -b:a 32k voice.mp3
+# WAV and FLAC notes (8 kHz mono; 22 kHz stereo): transcoded to the app's AAC .m4a.
+$FF -f lavfi -i "sine=f=330:d=2.2,aresample=8000" -ac 1 -c:a pcm_s16le voice.wav
+$FF -f lavfi -i "sine=f=440:d=1.8,aresample=22050" -ac 2 -c:a flac voice.flac
 # A voice note over the 300 s limit (Opus at 6 kbit/s keeps it small).
 $FF -f lavfi -i "sine=f=200:d=305" -ac 1 -c:a libopus -b:a 6k voice-long.ogg
 # A truncated MP4: the first 40 % of h264.mp4 (its moov box, at the end, is gone).
@@ -104,7 +107,7 @@ PY
 {
   echo "{"
   first=1
-  for f in h264.mp4 hevc.mp4 vp9.webm rotated.mov black-start.mp4 voice.m4a voice.ogg voice.mp3 voice-long.ogg; do
+  for f in h264.mp4 hevc.mp4 vp9.webm rotated.mov black-start.mp4 voice.m4a voice.ogg voice.mp3 voice.wav voice.flac voice-long.ogg; do
     d=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$f")
     [ $first = 1 ] || echo ","
     printf '  "%s": %s' "$f" "$d"

@@ -2,6 +2,9 @@
 #define CFFMPEG_SHIM_H
 #include <libavformat/avformat.h>
 #include <libavutil/time.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/channel_layout.h>
+#include <libswresample/swresample.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
 #include <libavutil/display.h>
@@ -71,6 +74,19 @@ typedef struct cff_av {
     __typeof__(&avio_context_free) avio_context_free;
     __typeof__(&avformat_index_get_entries_count) avformat_index_get_entries_count;
     __typeof__(&avformat_index_get_entry) avformat_index_get_entry;
+    __typeof__(&avcodec_find_encoder) avcodec_find_encoder;
+    __typeof__(&avcodec_send_frame) avcodec_send_frame;
+    __typeof__(&avcodec_receive_packet) avcodec_receive_packet;
+    __typeof__(&avcodec_parameters_from_context) avcodec_parameters_from_context;
+    __typeof__(&av_packet_rescale_ts) av_packet_rescale_ts;
+    __typeof__(&avformat_alloc_output_context2) avformat_alloc_output_context2;
+    __typeof__(&avformat_new_stream) avformat_new_stream;
+    __typeof__(&avformat_free_context) avformat_free_context;
+    __typeof__(&avformat_write_header) avformat_write_header;
+    __typeof__(&av_interleaved_write_frame) av_interleaved_write_frame;
+    __typeof__(&av_write_trailer) av_write_trailer;
+    __typeof__(&avio_open) avio_open;
+    __typeof__(&avio_closep) avio_closep;
 } cff_av;
 
 /* Opens the libraries matching the headers' major versions and fills `api`.
@@ -96,7 +112,12 @@ static inline int cff_av_load(cff_av *api, char *err, int errlen) {
     CFF_SYM(codec, avcodec_flush_buffers) CFF_SYM(codec, av_packet_alloc)
     CFF_SYM(codec, av_packet_free) CFF_SYM(codec, av_packet_unref)
     CFF_SYM(format, avformat_alloc_context) CFF_SYM(format, avformat_index_get_entries_count)
-    CFF_SYM(format, avio_alloc_context) CFF_SYM(format, avio_context_free) CFF_SYM(format, avformat_index_get_entry)
+    CFF_SYM(format, avio_alloc_context) CFF_SYM(format, avio_context_free)
+    CFF_SYM(codec, avcodec_find_encoder) CFF_SYM(codec, avcodec_send_frame) CFF_SYM(codec, avcodec_receive_packet)
+    CFF_SYM(codec, avcodec_parameters_from_context) CFF_SYM(codec, av_packet_rescale_ts)
+    CFF_SYM(format, avformat_alloc_output_context2) CFF_SYM(format, avformat_new_stream) CFF_SYM(format, avformat_free_context)
+    CFF_SYM(format, avformat_write_header) CFF_SYM(format, av_interleaved_write_frame) CFF_SYM(format, av_write_trailer)
+    CFF_SYM(format, avio_open) CFF_SYM(format, avio_closep) CFF_SYM(format, avformat_index_get_entry)
 #undef CFF_SYM
     return 0;
 }
@@ -195,6 +216,87 @@ static inline int64_t cffl_index_end(const cff_av *a, AVStream *st) {
     }
     return end;
 }
+
+/* ---- Voice notes: decode -> resample to mono -> AAC-LC in an .m4a, as the iOS app records them ---- */
+
+/* A resampler from `in`'s layout, format and rate to mono float-planar at `out_rate`. */
+static inline SwrContext *cff_swr_for(const AVFrame *in, int out_rate) {
+    SwrContext *s = NULL;
+    AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO, inl;
+    int n = in->ch_layout.nb_channels > 0 ? in->ch_layout.nb_channels : 1;
+    if (in->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || in->ch_layout.nb_channels <= 0) av_channel_layout_default(&inl, n);
+    else if (av_channel_layout_copy(&inl, &in->ch_layout) < 0) return NULL;
+    int rc = swr_alloc_set_opts2(&s, &mono, AV_SAMPLE_FMT_FLTP, out_rate, &inl, (enum AVSampleFormat)in->format, in->sample_rate, 0, NULL);
+    av_channel_layout_uninit(&inl);
+    if (rc < 0 || !s || swr_init(s) < 0) { swr_free(&s); return NULL; }
+    return s;
+}
+
+/* Resamples `in` (NULL: flush what the resampler holds) into the FIFO. */
+static inline int cff_resample_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFrame *in, int out_rate) {
+    int in_rate = in ? in->sample_rate : out_rate, in_n = in ? in->nb_samples : 0;
+    int max_out = (int)av_rescale_rnd(swr_get_delay(swr, in_rate) + in_n, out_rate, in_rate, AV_ROUND_UP) + 32;
+    uint8_t **buf = NULL;
+    int linesize;
+    if (av_samples_alloc_array_and_samples(&buf, &linesize, 1, max_out, AV_SAMPLE_FMT_FLTP, 0) < 0) return AVERROR(ENOMEM);
+    int got = swr_convert(swr, buf, max_out, in ? (const uint8_t **)in->extended_data : NULL, in_n);
+    int rc = got;
+    if (got > 0) rc = av_audio_fifo_write(fifo, (void **)buf, got);
+    av_freep(&buf[0]);
+    av_freep(&buf);
+    return rc < 0 ? rc : 0;
+}
+
+/* Takes `n` samples from the FIFO as a mono float-planar frame stamped `pts`; NULL on failure. */
+static inline AVFrame *cff_fifo_frame(AVAudioFifo *fifo, int n, int rate, int64_t pts) {
+    AVFrame *f = av_frame_alloc();
+    if (!f) return NULL;
+    f->nb_samples = n;
+    f->format = AV_SAMPLE_FMT_FLTP;
+    f->sample_rate = rate;
+    av_channel_layout_default(&f->ch_layout, 1);
+    f->pts = pts;
+    if (av_frame_get_buffer(f, 0) < 0 || av_audio_fifo_read(fifo, (void **)f->data, n) < n) { av_frame_free(&f); return NULL; }
+    return f;
+}
+
+/* Configures an AAC-LC encoder context: mono, `rate` Hz, `bitrate` bit/s, header for MP4. */
+static inline void cff_aac_configure(AVCodecContext *c, int rate, int bitrate) {
+    c->sample_fmt = AV_SAMPLE_FMT_FLTP;
+    c->sample_rate = rate;
+    c->bit_rate = bitrate;
+    av_channel_layout_default(&c->ch_layout, 1);
+    c->time_base = (AVRational){1, rate};
+    c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+}
+
+static inline int cffl_open_output(const cff_av *a, AVFormatContext **oc, const char *format, const char *path) {
+    return a->avformat_alloc_output_context2(oc, NULL, format, path);
+}
+static inline int cffl_avio_open_write(const cff_av *a, AVFormatContext *oc, const char *path) { return a->avio_open(&oc->pb, path, AVIO_FLAG_WRITE); }
+static inline int cffl_write_header(const cff_av *a, AVFormatContext *oc) {
+    AVDictionary *opts = NULL;
+    av_dict_set(&opts, "movflags", "+faststart", 0);
+    int rc = a->avformat_write_header(oc, &opts);
+    av_dict_free(&opts);
+    return rc;
+}
+/* Frees an output context and closes its file. */
+static inline void cffl_close_output(const cff_av *a, AVFormatContext *oc) {
+    if (!oc) return;
+    if (oc->pb) a->avio_closep(&oc->pb);
+    a->avformat_free_context(oc);
+}
+static inline const AVCodec *cffl_find_encoder(const cff_av *a, enum AVCodecID id) { return a->avcodec_find_encoder(id); }
+static inline int cffl_send_frame(const cff_av *a, AVCodecContext *c, const AVFrame *f) { return a->avcodec_send_frame(c, f); }
+static inline int cffl_receive_packet(const cff_av *a, AVCodecContext *c, AVPacket *p) { return a->avcodec_receive_packet(c, p); }
+static inline AVStream *cffl_new_stream(const cff_av *a, AVFormatContext *oc) { return a->avformat_new_stream(oc, NULL); }
+static inline int cffl_parameters_from_context(const cff_av *a, AVCodecParameters *par, const AVCodecContext *c) { return a->avcodec_parameters_from_context(par, c); }
+static inline void cffl_rescale_ts(const cff_av *a, AVPacket *p, AVRational from, AVRational to) { a->av_packet_rescale_ts(p, from, to); }
+static inline int cffl_write_packet(const cff_av *a, AVFormatContext *oc, AVPacket *p) { return a->av_interleaved_write_frame(oc, p); }
+static inline int cffl_write_trailer(const cff_av *a, AVFormatContext *oc) { return a->av_write_trailer(oc); }
+static inline int cff_eagain(void) { return AVERROR(EAGAIN); }
+static inline int cff_eof(void) { return AVERROR_EOF; }
 
 /* YUV->RGB coefficients for the frame's colorspace (BT.709 for HD video, not swscale's 601 default),
    and whether its YUV is full range (JPEG-style). */

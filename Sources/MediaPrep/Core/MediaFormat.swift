@@ -1,7 +1,7 @@
 /// What the bytes of a file are, decided by content so a lying extension changes nothing.
 public enum MediaFormat: String, Sendable, Codable {
     case jpeg, png, gif, webp, bmp, tiff
-    case mp4, mov, matroska, webm, m4a, aac, mp3, ogg, wav
+    case mp4, mov, matroska, webm, m4a, aac, mp3, ogg, wav, flac
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -15,7 +15,7 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {
         switch self {
-        case .mp4, .mov, .matroska, .webm, .m4a, .aac, .mp3, .ogg, .wav: return true
+        case .mp4, .mov, .matroska, .webm, .m4a, .aac, .mp3, .ogg, .wav, .flac: return true
         default: return false
         }
     }

@@ -45,7 +45,7 @@ public struct AttachmentPreparer: Sendable {
             case .image: try prepareImage(source, &item)
             case .animatedImage: try prepareAnimated(source, &item)
             case .video: try prepareVideo(source, &item)
-            case .voice: try prepareVoice(path, probe, &item)
+            case .voice: try prepareVoice(source, &item)
             case .file: try prepareFile(path, probe, &item)
             }
         } catch let e as MediaPrepError {
@@ -122,17 +122,40 @@ public struct AttachmentPreparer: Sendable {
         item.content = .video(text: "", image: preview, duration: duration)
     }
 
-    private func prepareVoice(_ path: String, _ probe: ProbeResult, _ item: inout PreparedItem) throws {
+    /// AAC in M4A/MP4 goes as it is; any other audio becomes the app's own format (AAC-LC .m4a,
+    /// mono, 16 kHz, 32 kbit/s), since iPhones cannot play Opus, Vorbis, FLAC or WAV notes.
+    private func prepareVoice(_ source: ProbedSource, _ item: inout PreparedItem) throws {
+        var probe = source.probe
+        let path = probe.path
         let seconds = probe.durationSeconds ?? 0
-        let duration = Int(seconds.rounded())
         guard seconds <= Double(limits.maxVoiceMessageSeconds) else {
             throw MediaPrepError(.voiceTooLong, String(format: "%.1f s is over the %d s voice message limit", seconds, limits.maxVoiceMessageSeconds))
         }
-        try place(&item, try OutputWriter.stageCopy(from: path, directory: outputDirectory, base: name(.voice),
-                                                    ext: Self.ext(probe, path), cancellation: cancellation))
+        let playable = probe.audioCodec == "aac" && (probe.format == .m4a || probe.format == .mp4 || probe.format == .mov)
+        if playable {
+            try place(&item, try OutputWriter.stageCopy(from: path, directory: outputDirectory, base: name(.voice),
+                                                        ext: Self.ext(probe, path), cancellation: cancellation))
+            item.route = .original
+        } else {
+            let input = try source.media ?? MediaInput(path: path)
+            let staged = try OutputWriter.stageProduced(directory: outputDirectory, base: name(.voice), ext: "m4a",
+                                                        cancellation: cancellation) { tmp in
+                try VoiceTranscoder().transcode(input, to: tmp, cancellation: cancellation)
+            }
+            do {
+                // What is sent is what the message describes: size and duration of the new file.
+                probe = try MediaProbe.probe(path: staged.temporaryPath)
+            } catch {
+                staged.discard()
+                throw error
+            }
+            try place(&item, staged)
+            item.route = .encoded
+            item.format = .m4a
+        }
+        let duration = Int((probe.durationSeconds ?? seconds).rounded())
         item.bytes = probe.bytes
         item.durationSeconds = duration
-        item.route = .original
         item.autoReceive = probe.bytes <= limits.maxVoiceSizeAutoReceive
         item.content = .voice(text: "", duration: duration)
     }
@@ -171,6 +194,7 @@ public struct AttachmentPreparer: Sendable {
         case .mp3: return "mp3"
         case .ogg: return probe.audioCodec == "opus" ? "opus" : "ogg"
         case .wav: return "wav"
+        case .flac: return "flac"
         default:
             let last = path.split(separator: "/").last ?? ""
             if let dot = last.lastIndex(of: ".") { return String(last[last.index(after: dot)...]).lowercased() }

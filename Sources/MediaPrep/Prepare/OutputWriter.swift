@@ -46,6 +46,20 @@ public enum OutputWriter {
         }
     }
 
+    /// Lets `produce` write the file itself (an encoder or muxer) under the temporary name; a
+    /// throw removes whatever it wrote.
+    public static func stageProduced(directory dir: String, base: String, ext: String, cancellation: CancellationFlag? = nil,
+                                     produce: (String) throws -> Void) throws -> StagedFile {
+        var failure: Error? = nil
+        do {
+            return try stage(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in
+                do { try produce(tmp); return true } catch { failure = error; return false }
+            }
+        } catch {
+            throw failure ?? error
+        }
+    }
+
     static func stage(directory dir: String, base: String, ext: String, cancellation: CancellationFlag?,
                       fill: (String) -> Bool) throws -> StagedFile {
         try cancellation?.check()

@@ -2,8 +2,8 @@ import CFFmpeg
 
 /// Classifies and measures any file: images natively, audio and video through libavformat.
 public enum MediaProbe {
-    /// Audio codecs the apps record voice notes in; other audio-only files go as plain files.
-    static let voiceCodecs: Set<String> = ["aac", "opus", "mp3", "vorbis"]
+    /// Every audio-only input is a voice note: AAC in M4A goes as it is, the rest is transcoded.
+
 
     /// - Parameter thorough: also scan pixels for real transparency; preparation does not need it,
     ///   and skipping it avoids decoding a large photo twice.
@@ -94,7 +94,7 @@ public enum MediaProbe {
             r.animated = true
             r.kind = .video
         } else if let codec = r.audioCodec {
-            r.kind = voiceCodecs.contains(codec) ? .voice : .file
+            r.kind = codec == "unknown" ? .file : .voice
         } else {
             throw MediaPrepError(.noVideoStream, "\(path) has neither audio nor video")
         }

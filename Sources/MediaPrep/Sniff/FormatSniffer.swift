@@ -31,6 +31,7 @@ public enum FormatSniffer {
             return .matroska
         }
         if at(0, "OggS") { return .ogg }
+        if at(0, "fLaC") { return .flac }
         if at(0, "ID3") { return .mp3 }
         if b.count >= 2, b[0] == 0xFF {
             if b[1] & 0xF6 == 0xF0 { return .aac }  // ADTS: sync word with layer 00
