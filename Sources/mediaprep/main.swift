@@ -30,4 +30,17 @@ func runCLI(_ argv: [String]) async -> Int32 {
     return await cmd.main(Array(argv.dropFirst()))
 }
 
-exit(await runCLI(Array(CommandLine.arguments.dropFirst())))
+/// The exit status, written once by the task that runs the command.
+final class ExitStatus: @unchecked Sendable { var code: Int32 = 0 }
+
+// A plain main thread that waits, rather than async top-level code: the latter hands the main
+// thread to dispatch_main, under which valgrind 3.19 (scripts/sanitize.sh) crashes on every run.
+let status = ExitStatus()
+let finished = DispatchSemaphore(value: 0)
+let arguments = Array(CommandLine.arguments.dropFirst())
+Task.detached {
+    status.code = await runCLI(arguments)
+    finished.signal()
+}
+finished.wait()
+exit(status.code)
