@@ -81,6 +81,8 @@ $FF -f lavfi -i "sine=f=440:d=1.8,aresample=22050" -ac 2 -c:a flac voice.flac
 $FF -f lavfi -i "sine=f=200:d=305" -ac 1 -c:a libopus -b:a 6k voice-long.ogg
 # A truncated MP4: the first 40 % of h264.mp4 (its moov box, at the end, is gone).
 head -c $(( $(stat -c %s h264.mp4) * 4 / 10 )) h264.mp4 > truncated.mp4
+# The same H.264/AAC packets in Matroska: remuxed into MP4, not re-encoded.
+$FF -i h264.mp4 -c copy h264.mkv
 # A faststart MP4 cut at 60 %: its index (moov, at the front) is whole, the media it points at is not.
 $FF -i h264.mp4 -c copy -movflags +faststart /tmp/faststart-$$.mp4
 head -c $(( $(stat -c %s /tmp/faststart-$$.mp4) * 6 / 10 )) /tmp/faststart-$$.mp4 > truncated-faststart.mp4

@@ -87,6 +87,11 @@ typedef struct cff_av {
     __typeof__(&av_write_trailer) av_write_trailer;
     __typeof__(&avio_open) avio_open;
     __typeof__(&avio_closep) avio_closep;
+    __typeof__(&avcodec_parameters_copy) avcodec_parameters_copy;
+#if !(LIBAVFORMAT_VERSION_MAJOR > 60 || (LIBAVFORMAT_VERSION_MAJOR == 60 && LIBAVFORMAT_VERSION_MINOR >= 15))
+    __typeof__(&av_stream_get_side_data) av_stream_get_side_data;
+    __typeof__(&av_stream_add_side_data) av_stream_add_side_data;
+#endif
 } cff_av;
 
 /* Opens the libraries matching the headers' major versions and fills `api`.
@@ -117,7 +122,11 @@ static inline int cff_av_load(cff_av *api, char *err, int errlen) {
     CFF_SYM(codec, avcodec_parameters_from_context) CFF_SYM(codec, av_packet_rescale_ts)
     CFF_SYM(format, avformat_alloc_output_context2) CFF_SYM(format, avformat_new_stream) CFF_SYM(format, avformat_free_context)
     CFF_SYM(format, avformat_write_header) CFF_SYM(format, av_interleaved_write_frame) CFF_SYM(format, av_write_trailer)
-    CFF_SYM(format, avio_open) CFF_SYM(format, avio_closep) CFF_SYM(format, avformat_index_get_entry)
+    CFF_SYM(format, avio_open) CFF_SYM(format, avio_closep) CFF_SYM(codec, avcodec_parameters_copy)
+#if !(LIBAVFORMAT_VERSION_MAJOR > 60 || (LIBAVFORMAT_VERSION_MAJOR == 60 && LIBAVFORMAT_VERSION_MINOR >= 15))
+    CFF_SYM(format, av_stream_get_side_data) CFF_SYM(format, av_stream_add_side_data)
+#endif
+    CFF_SYM(format, avformat_index_get_entry)
 #undef CFF_SYM
     return 0;
 }
@@ -297,6 +306,84 @@ static inline int cffl_write_packet(const cff_av *a, AVFormatContext *oc, AVPack
 static inline int cffl_write_trailer(const cff_av *a, AVFormatContext *oc) { return a->av_write_trailer(oc); }
 static inline int cff_eagain(void) { return AVERROR(EAGAIN); }
 static inline int cff_eof(void) { return AVERROR_EOF; }
+
+/* ---- Remuxing: the same H.264/HEVC and AAC packets, moved into an MP4 (faststart) ---- */
+
+/* Copies every audio and video stream of `in` (read from its start) into an MP4 at `path`, packets
+   untouched; the display matrix (rotation) goes along. Returns 0, or a negative AVERROR with `err`. */
+static inline int cffl_remux_to_mp4(const cff_av *a, AVFormatContext *in, const char *path, const cff_deadline *deadline,
+                                    char *err, int errlen) {
+    AVFormatContext *out = NULL;
+    AVPacket *pkt = NULL;
+    int *map = NULL;
+    int64_t *last_dts = NULL;
+    int rc = a->avformat_alloc_output_context2(&out, NULL, "mp4", path);
+    if (rc < 0 || !out) { snprintf(err, (size_t)errlen, "cannot set up an MP4 output"); goto done; }
+    map = av_calloc(in->nb_streams, sizeof(int));
+    last_dts = av_calloc(in->nb_streams, sizeof(int64_t));
+    pkt = a->av_packet_alloc();
+    if (!map || !last_dts || !pkt) { rc = AVERROR(ENOMEM); snprintf(err, (size_t)errlen, "out of memory"); goto done; }
+    int next = 0;
+    for (unsigned i = 0; i < in->nb_streams; i++) {
+        AVStream *is = in->streams[i];
+        enum AVMediaType t = is->codecpar->codec_type;
+        map[i] = -1;
+        if ((t != AVMEDIA_TYPE_VIDEO && t != AVMEDIA_TYPE_AUDIO) || (is->disposition & AV_DISPOSITION_ATTACHED_PIC)) continue;
+        AVStream *os = a->avformat_new_stream(out, NULL);
+        if (!os) { rc = AVERROR(ENOMEM); snprintf(err, (size_t)errlen, "cannot add a stream"); goto done; }
+        if ((rc = a->avcodec_parameters_copy(os->codecpar, is->codecpar)) < 0) { snprintf(err, (size_t)errlen, "cannot copy codec parameters"); goto done; }
+        os->codecpar->codec_tag = 0;  /* let the MP4 muxer pick its own (avc1, hvc1, mp4a) */
+        if (is->codecpar->codec_id == AV_CODEC_ID_HEVC) os->codecpar->codec_tag = MKTAG('h', 'v', 'c', '1');  /* what AVPlayer plays */
+        os->time_base = is->time_base;
+#if !(LIBAVFORMAT_VERSION_MAJOR > 60 || (LIBAVFORMAT_VERSION_MAJOR == 60 && LIBAVFORMAT_VERSION_MINOR >= 15))
+        size_t sd_size = 0;
+        const uint8_t *sd = a->av_stream_get_side_data(is, AV_PKT_DATA_DISPLAYMATRIX, &sd_size);
+        if (sd && sd_size >= 36) {
+            uint8_t *copy = av_malloc(sd_size);
+            if (copy) { memcpy(copy, sd, sd_size); if (a->av_stream_add_side_data(os, AV_PKT_DATA_DISPLAYMATRIX, copy, sd_size) < 0) av_free(copy); }
+        }
+#endif
+        map[i] = next++;
+        last_dts[i] = AV_NOPTS_VALUE;
+    }
+    if (next == 0) { rc = AVERROR_STREAM_NOT_FOUND; snprintf(err, (size_t)errlen, "no audio or video stream"); goto done; }
+    if ((rc = a->avio_open(&out->pb, path, AVIO_FLAG_WRITE)) < 0) { snprintf(err, (size_t)errlen, "cannot create the output"); goto done; }
+    AVDictionary *opts = NULL;
+    av_dict_set(&opts, "movflags", "+faststart", 0);
+    rc = a->avformat_write_header(out, &opts);
+    av_dict_free(&opts);
+    if (rc < 0) { snprintf(err, (size_t)errlen, "cannot write the MP4 header"); goto done; }
+    while ((rc = a->av_read_frame(in, pkt)) >= 0) {
+        int si = pkt->stream_index;
+        if (si < 0 || (unsigned)si >= in->nb_streams || map[si] < 0) { a->av_packet_unref(pkt); continue; }
+        AVStream *is = in->streams[si], *os = out->streams[map[si]];
+        /* Matroska leaves the DTS of the first reordered (B-frame) packets unset, which MP4 needs:
+           count back from the PTS by the reorder depth, then keep DTS strictly increasing. */
+        int64_t step = pkt->duration > 0 ? pkt->duration : 1;
+        if (pkt->dts == AV_NOPTS_VALUE) {
+            if (last_dts[si] != AV_NOPTS_VALUE) pkt->dts = last_dts[si] + step;
+            else if (pkt->pts != AV_NOPTS_VALUE) pkt->dts = pkt->pts - (int64_t)is->codecpar->video_delay * step;
+            else pkt->dts = 0;
+        }
+        if (last_dts[si] != AV_NOPTS_VALUE && pkt->dts <= last_dts[si]) pkt->dts = last_dts[si] + 1;
+        if (pkt->pts != AV_NOPTS_VALUE && pkt->pts < pkt->dts) pkt->pts = pkt->dts;
+        last_dts[si] = pkt->dts;
+        pkt->stream_index = map[si];
+        a->av_packet_rescale_ts(pkt, is->time_base, os->time_base);
+        pkt->pos = -1;
+        if ((rc = a->av_interleaved_write_frame(out, pkt)) < 0) { snprintf(err, (size_t)errlen, "cannot write a packet"); goto done; }
+        if (cff_deadline_passed((void *)deadline)) { rc = AVERROR_EXIT; snprintf(err, (size_t)errlen, "took too long"); goto done; }
+    }
+    if (rc != AVERROR_EOF) { snprintf(err, (size_t)errlen, "the input is damaged"); goto done; }
+    if ((rc = a->av_write_trailer(out)) < 0) { snprintf(err, (size_t)errlen, "cannot finish the MP4"); goto done; }
+    rc = 0;
+done:
+    if (pkt) a->av_packet_free(&pkt);
+    av_free(map);
+    av_free(last_dts);
+    if (out) { if (out->pb) a->avio_closep(&out->pb); a->avformat_free_context(out); }
+    return rc;
+}
 
 /* YUV->RGB coefficients for the frame's colorspace (BT.709 for HD video, not swscale's 601 default),
    and whether its YUV is full range (JPEG-style). */

@@ -50,3 +50,49 @@ import Testing
 }
 
 import CFFmpeg
+
+/// H.264 in Matroska: moved into an MP4 that iPhones open, not re-encoded.
+@Suite struct RemuxTests {
+    /// Every video packet's bytes, in decode order.
+    func videoPackets(_ path: String) throws -> [[UInt8]] {
+        let input = try MediaInput(path: path)
+        let video = try #require(input.bestStream(AVMEDIA_TYPE_VIDEO)).pointee.index
+        var pkt = cffl_packet_alloc(input.api)
+        defer { cffl_packet_free(input.api, &pkt) }
+        let p = try #require(pkt)
+        var out: [[UInt8]] = []
+        while cffl_read_frame(input.api, input.context, p) >= 0 {
+            if p.pointee.stream_index == video, let data = p.pointee.data {
+                out.append(Array(UnsafeBufferPointer(start: data, count: Int(p.pointee.size))))
+            }
+            cffl_packet_unref(input.api, p)
+        }
+        return out
+    }
+
+    @Test func h264InMatroskaIsRemuxedNotReencoded() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path("h264.mkv"))
+        #expect(item.error == nil && item.kind == .video && item.route == .remuxed && item.format == .mp4)
+        let out = try #require(item.output)
+        #expect(out.hasSuffix(".mp4"))
+        let p = try MediaProbe.probe(path: out)
+        #expect(p.format == .mp4 && p.videoCodec == "h264" && p.audioCodec == "aac")
+        #expect(item.durationSeconds == 3 && item.bytes == p.bytes)
+        let before = try videoPackets(Fixture.path("h264.mkv")), after = try videoPackets(out)
+        #expect(before.count == 75 && before == after)
+    }
+
+    @Test func playableOrUntranscodableVideosGoAsTheyAre() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for name in ["h264.mp4", "vp9.webm"] {
+            let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path(name))
+            #expect(item.route == .original, "\(name)")
+        }
+        #expect(VideoCompatibility.of(try MediaProbe.probe(path: Fixture.path("h264.mkv"))) == .remux)
+        #expect(VideoCompatibility.of(try MediaProbe.probe(path: Fixture.path("vp9.webm"))) == .needsTranscode)
+        #expect(VideoCompatibility.of(try MediaProbe.probe(path: Fixture.path("hevc.mp4"))) == .playable)
+    }
+}

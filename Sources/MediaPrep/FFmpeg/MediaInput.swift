@@ -5,7 +5,7 @@ final class MediaInput {
     let context: UnsafeMutablePointer<AVFormatContext>
     let api: UnsafePointer<cff_av>
     /// Probing and reading this input must finish by then (polled by libavformat's loops).
-    private let deadline: UnsafeMutablePointer<cff_deadline>
+    let deadline: UnsafeMutablePointer<cff_deadline>
     /// Seconds one input may take to be probed and read, whatever it holds.
     static let timeLimit = 30.0
 

@@ -101,23 +101,41 @@ public struct AttachmentPreparer: Sendable {
         item.content = .image(text: "", image: preview)
     }
 
-    /// Videos are sent as they are (we do not transcode); the preview comes from a chosen frame.
+    /// MP4/MOV with H.264/HEVC and AAC goes as it is; the same codecs in Matroska/WebM are moved
+    /// into an MP4 untouched (iPhones cannot open MKV). Others still go as they are (transcoding
+    /// to H.264 is not built yet). The preview comes from a chosen frame of the original.
     private func prepareVideo(_ source: ProbedSource, _ item: inout PreparedItem) throws {
-        let probe = source.probe
+        var probe = source.probe
         let thumbnailer = VideoThumbnailer(maxSide: thumbnailSide)
         let thumb = try source.media.map { try thumbnailer.thumbnail(input: $0, path: probe.path) }
             ?? thumbnailer.thumbnail(path: probe.path)
         try cancellation?.check()
         let preview = try PreviewMaker.make(from: thumb.pixels, maxLength: profile.previewMaxLength)
-        let duration = Int(probe.durationSeconds ?? 0)  // truncated, as SimpleX does
         try checkTransferable(probe)
-        try place(&item, try OutputWriter.stageCopy(from: probe.path, directory: outputDirectory, base: name(.video),
-                                                    ext: Self.ext(probe, probe.path), cancellation: cancellation))
+        if VideoCompatibility.of(probe) == .remux {
+            // A fresh input: the thumbnailer has read the probed one.
+            let input = try MediaInput(path: probe.path)
+            let staged = try OutputWriter.stageProduced(directory: outputDirectory, base: name(.video), ext: "mp4",
+                                                        cancellation: cancellation) { tmp in
+                try VideoRemuxer().remux(input, to: tmp)
+            }
+            do { probe = try MediaProbe.probe(path: staged.temporaryPath) } catch {
+                staged.discard()
+                throw error
+            }
+            try place(&item, staged)
+            item.route = .remuxed
+            item.format = .mp4
+        } else {
+            try place(&item, try OutputWriter.stageCopy(from: probe.path, directory: outputDirectory, base: name(.video),
+                                                        ext: Self.ext(probe, probe.path), cancellation: cancellation))
+            item.route = .original
+        }
+        let duration = Int(probe.durationSeconds ?? 0)  // truncated, as SimpleX does
         item.bytes = probe.bytes
         (item.width, item.height) = (probe.width, probe.height)
         item.durationSeconds = duration
         item.preview = preview
-        item.route = .original
         item.autoReceive = probe.bytes <= limits.maxVideoSizeAutoReceive
         item.content = .video(text: "", image: preview, duration: duration)
     }

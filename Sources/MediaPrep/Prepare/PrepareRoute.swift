@@ -8,6 +8,8 @@ public enum PrepareRoute: String, Sendable, Codable {
     case rotated
     /// Decoded, resized and encoded by the budget search.
     case encoded
+    /// The same audio and video packets in a new container (MKV/WebM → MP4).
+    case remuxed
     /// Sent as the original file (video, voice, animated GIF, plain files).
     case original
 }
