@@ -231,7 +231,7 @@ static inline int64_t cffl_index_end(const cff_av *a, AVStream *st) {
 /* A resampler from `in`'s layout, format and rate to mono float-planar at `out_rate`. */
 static inline SwrContext *cff_swr_for(const AVFrame *in, int out_rate) {
     SwrContext *s = NULL;
-    AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO, inl;
+    AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO, inl = {0};  /* copy() uninits its target first */
     int n = in->ch_layout.nb_channels > 0 ? in->ch_layout.nb_channels : 1;
     if (in->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || in->ch_layout.nb_channels <= 0) av_channel_layout_default(&inl, n);
     else if (av_channel_layout_copy(&inl, &in->ch_layout) < 0) return NULL;

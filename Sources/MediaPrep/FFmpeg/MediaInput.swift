@@ -59,10 +59,8 @@ final class MediaInput {
         let skip = (format.contains("mov") || format.contains("matroska")) && cff_header_is_complete(opened) != 0
         let info = skip ? 0 : Trace.time("find stream info") { cffl_find_stream_info(api, context) }
         if info < 0 {
-            var c: UnsafeMutablePointer<AVFormatContext>? = context
-            cffl_close_input(api, &c)
-            if let m = memory?.0 { cffl_free_memory_io(api, m) }
-            release(deadline)
+            // Every property is set: throwing now runs deinit, which frees all of it (closing here
+            // too was a double free, found by the container fuzzer).
             throw MediaPrepError.ffmpeg(.corrupt, "cannot read stream information", info)
         }
     }
