@@ -18,6 +18,8 @@ import Testing
         #expect(check("rgb.png").verdict == .afterPreparation)
         #expect(check("h264.mp4").verdict == .asIs)
         #expect(check("voice.m4a").verdict == .asIs)
+        #expect(check("voice.ogg").verdict == .afterPreparation && check("voice.ogg").reasons[0].hasPrefix("opus transcoded to AAC"))
+        #expect(check("h264.mkv").reasons == ["h264 remuxed from matroska into MP4 (packets untouched)"])
         #expect(check("anim.gif").verdict == .asIs)
         let long = check("voice-long.ogg")
         #expect(long.verdict == .cannotSend)

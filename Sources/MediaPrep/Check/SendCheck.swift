@@ -150,6 +150,9 @@ public struct SendCheck: Sendable {
             if Int64(bytes) > fileLimit {
                 r.verdict = .cannotSend
                 r.reasons = ["\(bytes.formatted) bytes is over the \(Int(fileLimit).formatted)-byte limit"]
+            } else if p.kind == .video, VideoCompatibility.of(p) == .remux {
+                r.verdict = .afterPreparation
+                r.reasons = ["\(p.videoCodec ?? "video") remuxed from \(p.format.rawValue) into MP4 (packets untouched)"]
             } else {
                 r.verdict = .asIs
                 r.reasons = ["\(bytes.formatted) bytes within the \(Int(fileLimit).formatted)-byte limit"]
@@ -159,9 +162,12 @@ public struct SendCheck: Sendable {
             if d > Double(limits.maxVoiceMessageSeconds) {
                 r.verdict = .cannotSend
                 r.reasons = ["voice over \(limits.maxVoiceMessageSeconds) s (\(Self.seconds(d)) s): cannot be sent"]
-            } else {
+            } else if p.audioCodec == "aac" && (p.format == .m4a || p.format == .mp4 || p.format == .mov) {
                 r.verdict = .asIs
                 r.reasons = ["\(Self.seconds(d)) s voice note" + (bytes <= limits.maxVoiceSizeAutoReceive ? ", auto-received" : "")]
+            } else {
+                r.verdict = .afterPreparation
+                r.reasons = ["\(p.audioCodec ?? "audio") transcoded to AAC .m4a (mono, 16 kHz), as the app records voice"]
             }
         }
     }
