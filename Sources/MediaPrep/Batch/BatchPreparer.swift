@@ -32,10 +32,20 @@ public struct BatchPreparer: Sendable {
         preparer.stagesOutputs = true
         let planner = TransferPlanner(xftpAvailable: opts.xftp)
         let prep = preparer
+        let started = StartCounter()
         var sequencer = MessageSequencer(options: opts)
         var summary = BatchSummary()
         let ran = await BatchRunner(jobs: opts.jobs).run(inputs, cancellation: cancellation, progress: progress,
-                                                         work: { _, path in prep.prepare(path: path) }) { index, _, prepared in
+                                                         work: { _, path in
+            // The last inputs of a list may use the cores the finished jobs left: the tail of a
+            // batch is otherwise one image on one thread (corpus: 1.62× → see README).
+            var p = prep
+            if let total = inputs.count {
+                let left = total - started.next()
+                if left < opts.jobs { p.threads = max(prep.threads, ProcessInfo.processInfo.activeProcessorCount / max(1, left)) }
+            }
+            return p.prepare(path: path)
+        }) { index, _, prepared in
             var item = BatchItem(index: index, item: prepared)
             // Files are named here, in input order, so `_1`, `_2` follow the input whatever finished first.
             if let staged = prepared.staged {
@@ -88,4 +98,11 @@ private final class Collector: @unchecked Sendable {
             if let line { lines.append(line) }
         }
     }
+}
+
+/// Counts inputs as workers start them (from several threads).
+private final class StartCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    func next() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n - 1 }
 }
