@@ -8,8 +8,8 @@ let targets = ["sniff", "exif", "jpeg", "png", "container", "plan"]
 let package = Package(
     name: "MediaPrepFuzz",
     dependencies: [.package(name: "mediaprep", path: "..")],
-    targets: targets.map { name in
-        .executableTarget(name: "fuzz-\(name)", dependencies: [.product(name: "MediaPrep", package: "mediaprep")],
+    targets: [.target(name: "FuzzSupport")] + targets.map { name in
+        .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport", .product(name: "MediaPrep", package: "mediaprep")],
                           path: "Sources/\(name)")
     },
     swiftLanguageModes: [.v6]
