@@ -43,7 +43,7 @@ public struct BatchRunner: Sendable {
 
     private enum Event: Sendable {
         case input((path: String, weight: Int)?)
-        case done(Int, String)
+        case done
     }
 
     /// Runs `work` for every input; `emit` sees every started input once, in input order.
@@ -88,7 +88,7 @@ public struct BatchRunner: Sendable {
                                 queue.async { c.resume(returning: work(item.index, item.path)) }
                             }
                             results.put(item.index, r)
-                            return .done(item.index, item.path)
+                            return .done
                         }
                     }
                 }
@@ -104,12 +104,11 @@ public struct BatchRunner: Sendable {
                         paths[nextIndex] = got.path
                         buffer.append((nextIndex, got.path, got.weight))
                         nextIndex += 1
-                    case .done(let i, _):
+                    case .done:
                         inFlight -= 1
                         done += 1
                         state.done = done
                         progress?(state)
-                        _ = i
                         while let r = results.take(nextEmit) {
                             await emit(nextEmit, paths.removeValue(forKey: nextEmit) ?? "", r)
                             emitted += 1

@@ -3,6 +3,7 @@ import MediaPrep
 
 /// done/total, the current file, files/s and ETA on stderr, only when stderr is a terminal.
 final class ProgressBar: @unchecked Sendable {
+    /// Read and written only under `Output`'s lock.
     nonisolated(unsafe) static var shared: ProgressBar?
 
     private var state = BatchRunner.Progress(started: 0, done: 0, total: nil, current: nil)
@@ -22,7 +23,7 @@ final class ProgressBar: @unchecked Sendable {
         var ws = winsize()
         let cols = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &ws) == 0 && ws.ws_col > 20 ? Int(ws.ws_col) : 80
         let bar = ProgressBar(width: cols)
-        shared = bar
+        Output.locked { shared = bar }
         return { p in bar.update(p) }
     }
 
@@ -41,8 +42,10 @@ final class ProgressBar: @unchecked Sendable {
 
     /// Removes the bar for good (end of the batch).
     static func finish() {
-        Output.locked { shared?.clearLocked() }
-        shared = nil
+        Output.locked {
+            shared?.clearLocked()
+            shared = nil
+        }
     }
 
     func clearLocked() {
