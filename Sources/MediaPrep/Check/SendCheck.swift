@@ -84,11 +84,10 @@ public struct SendCheck: Sendable {
         let orientation = ExifOrientation.fromJPEG(data)
         r.kind = .image
         (r.width, r.height) = orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
-        // As prepare counts them: after TurboJPEG's shrink-on-load to the view size.
-        let view = profile.viewSize(width: r.width ?? h.width, height: r.height ?? h.height)
-        let (mw, mh) = orientation.swapsDimensions ? (view.height, view.width) : (view.width, view.height)
-        let d = JPEGDecoder.scaleDenominator(width: h.width, height: h.height, options: DecodeOptions(minimumWidth: mw, minimumHeight: mh))
-        try checkPixels((h.width + d - 1) / d * ((h.height + d - 1) / d), h.width, h.height)
+        // As prepare counts them: after shrink-on-load to the view size.
+        let (mw, mh) = JPEGDecoder.minimumSize(h, orientation: orientation, profile: profile)
+        let decoded = JPEGDecoder.decodedSize(h, options: DecodeOptions(minimumWidth: mw, minimumHeight: mh))
+        try checkPixels(decoded.width * decoded.height, h.width, h.height)
         var changes: [String] = []
         let bytes = r.bytes ?? 0
         // A JPEG small enough to go without re-encoding is sent with its own entropy data, so

@@ -29,6 +29,19 @@ public enum JPEGDecoder {
                       isProgressive: info.progressive != 0, isArithmetic: info.arithmetic != 0)
     }
 
+    /// The stored-orientation size a view of `profile` needs: what shrink-on-load may go down to.
+    static func minimumSize(_ h: Header, orientation: ExifOrientation, profile: ImageProfile) -> (width: Int, height: Int) {
+        let (dw, dh) = orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
+        let view = profile.viewSize(width: dw, height: dh)
+        return orientation.swapsDimensions ? (view.height, view.width) : (view.width, view.height)
+    }
+
+    /// The size `decode` produces for this header and these options (after DCT scaling).
+    static func decodedSize(_ h: Header, options: DecodeOptions) -> (width: Int, height: Int) {
+        let d = scaleDenominator(width: h.width, height: h.height, options: options)
+        return ((h.width + d - 1) / d, (h.height + d - 1) / d)
+    }
+
     /// The power-of-two DCT scale (1, 1/2, 1/4, 1/8) that keeps both sides at or above the minimum.
     static func scaleDenominator(width: Int, height: Int, options: DecodeOptions) -> Int {
         guard let mw = options.minimumWidth, let mh = options.minimumHeight else { return 1 }
@@ -45,7 +58,7 @@ public enum JPEGDecoder {
     public static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions(), lumaOnly: Bool = false) throws -> DecodedImage {
         let hdr = try header(data)
         let d = scaleDenominator(width: hdr.width, height: hdr.height, options: options)
-        let w = (hdr.width + d - 1) / d, ht = (hdr.height + d - 1) / d
+        let (w, ht) = decodedSize(hdr, options: options)
         guard w * ht <= options.maxPixels else {
             throw MediaPrepError(.tooManyPixels, "\(hdr.width)×\(hdr.height) is over the \(options.maxPixels)-pixel limit")
         }

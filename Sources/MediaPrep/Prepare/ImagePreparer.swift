@@ -46,9 +46,7 @@ public struct ImagePreparer: Sendable {
         // Shrink-on-load only needs to keep the view size: work out the source size first.
         var options = decode
         if let h = header {
-            let (dw, dh) = orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
-            let view = profile.viewSize(width: dw, height: dh)
-            (options.minimumWidth, options.minimumHeight) = orientation.swapsDimensions ? (view.height, view.width) : (view.width, view.height)
+            (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(h, orientation: orientation, profile: profile)
         }
         let decoded = try already ?? Trace.time("decode") { try ImageLoader.load(data: data, path: nil, options: options) }
         try cancellation?.check()

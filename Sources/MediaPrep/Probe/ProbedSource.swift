@@ -19,11 +19,9 @@ public struct ProbedSource: @unchecked Sendable {
         switch probe.kind {
         case .image:
             if let header = jpegHeader {
-                let view = profile.viewSize(width: w, height: h)
-                let (vw, vh) = probe.orientation.swapsDimensions ? (view.height, view.width) : (view.width, view.height)
-                let d = JPEGDecoder.scaleDenominator(width: header.width, height: header.height,
-                                                     options: DecodeOptions(minimumWidth: vw, minimumHeight: vh))
-                return (header.width + d - 1) / d * ((header.height + d - 1) / d)
+                let (mw, mh) = JPEGDecoder.minimumSize(header, orientation: probe.orientation, profile: profile)
+                let size = JPEGDecoder.decodedSize(header, options: DecodeOptions(minimumWidth: mw, minimumHeight: mh))
+                return size.width * size.height
             }
             return w * h
         case .animatedImage: return w * h
