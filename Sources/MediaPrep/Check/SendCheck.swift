@@ -94,8 +94,8 @@ public struct SendCheck: Sendable {
         // that data is checked here: luma only at 1/8 scale, ~1 ms for 255 KiB. (Larger files
         // are decoded, and so checked, when prepared.)
         if bytes <= profile.maxBytes {
-            _ = try JPEGDecoder.decode(try FileBytes.read(path), options: DecodeOptions(maxPixels: maxPixels, minimumWidth: 1, minimumHeight: 1),
-                                       lumaOnly: true)
+            let whole = data.count == bytes ? data : try FileBytes.read(path)  // the 256 KiB head usually is the file
+            _ = try JPEGDecoder.decode(whole, options: DecodeOptions(maxPixels: maxPixels, minimumWidth: 1, minimumHeight: 1), lumaOnly: true)
         }
         if let fit = fitReason(bytes) { changes.append(fit) }
         if let cap = profile.maxSide, max(h.width, h.height) > cap { changes.append("resized to \(cap) px on the long side") }
@@ -161,7 +161,7 @@ public struct SendCheck: Sendable {
             if d > Double(limits.maxVoiceMessageSeconds) {
                 r.verdict = .cannotSend
                 r.reasons = ["voice over \(limits.maxVoiceMessageSeconds) s (\(Self.seconds(d)) s): cannot be sent"]
-            } else if p.audioCodec == "aac" && (p.format == .m4a || p.format == .mp4 || p.format == .mov) {
+            } else if VoiceTranscoder.playsAsIs(p) {
                 r.verdict = .asIs
                 r.reasons = ["\(Self.seconds(d)) s voice note" + (bytes <= limits.maxVoiceSizeAutoReceive ? ", auto-received" : "")]
             } else {

@@ -63,6 +63,21 @@ public struct AttachmentPreparer: Sendable {
         if stagesOutputs { item.staged = staged } else { item.output = try staged.commit() }
     }
 
+    /// A file an encoder or muxer writes: staged, probed (what is sent is what the message then
+    /// describes: size and duration of the new file) and placed. Returns the new file's probe.
+    private func produce(_ item: inout PreparedItem, kind: UploadContentKind, ext: String,
+                         _ write: (String) throws -> Void) throws -> ProbeResult {
+        let staged = try OutputWriter.stageProduced(directory: outputDirectory, base: name(kind), ext: ext,
+                                                    cancellation: cancellation, produce: write)
+        let made: ProbeResult
+        do { made = try MediaProbe.probe(path: staged.temporaryPath) } catch {
+            staged.discard()
+            throw error
+        }
+        try place(&item, staged)
+        return made
+    }
+
     private func name(_ kind: UploadContentKind) -> String {
         "\(FileNaming.prefix(for: kind))_\(FileNaming.stamp(timestamp))"
     }
@@ -115,15 +130,7 @@ public struct AttachmentPreparer: Sendable {
         if VideoCompatibility.of(probe) == .remux {
             // A fresh input: the thumbnailer has read the probed one.
             let input = try MediaInput(path: probe.path)
-            let staged = try OutputWriter.stageProduced(directory: outputDirectory, base: name(.video), ext: "mp4",
-                                                        cancellation: cancellation) { tmp in
-                try VideoRemuxer().remux(input, to: tmp)
-            }
-            do { probe = try MediaProbe.probe(path: staged.temporaryPath) } catch {
-                staged.discard()
-                throw error
-            }
-            try place(&item, staged)
+            probe = try produce(&item, kind: .video, ext: "mp4") { tmp in try VideoRemuxer().remux(input, to: tmp) }
             item.route = .remuxed
             item.format = .mp4
         } else {
@@ -149,25 +156,15 @@ public struct AttachmentPreparer: Sendable {
         guard seconds <= Double(limits.maxVoiceMessageSeconds) else {
             throw MediaPrepError(.voiceTooLong, String(format: "%.1f s is over the %d s voice message limit", seconds, limits.maxVoiceMessageSeconds))
         }
-        let playable = probe.audioCodec == "aac" && (probe.format == .m4a || probe.format == .mp4 || probe.format == .mov)
-        if playable {
+        if VoiceTranscoder.playsAsIs(probe) {
             try place(&item, try OutputWriter.stageCopy(from: path, directory: outputDirectory, base: name(.voice),
                                                         ext: Self.ext(probe, path), cancellation: cancellation))
             item.route = .original
         } else {
             let input = try source.media ?? MediaInput(path: path)
-            let staged = try OutputWriter.stageProduced(directory: outputDirectory, base: name(.voice), ext: "m4a",
-                                                        cancellation: cancellation) { tmp in
+            probe = try produce(&item, kind: .voice, ext: "m4a") { tmp in
                 try VoiceTranscoder().transcode(input, to: tmp, cancellation: cancellation)
             }
-            do {
-                // What is sent is what the message describes: size and duration of the new file.
-                probe = try MediaProbe.probe(path: staged.temporaryPath)
-            } catch {
-                staged.discard()
-                throw error
-            }
-            try place(&item, staged)
             item.route = .encoded
             item.format = .m4a
         }

@@ -2,9 +2,6 @@ import CFFmpeg
 
 /// Classifies and measures any file: images natively, audio and video through libavformat.
 public enum MediaProbe {
-    /// Every audio-only input is a voice note: AAC in M4A goes as it is, the rest is transcoded.
-
-
     /// - Parameter thorough: also scan pixels for real transparency; preparation does not need it,
     ///   and skipping it avoids decoding a large photo twice.
     public static func probe(path: String, thorough: Bool = true) throws -> ProbeResult {
@@ -94,7 +91,7 @@ public enum MediaProbe {
             r.animated = true
             r.kind = .video
         } else if let codec = r.audioCodec {
-            r.kind = codec == "unknown" ? .file : .voice
+            r.kind = codec == "unknown" ? .file : .voice  // every audio-only input is a voice note (transcoded if need be)
         } else {
             throw MediaPrepError(.noVideoStream, "\(path) has neither audio nor video")
         }

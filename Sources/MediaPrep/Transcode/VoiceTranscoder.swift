@@ -6,6 +6,11 @@ struct VoiceTranscoder {
     static let sampleRate: Int32 = 16_000
     static let bitRate: Int32 = 32_000
 
+    /// AAC in an MP4-family file plays in every client as it is; anything else is transcoded.
+    static func playsAsIs(_ p: ProbeResult) -> Bool {
+        p.audioCodec == "aac" && (p.format == .m4a || p.format == .mp4 || p.format == .mov)
+    }
+
     /// Decodes `input`'s audio, resamples it to mono 16 kHz and writes an `.m4a` (faststart) at `path`.
     func transcode(_ input: MediaInput, to path: String, cancellation: CancellationFlag? = nil) throws {
         guard let stream = input.bestStream(AVMEDIA_TYPE_AUDIO) else {
