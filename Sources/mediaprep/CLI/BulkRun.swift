@@ -27,6 +27,14 @@ enum Bulk {
     }
 
     static func jobs(_ n: Int64?) -> Int { n.map(Int.init) ?? ProcessInfo.processInfo.activeProcessorCount }
+
+    /// How results are printed: text lines, one JSON document, or one JSON object per input.
+    enum Mode { case text, json, jsonl }
+
+    static func mode(json: Bool, jsonl: Bool) throws -> Mode {
+        guard !(json && jsonl) else { throw UsageError(message: "--json and --jsonl exclude each other") }
+        return jsonl ? .jsonl : (json ? .json : .text)
+    }
 }
 
 /// Turns SIGINT/SIGTERM into cancellation of the batch; the command then exits 130 or 143.
@@ -94,7 +102,7 @@ final class RunState: @unchecked Sendable {
     var summary = BatchSummary()
 
     /// One input's outcome in the chosen output mode: a text line, a JSON line, or kept for the document.
-    func report(_ json: JSONValue, text: @autoclosure () -> String, mode: PrepareCommand.Mode) {
+    func report(_ json: JSONValue, text: @autoclosure () -> String, mode: Bulk.Mode) {
         switch mode {
         case .text: Output.line(text())
         case .jsonl: Output.json(json)
@@ -103,7 +111,7 @@ final class RunState: @unchecked Sendable {
     }
 
     /// A failed input: `{"input", …nulls, "error"}` in JSON modes, `mediaprep: PATH: code: message` in text.
-    func fail(_ path: String, _ error: Error, mode: PrepareCommand.Mode, nulls: [String] = []) {
+    func fail(_ path: String, _ error: Error, mode: Bulk.Mode, nulls: [String] = []) {
         let err = (error as? MediaPrepError) ?? MediaPrepError(.decodeFailed, "\(error)")
         summary.failed += 1
         let json = JSONValue.object([.init("input", .string(path))] + nulls.map { .init($0, .null) } + [.init("error", err.json)])
@@ -111,7 +119,7 @@ final class RunState: @unchecked Sendable {
     }
 
     /// Prints the JSON document (an object when `single`), and returns the exit status.
-    func finish(mode: PrepareCommand.Mode, single: Bool, trap: SignalTrap) -> Int32 {
+    func finish(mode: Bulk.Mode, single: Bool, trap: SignalTrap) -> Int32 {
         ProgressBar.finish()
         if mode == .json { Output.json(single ? (items.first ?? .null) : .array(items)) }
         if let status = trap.exitStatus { return status }

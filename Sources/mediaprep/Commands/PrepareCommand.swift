@@ -35,11 +35,9 @@ struct PrepareCommand: Command {
         }
     }
 
-    enum Mode { case text, json, jsonl }
-
     let positionalInputs: [String]
     let options: BatchOptions
-    let mode: Mode
+    let mode: Bulk.Mode
     let quiet: Bool
 
     init(_ a: Arguments<Option>) throws {
@@ -78,8 +76,7 @@ struct PrepareCommand: Command {
         guard !a.positionals.isEmpty || !o.text.isEmpty else {
             throw UsageError(message: "prepare needs at least one FILE (or --text for a text message)")
         }
-        guard !(a.has(.json) && a.has(.jsonl)) else { throw UsageError(message: "--json and --jsonl exclude each other") }
-        mode = a.has(.jsonl) ? .jsonl : (a.has(.json) ? .json : .text)
+        mode = try Bulk.mode(json: a.has(.json), jsonl: a.has(.jsonl))
         positionalInputs = a.positionals
         options = o
         quiet = a.has(.quiet)
@@ -95,18 +92,8 @@ struct PrepareCommand: Command {
         await trap.run {
             let summary = await batch.run(inputs, cancellation: trap.cancellation, progress: progress) { event in
                 switch event {
-                case .item(let item):
-                    switch mode {
-                    case .text: Output.line(item.summary)
-                    case .jsonl: Output.json(item.json)
-                    case .json: state.items.append(item.json)
-                    }
-                case .text(let t):
-                    switch mode {
-                    case .text: Output.line(t.summary)
-                    case .jsonl: Output.json(t.json)
-                    case .json: state.items.append(t.json)
-                    }
+                case .item(let item): state.report(item.json, text: item.summary, mode: mode)
+                case .text(let t): state.report(t.json, text: t.summary, mode: mode)
                 case .messages(_, let line?):
                     // With --json/--jsonl, stdout holds only JSON; the /_send lines go to stderr.
                     if mode == .text { Output.line(line) } else { state.sendLines.append(line) }

@@ -19,14 +19,13 @@ struct ProbeCommand: Command {
         }
     }
 
-    let inputs: [String], jobs: Int, mode: PrepareCommand.Mode, quiet: Bool
+    let inputs: [String], jobs: Int, mode: Bulk.Mode, quiet: Bool
 
     init(_ a: Arguments<Option>) throws {
         guard !a.positionals.isEmpty else { throw UsageError(message: "probe needs at least one FILE") }
-        guard !(a.has(.json) && a.has(.jsonl)) else { throw UsageError(message: "--json and --jsonl exclude each other") }
         inputs = a.positionals
         jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
-        mode = a.has(.jsonl) ? .jsonl : (a.has(.json) ? .json : .text)
+        mode = try Bulk.mode(json: a.has(.json), jsonl: a.has(.jsonl))
         quiet = a.has(.quiet)
     }
 

@@ -25,7 +25,7 @@ struct ThumbnailCommand: Command {
     }
 
     let inputs: [String], output: String?, outDir: String?, maxSide: Int, quality: Int, jobs: Int
-    let mode: PrepareCommand.Mode, quiet: Bool
+    let mode: Bulk.Mode, quiet: Bool
 
     init(_ a: Arguments<Option>) throws {
         guard !a.positionals.isEmpty else { throw UsageError(message: "thumbnail needs at least one VIDEO") }
@@ -35,12 +35,11 @@ struct ThumbnailCommand: Command {
         if output != nil, a.positionals.count != 1 || a.positionals[0] == "-" || InputWalker.isDirectory(a.positionals[0]) {
             throw UsageError(message: "-o FILE takes exactly one VIDEO; use --out DIR for many")
         }
-        guard !(a.has(.json) && a.has(.jsonl)) else { throw UsageError(message: "--json and --jsonl exclude each other") }
         inputs = a.positionals
         maxSide = Int(try a.int(.maxSide, min: 16) ?? 1280)
         quality = Int(try a.int(.quality, min: 1, max: 100) ?? 85)
         jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
-        mode = a.has(.jsonl) ? .jsonl : (a.has(.json) ? .json : .text)
+        mode = try Bulk.mode(json: a.has(.json), jsonl: a.has(.jsonl))
         quiet = a.has(.quiet)
     }
 
