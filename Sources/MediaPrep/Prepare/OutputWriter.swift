@@ -7,15 +7,13 @@ public enum OutputWriter {
     /// place, which fails rather than overwrites if the name appeared meanwhile.
     public static func writeUnique(_ data: [UInt8], directory dir: String, base: String, ext: String,
                                    cancellation: CancellationFlag? = nil) throws -> String {
-        try place(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in FileManager.default.createFile(atPath: tmp, contents: Data(data)) }
+        try stage(data, directory: dir, base: base, ext: ext, cancellation: cancellation).commit()
     }
 
     /// Copies a file (a video may be large: it is never read into memory) under a unique name.
     public static func copyUnique(from source: String, directory dir: String, base: String, ext: String,
                                   cancellation: CancellationFlag? = nil) throws -> String {
-        try place(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in
-            (try? FileManager.default.copyItem(atPath: source, toPath: tmp)) != nil
-        }
+        try stageCopy(from: source, directory: dir, base: base, ext: ext, cancellation: cancellation).commit()
     }
 
     /// Temporary files being filled right now; an interrupted process removes them on its way out.
@@ -23,12 +21,6 @@ public enum OutputWriter {
 
     /// Removes every temporary file still being written (for a signal handler's last step).
     public static func removeTemporaryFiles() { pending.removeAll() }
-
-    static func place(directory dir: String, base: String, ext: String, cancellation: CancellationFlag? = nil,
-                      fill: (String) -> Bool) throws -> String {
-        let staged = try stage(directory: dir, base: base, ext: ext, cancellation: cancellation, fill: fill)
-        return try staged.commit()
-    }
 
     /// Writes `data` under a temporary name in `dir`; `commit` gives it its final, unique name.
     public static func stage(_ data: [UInt8], directory dir: String, base: String, ext: String,
