@@ -26,7 +26,6 @@ public struct BatchPreparer: Sendable {
         var preparer = AttachmentPreparer(profile: opts.profile, limits: opts.limits, outputDirectory: opts.outputDirectory,
                                           timestamp: opts.timestamp)
         preparer.maxPixels = opts.maxPixels
-        preparer.threads = BatchRunner.threadsPerJob(jobs: opts.jobs, inputs: inputs.count)
         preparer.cancellation = cancellation
         preparer.pixelBudget = PixelBudget(capacity: opts.pixelBudget)
         preparer.stagesOutputs = true
@@ -37,13 +36,10 @@ public struct BatchPreparer: Sendable {
         var summary = BatchSummary()
         let ran = await BatchRunner(jobs: opts.jobs).run(inputs, cancellation: cancellation, progress: progress,
                                                          work: { _, path in
-            // The last inputs of a list may use the cores the finished jobs left: the tail of a
-            // batch is otherwise one image on one thread (corpus: 1.62× → see README).
+            // Threads for the inputs still to come: the last ones of a list get the cores the
+            // finished jobs left, instead of ending the batch on one thread.
             var p = prep
-            if let total = inputs.count {
-                let left = total - started.next()
-                if left < opts.jobs { p.threads = max(prep.threads, ProcessInfo.processInfo.activeProcessorCount / max(1, left)) }
-            }
+            p.threads = BatchRunner.threadsPerJob(jobs: opts.jobs, inputs: inputs.count.map { $0 - started.next() })
             return p.prepare(path: path)
         }) { index, _, prepared in
             var item = BatchItem(index: index, item: prepared)
