@@ -18,3 +18,11 @@ import Testing
         #expect(still.frameCount == 1)
     }
 }
+
+@Suite struct FFmpegImagesFromMemoryTests {
+    @Test(arguments: ["image.webp", "image.bmp", "image.tiff", "still.gif"])
+    func decodesWithoutAFile(_ name: String) throws {
+        let d = try ImageLoader.load(data: try Fixture.bytes(name), path: nil)
+        Quadrants.check(d.pixels, tolerance: 40)
+    }
+}

@@ -10,7 +10,16 @@ public enum FFmpegImageDecoder {
 
     public static func decode(path: String, format: MediaFormat, options: DecodeOptions = DecodeOptions(),
                               countFrames: Bool = false) throws -> Result {
-        let input = try MediaInput(path: path)
+        try decode(try MediaInput(path: path), format: format, options: options, countFrames: countFrames)
+    }
+
+    /// The same from bytes in memory (libavformat reads them through a custom AVIOContext).
+    public static func decode(data: [UInt8], format: MediaFormat, options: DecodeOptions = DecodeOptions(),
+                              countFrames: Bool = false) throws -> Result {
+        try decode(try MediaInput(data: data), format: format, options: options, countFrames: countFrames)
+    }
+
+    static func decode(_ input: MediaInput, format: MediaFormat, options: DecodeOptions, countFrames: Bool) throws -> Result {
         guard let stream = input.bestStream(AVMEDIA_TYPE_VIDEO) else {
             throw MediaPrepError(.corrupt, "no image in this \(format.rawValue) file")
         }

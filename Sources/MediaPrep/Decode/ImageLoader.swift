@@ -8,7 +8,7 @@ public enum ImageLoader {
         return try load(data: data, path: path, options: options)
     }
 
-    /// Decodes bytes already in memory; `path` is needed only for the FFmpeg-decoded formats.
+    /// Decodes bytes already in memory; FFmpeg-decoded formats are read from `path` when given.
     public static func load(data: [UInt8], path: String?, options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
         let format = FormatSniffer.sniff(data)
@@ -18,10 +18,8 @@ public enum ImageLoader {
         case .png:
             return try PNGDecoder.decode(data, options: options)
         case .gif, .webp, .bmp, .tiff:
-            guard let path else {
-                throw MediaPrepError(.unsupportedFormat, "\(format.rawValue) is decoded from a file path")
-            }
-            return try FFmpegImageDecoder.decode(path: path, format: format, options: options).image
+            if let path { return try FFmpegImageDecoder.decode(path: path, format: format, options: options).image }
+            return try FFmpegImageDecoder.decode(data: data, format: format, options: options).image
         default:
             throw MediaPrepError(.unsupportedFormat, "not an image this tool decodes (\(format.rawValue))")
         }

@@ -75,18 +75,9 @@ public struct LinkPreviewer: Sendable {
         let format = FormatSniffer.sniff(bytes)
         guard format.isImage else { throw MediaPrepError(.noImage, "\(source) is not an image (\(format.rawValue))") }
         do {
-            let decoded: DecodedImage
-            if format == .jpeg || format == .png {
-                decoded = try ImageLoader.load(data: bytes, path: nil, options: DecodeOptions(maxPixels: 50_000_000, minimumWidth: 384, minimumHeight: 384))
-            } else {
-                // GIF, WebP, BMP, TIFF are decoded by FFmpeg from a file.
-                let tmp = NSTemporaryDirectory() + "mediaprep-link-\(UUID().uuidString)"
-                guard FileManager.default.createFile(atPath: tmp, contents: Data(bytes)) else {
-                    throw MediaPrepError(.writeFailed, "cannot write a temporary file")
-                }
-                defer { unlink(tmp) }
-                decoded = try ImageLoader.load(data: bytes, path: tmp, options: DecodeOptions(maxPixels: 50_000_000))
-            }
+            // GIF, WebP, BMP and TIFF too, from memory: nothing touches the disk.
+            let decoded = try ImageLoader.load(data: bytes, path: nil,
+                                               options: DecodeOptions(maxPixels: 50_000_000, minimumWidth: 384, minimumHeight: 384))
             let upright = Orienter.apply(decoded.orientation, to: decoded.pixels)
             return try PreviewMaker.make(from: AlphaOps.droppingOpaqueAlpha(upright), maxLength: maxLength)
         } catch let e as MediaPrepError {
