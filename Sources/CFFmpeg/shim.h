@@ -172,29 +172,29 @@ static int64_t cff_memory_seek(void *opaque, int64_t offset, int whence) {
     return p;
 }
 
-static inline int cffl_open_memory(const cff_av *a, AVFormatContext **ctx, cff_memory *m, cff_deadline *deadline) {
+/* Opens `url`, or a custom `pb` (url NULL), with `deadline` polled by libavformat's loops.
+   On failure avformat_open_input frees the context and clears *ctx; a custom pb stays the caller's. */
+static inline int cff_open(const cff_av *a, AVFormatContext **ctx, const char *url, AVIOContext *pb, cff_deadline *deadline) {
     AVFormatContext *c = a->avformat_alloc_context();
     if (!c) return AVERROR(ENOMEM);
-    unsigned char *buffer = av_malloc(4096);
-    m->avio = buffer ? a->avio_alloc_context(buffer, 4096, 0, m, cff_memory_read, NULL, cff_memory_seek) : NULL;
-    if (!m->avio) { av_free(buffer); a->avformat_close_input(&c); return AVERROR(ENOMEM); }
-    c->pb = m->avio;
-    c->flags |= AVFMT_FLAG_CUSTOM_IO;
+    if (pb) { c->pb = pb; c->flags |= AVFMT_FLAG_CUSTOM_IO; }
     c->interrupt_callback.callback = cff_deadline_passed;
     c->interrupt_callback.opaque = deadline;
     *ctx = c;
-    int rc = a->avformat_open_input(ctx, NULL, NULL, NULL);
+    return a->avformat_open_input(ctx, url, NULL, NULL);
+}
+
+static inline int cffl_open_memory(const cff_av *a, AVFormatContext **ctx, cff_memory *m, cff_deadline *deadline) {
+    unsigned char *buffer = av_malloc(4096);
+    m->avio = buffer ? a->avio_alloc_context(buffer, 4096, 0, m, cff_memory_read, NULL, cff_memory_seek) : NULL;
+    if (!m->avio) { av_free(buffer); return AVERROR(ENOMEM); }
+    int rc = cff_open(a, ctx, NULL, m->avio, deadline);
     if (rc < 0) cffl_free_memory_io(a, m);
     return rc;
 }
 /* Non-optional entry points for Swift (a table field imports as an Optional). */
 static inline int cffl_open_input(const cff_av *a, AVFormatContext **ctx, const char *url, cff_deadline *deadline) {
-    AVFormatContext *c = a->avformat_alloc_context();
-    if (!c) return AVERROR(ENOMEM);
-    c->interrupt_callback.callback = cff_deadline_passed;
-    c->interrupt_callback.opaque = deadline;
-    *ctx = c;
-    return a->avformat_open_input(ctx, url, NULL, NULL);  /* frees c and clears *ctx on failure */
+    return cff_open(a, ctx, url, NULL, deadline);
 }
 static inline int cffl_find_stream_info(const cff_av *a, AVFormatContext *ctx) { return a->avformat_find_stream_info(ctx, NULL); }
 static inline void cffl_close_input(const cff_av *a, AVFormatContext **ctx) { a->avformat_close_input(ctx); }
