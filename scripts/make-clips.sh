@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes 20 short video clips for the batch thumbnail benchmark (ffmpeg from Debian 12): H.264,
 # HEVC and VP9 at 480p–1080p, some opening on black, some rotated. Not committed: ~15 MB.
-# usage: scripts/make-clips.sh [OUT_DIR]   (default: ./clips)
+# usage: [PHOTO=big.jpg] scripts/make-clips.sh [OUT_DIR]   (default: ./clips; PHOTO adds the 60 s budget clip)
 set -euo pipefail
 out=${1:-clips}
 mkdir -p "$out"
@@ -25,4 +25,17 @@ for n in 1 2 3; do mk hevc-720p 1280x720 3 "-c:v libx265 -preset ultrafast -x265
 for n in 1 2 3; do mk vp9-480p 854x480 3 "-c:v libvpx-vp9 -deadline realtime -cpu-used 8 -c:a libopus" webm; done
 for n in 1 2; do mk black-open-720p 1280x720 2 "-c:v libx264 -preset veryfast -g 1000" mp4 3; done
 for n in 1 2; do mk rotated-720p 1280x720 3 "-c:v libx264 -preset veryfast -c:a aac -metadata:s:v rotate=90" mov; done
+# For the video byte-budget figure (#12): 60 s of 1080p H.264 + AAC, a slow zoom over a photo with
+# grain and a moving caption, so that motion, texture and flat areas all compete for the bits.
+photo=${PHOTO:-}
+if [ -n "$photo" ] && [ ! -s "$out/budget-1080p-60s.mp4" ]; then
+  ffmpeg -v error -y -loop 1 -i "$photo" -f lavfi -i "sine=f=220:d=60" -f lavfi -i "anoisesrc=d=60:a=0.02" \
+    -filter_complex "[0]scale=2880:-2,zoompan=z='1+0.0004*on':d=1500:x='iw/2-(iw/zoom/2)+on/4':y='ih/2-(ih/zoom/2)':s=1920x1080:fps=25,noise=alls=5:allf=t,drawtext=text='%{pts\\:hms}':x=40+mod(t*90\\,1600):y=900:fontsize=64:fontcolor=white:box=1:boxcolor=black@0.4[v];[1][2]amix=inputs=2[a]" \
+    -map "[v]" -map "[a]" -t 60 -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p -c:a aac -b:a 128k -ac 2 "$out/budget-1080p-60s.mp4"
+fi
+# A 4K HEVC phone clip (thumbnails) and VP9 + Opus WebM (transcoding), 10 s each.
+[ -s "$out/hevc-4k.mp4" ] || ffmpeg -v error -y -f lavfi -i testsrc2=s=3840x2160:r=30:d=3 -f lavfi -i sine=d=3 -shortest \
+  -c:v libx265 -preset ultrafast -x265-params log-level=error -tag:v hvc1 -c:a aac "$out/hevc-4k.mp4"
+[ -s "$out/vp9-720p-10s.webm" ] || ffmpeg -v error -y -f lavfi -i testsrc2=s=1280x720:r=30:d=10 -f lavfi -i sine=d=10 -shortest \
+  -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 1M -c:a libopus "$out/vp9-720p-10s.webm"
 ls "$out" | wc -l

@@ -118,3 +118,17 @@ PY
   echo; echo "}"
 } > ffprobe-durations.json
 cat ffprobe-durations.json
+
+# ---- Videos every client plays (issue #12) ----
+FF="ffmpeg -hide_banner -loglevel error -y"
+# MPEG-4 Part 2 (no iPhone plays it) in MOV, red over blue, display matrix rotated 90°: transcoded, still upright.
+$FF -f lavfi -i color=red:s=320x120:r=25:d=2 -f lavfi -i color=blue:s=320x120:r=25:d=2 -f lavfi -i sine=f=500:d=2 \
+    -filter_complex "[0][1]vstack,noise=alls=8:allf=t[v]" -map "[v]" -map 2 -c:v mpeg4 -q:v 8 -c:a aac -b:a 32k landscape.tmp.mov
+$FF -i landscape.tmp.mov -c copy -metadata:s:v:0 rotate=90 rotated-mpeg4.mov
+rm -f landscape.tmp.mov
+# Heavy grain, 2 s VP9: at constant quality its H.264 is several times the 60,000-byte budget the tests give it.
+$FF -f lavfi -i testsrc2=s=256x192:r=25:d=2 -f lavfi -i sine=f=300:d=2 -vf noise=alls=40:allf=t \
+    -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 150k -c:a libopus -b:a 24k -shortest noisy.webm
+# A 4K HEVC phone clip, one second at 5 fps (thumbnails of large frames).
+$FF -f lavfi -i testsrc2=s=3840x2160:r=5:d=1 -c:v libx265 -preset ultrafast -crf 40 -tag:v hvc1 -pix_fmt yuv420p \
+    -x265-params log-level=none hevc-4k.mp4

@@ -88,6 +88,7 @@ typedef struct cff_av {
     __typeof__(&avio_open) avio_open;
     __typeof__(&avio_closep) avio_closep;
     __typeof__(&avcodec_parameters_copy) avcodec_parameters_copy;
+    __typeof__(&avcodec_find_encoder_by_name) avcodec_find_encoder_by_name;
 #if !(LIBAVFORMAT_VERSION_MAJOR > 60 || (LIBAVFORMAT_VERSION_MAJOR == 60 && LIBAVFORMAT_VERSION_MINOR >= 15))
     __typeof__(&av_stream_get_side_data) av_stream_get_side_data;
     __typeof__(&av_stream_add_side_data) av_stream_add_side_data;
@@ -123,6 +124,7 @@ static inline int cff_av_load(cff_av *api, char *err, int errlen) {
     CFF_SYM(format, avformat_alloc_output_context2) CFF_SYM(format, avformat_new_stream) CFF_SYM(format, avformat_free_context)
     CFF_SYM(format, avformat_write_header) CFF_SYM(format, av_interleaved_write_frame) CFF_SYM(format, av_write_trailer)
     CFF_SYM(format, avio_open) CFF_SYM(format, avio_closep) CFF_SYM(codec, avcodec_parameters_copy)
+    CFF_SYM(codec, avcodec_find_encoder_by_name)
 #if !(LIBAVFORMAT_VERSION_MAJOR > 60 || (LIBAVFORMAT_VERSION_MAJOR == 60 && LIBAVFORMAT_VERSION_MINOR >= 15))
     CFF_SYM(format, av_stream_get_side_data) CFF_SYM(format, av_stream_add_side_data)
 #endif
@@ -228,26 +230,27 @@ static inline int64_t cffl_index_end(const cff_av *a, AVStream *st) {
 
 /* ---- Voice notes: decode -> resample to mono -> AAC-LC in an .m4a, as the iOS app records them ---- */
 
-/* A resampler from `in`'s layout, format and rate to mono float-planar at `out_rate`. */
-static inline SwrContext *cff_swr_for(const AVFrame *in, int out_rate) {
+/* A resampler from `in`'s layout, format and rate to `out_channels` (1 or 2) float-planar at `out_rate`. */
+static inline SwrContext *cff_swr_for(const AVFrame *in, int out_rate, int out_channels) {
     SwrContext *s = NULL;
-    AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO, inl = {0};  /* copy() uninits its target first */
+    AVChannelLayout out = {0}, inl = {0};  /* copy() uninits its target first */
+    av_channel_layout_default(&out, out_channels);
     int n = in->ch_layout.nb_channels > 0 ? in->ch_layout.nb_channels : 1;
     if (in->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || in->ch_layout.nb_channels <= 0) av_channel_layout_default(&inl, n);
     else if (av_channel_layout_copy(&inl, &in->ch_layout) < 0) return NULL;
-    int rc = swr_alloc_set_opts2(&s, &mono, AV_SAMPLE_FMT_FLTP, out_rate, &inl, (enum AVSampleFormat)in->format, in->sample_rate, 0, NULL);
+    int rc = swr_alloc_set_opts2(&s, &out, AV_SAMPLE_FMT_FLTP, out_rate, &inl, (enum AVSampleFormat)in->format, in->sample_rate, 0, NULL);
     av_channel_layout_uninit(&inl);
     if (rc < 0 || !s || swr_init(s) < 0) { swr_free(&s); return NULL; }
     return s;
 }
 
-/* Resamples `in` (NULL: flush what the resampler holds) into the FIFO. */
-static inline int cff_resample_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFrame *in, int out_rate) {
+/* Resamples `in` (NULL: flush what the resampler holds) into the FIFO of `channels` planes. */
+static inline int cff_resample_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFrame *in, int out_rate, int channels) {
     int in_rate = in ? in->sample_rate : out_rate, in_n = in ? in->nb_samples : 0;
     int max_out = (int)av_rescale_rnd(swr_get_delay(swr, in_rate) + in_n, out_rate, in_rate, AV_ROUND_UP) + 32;
     uint8_t **buf = NULL;
     int linesize;
-    if (av_samples_alloc_array_and_samples(&buf, &linesize, 1, max_out, AV_SAMPLE_FMT_FLTP, 0) < 0) return AVERROR(ENOMEM);
+    if (av_samples_alloc_array_and_samples(&buf, &linesize, channels, max_out, AV_SAMPLE_FMT_FLTP, 0) < 0) return AVERROR(ENOMEM);
     int got = swr_convert(swr, buf, max_out, in ? (const uint8_t **)in->extended_data : NULL, in_n);
     int rc = got;
     if (got > 0) rc = av_audio_fifo_write(fifo, (void **)buf, got);
@@ -256,25 +259,25 @@ static inline int cff_resample_into_fifo(SwrContext *swr, AVAudioFifo *fifo, con
     return rc < 0 ? rc : 0;
 }
 
-/* Takes `n` samples from the FIFO as a mono float-planar frame stamped `pts`; NULL on failure. */
-static inline AVFrame *cff_fifo_frame(AVAudioFifo *fifo, int n, int rate, int64_t pts) {
+/* Takes `n` samples from the FIFO as a float-planar frame of `channels` stamped `pts`; NULL on failure. */
+static inline AVFrame *cff_fifo_frame(AVAudioFifo *fifo, int n, int rate, int channels, int64_t pts) {
     AVFrame *f = av_frame_alloc();
     if (!f) return NULL;
     f->nb_samples = n;
     f->format = AV_SAMPLE_FMT_FLTP;
     f->sample_rate = rate;
-    av_channel_layout_default(&f->ch_layout, 1);
+    av_channel_layout_default(&f->ch_layout, channels);
     f->pts = pts;
     if (av_frame_get_buffer(f, 0) < 0 || av_audio_fifo_read(fifo, (void **)f->data, n) < n) { av_frame_free(&f); return NULL; }
     return f;
 }
 
-/* Configures an AAC-LC encoder context: mono, `rate` Hz, `bitrate` bit/s, header for MP4. */
-static inline void cff_aac_configure(AVCodecContext *c, int rate, int bitrate) {
+/* Configures an AAC-LC encoder context: `channels`, `rate` Hz, `bitrate` bit/s, header for MP4. */
+static inline void cff_aac_configure(AVCodecContext *c, int rate, int channels, int bitrate) {
     c->sample_fmt = AV_SAMPLE_FMT_FLTP;
     c->sample_rate = rate;
     c->bit_rate = bitrate;
-    av_channel_layout_default(&c->ch_layout, 1);
+    av_channel_layout_default(&c->ch_layout, channels);
     c->time_base = (AVRational){1, rate};
     c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
 }
@@ -297,6 +300,7 @@ static inline void cffl_close_output(const cff_av *a, AVFormatContext *oc) {
     a->avformat_free_context(oc);
 }
 static inline const AVCodec *cffl_find_encoder(const cff_av *a, enum AVCodecID id) { return a->avcodec_find_encoder(id); }
+static inline const AVCodec *cffl_find_encoder_by_name(const cff_av *a, const char *name) { return a->avcodec_find_encoder_by_name(name); }
 static inline int cffl_send_frame(const cff_av *a, AVCodecContext *c, const AVFrame *f) { return a->avcodec_send_frame(c, f); }
 static inline int cffl_receive_packet(const cff_av *a, AVCodecContext *c, AVPacket *p) { return a->avcodec_receive_packet(c, p); }
 static inline AVStream *cffl_new_stream(const cff_av *a, AVFormatContext *oc) { return a->avformat_new_stream(oc, NULL); }
@@ -308,6 +312,34 @@ static inline int cff_eagain(void) { return AVERROR(EAGAIN); }
 static inline int cff_eof(void) { return AVERROR_EOF; }
 
 /* ---- Remuxing: the same H.264/HEVC and AAC packets, moved into an MP4 (faststart) ---- */
+
+/* Gives `os` the display matrix (rotation) of `is`, so players turn the picture as the source's did.
+   FFmpeg >= 6.1 copies it with the codec parameters (coded_side_data); before, it is stream side data. */
+static inline void cffl_copy_display_matrix(const cff_av *a, const AVStream *is, AVStream *os) {
+#if !(LIBAVFORMAT_VERSION_MAJOR > 60 || (LIBAVFORMAT_VERSION_MAJOR == 60 && LIBAVFORMAT_VERSION_MINOR >= 15))
+    size_t sd_size = 0;
+    const uint8_t *sd = a->av_stream_get_side_data(is, AV_PKT_DATA_DISPLAYMATRIX, &sd_size);
+    if (sd && sd_size >= 36) {
+        uint8_t *copy = av_malloc(sd_size);
+        if (copy) { memcpy(copy, sd, sd_size); if (a->av_stream_add_side_data(os, AV_PKT_DATA_DISPLAYMATRIX, copy, sd_size) < 0) av_free(copy); }
+    }
+#else
+    /* avcodec_parameters_copy carried it for a remux; an encoder's parameters do not: append it. */
+    (void)a;
+    const AVPacketSideData *src = NULL;
+    for (int i = 0; i < is->codecpar->nb_coded_side_data; i++)
+        if (is->codecpar->coded_side_data[i].type == AV_PKT_DATA_DISPLAYMATRIX) src = &is->codecpar->coded_side_data[i];
+    for (int i = 0; i < os->codecpar->nb_coded_side_data; i++)
+        if (os->codecpar->coded_side_data[i].type == AV_PKT_DATA_DISPLAYMATRIX) return;
+    if (!src || src->size < 36) return;
+    uint8_t *copy = av_malloc(src->size);
+    AVPacketSideData *grown = copy ? av_realloc_array(os->codecpar->coded_side_data, os->codecpar->nb_coded_side_data + 1, sizeof(*grown)) : NULL;
+    if (!grown) { av_free(copy); return; }
+    memcpy(copy, src->data, src->size);
+    os->codecpar->coded_side_data = grown;
+    grown[os->codecpar->nb_coded_side_data++] = (AVPacketSideData){ .data = copy, .size = src->size, .type = AV_PKT_DATA_DISPLAYMATRIX };
+#endif
+}
 
 /* Copies every audio and video stream of `in` (read from its start) into an MP4 at `path`, packets
    untouched; the display matrix (rotation) goes along. Returns 0, or a negative AVERROR with `err`. */
@@ -335,14 +367,7 @@ static inline int cffl_remux_to_mp4(const cff_av *a, AVFormatContext *in, const 
         os->codecpar->codec_tag = 0;  /* let the MP4 muxer pick its own (avc1, hvc1, mp4a) */
         if (is->codecpar->codec_id == AV_CODEC_ID_HEVC) os->codecpar->codec_tag = MKTAG('h', 'v', 'c', '1');  /* what AVPlayer plays */
         os->time_base = is->time_base;
-#if !(LIBAVFORMAT_VERSION_MAJOR > 60 || (LIBAVFORMAT_VERSION_MAJOR == 60 && LIBAVFORMAT_VERSION_MINOR >= 15))
-        size_t sd_size = 0;
-        const uint8_t *sd = a->av_stream_get_side_data(is, AV_PKT_DATA_DISPLAYMATRIX, &sd_size);
-        if (sd && sd_size >= 36) {
-            uint8_t *copy = av_malloc(sd_size);
-            if (copy) { memcpy(copy, sd, sd_size); if (a->av_stream_add_side_data(os, AV_PKT_DATA_DISPLAYMATRIX, copy, sd_size) < 0) av_free(copy); }
-        }
-#endif
+        cffl_copy_display_matrix(a, is, os);
         map[i] = next++;
         last_dts[i] = AV_NOPTS_VALUE;
     }
@@ -383,6 +408,82 @@ done:
     av_free(last_dts);
     if (out) { if (out->pb) a->avio_closep(&out->pb); a->avformat_free_context(out); }
     return rc;
+}
+
+/* ---- Video transcoding: decoded frames -> YUV 4:2:0 at the output size -> libx264 ---- */
+
+/* Configures an H.264 encoder context. `bitrate` > 0: average bit rate (two-pass when `pass` is 1 or 2,
+   with x264's statistics in `stats`); else constant quality `crf`. */
+static inline int cff_h264_configure(AVCodecContext *c, int w, int h, AVRational time_base, AVRational fps,
+                                     const char *preset, int crf, int64_t bitrate, int pass, const char *stats) {
+    c->width = w; c->height = h;
+    c->pix_fmt = AV_PIX_FMT_YUV420P;
+    c->time_base = time_base;
+    c->framerate = fps;
+    c->sample_aspect_ratio = (AVRational){1, 1};
+    c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    c->thread_count = 0;
+    int rc = av_opt_set(c->priv_data, "preset", preset, 0);
+    if (rc < 0) return rc;
+    if (bitrate > 0) {
+        c->bit_rate = bitrate;
+        if (pass == 1) c->flags |= AV_CODEC_FLAG_PASS1;
+        if (pass == 2) c->flags |= AV_CODEC_FLAG_PASS2;
+        if (pass && stats && (rc = av_opt_set(c->priv_data, "stats", stats, 0)) < 0) return rc;
+    } else {
+        if ((rc = av_opt_set_double(c->priv_data, "crf", crf, 0)) < 0) return rc;
+    }
+    return 0;
+}
+
+/* Sets a decoder to use `threads` threads (frame and slice threading where the codec has them). */
+static inline void cff_decoder_threads(AVCodecContext *c, int threads, int slice_only) {
+    c->thread_count = threads;
+    c->thread_type = slice_only ? FF_THREAD_SLICE : (FF_THREAD_FRAME | FF_THREAD_SLICE);
+}
+
+/* Keyframes only: the decoder skips every other frame (thumbnail candidates). */
+static inline void cff_decoder_keyframes_only(AVCodecContext *c, int on) { c->skip_frame = on ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT; }
+
+/* A writable YUV 4:2:0 frame of w x h for the encoder (a new buffer when the encoder still holds the last). */
+static inline int cff_video_frame_ready(AVFrame *f, int w, int h) {
+    if (!f->buf[0]) {
+        f->format = AV_PIX_FMT_YUV420P; f->width = w; f->height = h;
+        return av_frame_get_buffer(f, 0);
+    }
+    return av_frame_make_writable(f);
+}
+
+/* Scales `src` into `dst` (already sized and writable); the colour tags go along. */
+static inline int cff_scale_into(struct SwsContext *c, AVFrame *dst, const AVFrame *src) {
+    int rc = sws_scale(c, (const uint8_t *const *)src->data, src->linesize, 0, src->height, dst->data, dst->linesize);
+    if (rc < 0) return rc;
+    dst->color_primaries = src->color_primaries; dst->color_trc = src->color_trc; dst->colorspace = src->colorspace;
+    dst->color_range = AVCOL_RANGE_MPEG;
+    return 0;
+}
+
+/* How long a decoded frame is shown, in its stream's time base (0 if unknown). */
+static inline int64_t cff_frame_duration(const AVFrame *f) {
+#if LIBAVUTIL_VERSION_MAJOR >= 58
+    return f->duration;
+#else
+    return f->pkt_duration;
+#endif
+}
+
+/* Scales packed RGB (`src`, already flattened) into the encoder frame `dst`. */
+static inline int cff_scale_packed_into(struct SwsContext *c, const uint8_t *src, int stride, int h, AVFrame *dst) {
+    const uint8_t *planes[4] = { src, NULL, NULL, NULL };
+    int strides[4] = { stride, 0, 0, 0 };
+    int rc = sws_scale(c, planes, strides, 0, h, dst->data, dst->linesize);
+    dst->color_range = AVCOL_RANGE_MPEG;
+    return rc < 0 ? rc : 0;
+}
+
+/* A scaler (bicubic, as ffmpeg's scale filter) from a decoded frame's format to YUV 4:2:0 at dw x dh. */
+static inline struct SwsContext *cff_video_scaler(int sw, int sh, enum AVPixelFormat sf, int dw, int dh) {
+    return sws_getContext(sw, sh, sf, dw, dh, AV_PIX_FMT_YUV420P, SWS_BICUBIC, NULL, NULL, NULL);
 }
 
 /* YUV->RGB coefficients for the frame's colorspace (BT.709 for HD video, not swscale's 601 default),

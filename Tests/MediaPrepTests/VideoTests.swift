@@ -99,7 +99,14 @@ import Testing
         #expect(t.seconds >= 2.9)
         let s = stats(t.pixels)
         #expect(s.mean > 40 && s.sd > 20)  // testsrc2: bright and busy, not black
-        #expect(t.framesDecoded <= 400)
+        // Keyframes first: the black one at 0 s and the cut at 3 s, not the 75 frames between.
+        #expect(t.framesDecoded == 2)
+    }
+
+    @Test func fourKHEVCThumbnail() throws {
+        let t = try VideoThumbnailer(maxSide: 640).thumbnail(path: Fixture.path("hevc-4k.mp4"))
+        #expect(t.pixels.width == 640 && t.pixels.height == 360)
+        #expect(t.framesDecoded == 1 && stats(t.pixels).sd > 20)
     }
 
     @Test func rotatedVideoGivesAPortraitThumbnail() throws {
@@ -171,7 +178,10 @@ import Testing
     }
 
     @Test func videoIsKeptAsItIsWithAPreview() throws {
-        let (item, dir) = try prepare("vp9.webm")
+        let dir = try Fixture.scratch()
+        var preparer = AttachmentPreparer(outputDirectory: dir, timestamp: 1_795_348_800)
+        preparer.media.video = .original  // the default would transcode VP9 (see VideoTranscodeTests)
+        let item = preparer.prepare(path: Fixture.path("vp9.webm"))
         #expect(item.error == nil)
         #expect(item.kind == .video)
         #expect(item.output == dir + "/VID_20261122_120000.webm")

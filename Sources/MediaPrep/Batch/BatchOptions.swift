@@ -23,6 +23,8 @@ public struct BatchOptions: Sendable {
     public var jobs = ProcessInfo.processInfo.activeProcessorCount
     /// Decoded pixels in flight across all jobs; a single larger image still runs, alone.
     public var pixelBudget = 192_000_000
+    /// Whether videos and voice notes are made playable everywhere, and their byte budgets.
+    public var media = MediaOptions()
     /// How a text-only message's link card is fetched; nil sends such text without one.
     public var linkPreviews: LinkPreviewer.Options? = LinkPreviewer.Options()
 

@@ -29,12 +29,17 @@ public struct BatchPreparer: Sendable {
         preparer.cancellation = cancellation
         preparer.pixelBudget = PixelBudget(capacity: opts.pixelBudget)
         preparer.stagesOutputs = true
+        preparer.media = opts.media
+        let relay = progress.map(ProgressRelay.init)
+        if let relay { preparer.onProgress = { path, f in relay.fraction(f, of: path) } }
         let planner = TransferPlanner(xftpAvailable: opts.xftp)
         let prep = preparer
         let started = StartCounter()
         var sequencer = MessageSequencer(options: opts)
         var summary = BatchSummary()
-        let ran = await BatchRunner(jobs: opts.jobs).run(inputs, cancellation: cancellation, progress: progress,
+        var runnerProgress: (@Sendable (BatchRunner.Progress) -> Void)? = nil
+        if let relay { runnerProgress = { p in relay.runner(p) } }
+        let ran = await BatchRunner(jobs: opts.jobs).run(inputs, cancellation: cancellation, progress: runnerProgress,
                                                          work: { _, path in
             // Threads for the inputs still to come: the last ones of a list get the cores the
             // finished jobs left, instead of ending the batch on one thread.
@@ -93,6 +98,28 @@ private final class Collector: @unchecked Sendable {
             messages.append(m)
             if let line { lines.append(line) }
         }
+    }
+}
+
+/// Passes the runner's progress on, and between its events a transcode's own progress.
+private final class ProgressRelay: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last = BatchRunner.Progress()
+    private let forward: @Sendable (BatchRunner.Progress) -> Void
+    init(_ forward: @escaping @Sendable (BatchRunner.Progress) -> Void) { self.forward = forward }
+
+    func runner(_ p: BatchRunner.Progress) {
+        lock.lock(); last = p; lock.unlock()
+        forward(p)
+    }
+
+    func fraction(_ f: Double, of path: String) {
+        lock.lock()
+        var p = last
+        p.current = path
+        p.fraction = f
+        lock.unlock()
+        forward(p)
     }
 }
 

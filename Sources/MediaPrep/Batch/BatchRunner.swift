@@ -30,9 +30,11 @@ public struct BatchRunner: Sendable {
         public var done: Int
         public var total: Int?
         public var current: String?
+        /// How far `current` is, 0…1, for inputs that take long (video transcodes); nil otherwise.
+        public var fraction: Double?
 
-        public init(started: Int = 0, done: Int = 0, total: Int? = nil, current: String? = nil) {
-            (self.started, self.done, self.total, self.current) = (started, done, total, current)
+        public init(started: Int = 0, done: Int = 0, total: Int? = nil, current: String? = nil, fraction: Double? = nil) {
+            (self.started, self.done, self.total, self.current, self.fraction) = (started, done, total, current, fraction)
         }
     }
 

@@ -9,6 +9,10 @@ public struct ImageProfile: Sendable, Equatable {
     public var displaySide: Int
     /// Data-URI length cap for the inline preview.
     public var previewMaxLength: Int
+    /// The destination's own cap on a video file (Bluesky: 50,000,000), used when no budget is given.
+    public var maxVideoBytes: Int?
+    /// The destination does not animate GIFs (Bluesky): they go as a short H.264 video instead.
+    public var animatedAsVideo = false
 
     public init(name: String, maxBytes: Int, maxSide: Int? = nil, displaySide: Int = 1600, previewMaxLength: Int = 14_000) {
         self.name = name
@@ -21,7 +25,13 @@ public struct ImageProfile: Sendable, Equatable {
     /// SimpleX: MAX_IMAGE_SIZE = 261,120 bytes, no side limit.
     public static let simplex = ImageProfile(name: "simplex", maxBytes: 261_120)
     /// Bluesky (app.bsky.embed.images): ≤ 1,000,000 bytes and ≤ 2000×2000.
-    public static let bluesky = ImageProfile(name: "bluesky", maxBytes: 1_000_000, maxSide: 2000)
+    /// Videos (app.bsky.embed.video) ≤ 50,000,000 bytes; GIFs are not animated, so composers send video.
+    public static let bluesky: ImageProfile = {
+        var p = ImageProfile(name: "bluesky", maxBytes: 1_000_000, maxSide: 2000)
+        p.maxVideoBytes = 50_000_000
+        p.animatedAsVideo = true
+        return p
+    }()
 
     public static func named(_ n: String) -> ImageProfile? {
         switch n {

@@ -13,7 +13,10 @@ final class FrameDecoder {
     /// Packets read so far, to bound how much a damaged file can make us read.
     private(set) var packetsRead = 0
 
-    init(input: MediaInput, stream: UnsafeMutablePointer<AVStream>, maxPixels: Int = 100_000_000) throws {
+    /// `threads` > 1 decodes with the codec's own threads; `sliceThreadsOnly` keeps the first frame's
+    /// latency (frame threading delays every output by a frame per thread).
+    init(input: MediaInput, stream: UnsafeMutablePointer<AVStream>, maxPixels: Int = 100_000_000,
+         threads: Int = 1, sliceThreadsOnly: Bool = false) throws {
         self.input = input
         self.stream = stream
         let api = input.api
@@ -42,7 +45,7 @@ final class FrameDecoder {
         var rc = cffl_parameters_to_context(api, ctx, stream.pointee.codecpar)
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.decodeFailed, "bad codec parameters", rc) }
         ctx.pointee.max_pixels = Int64(maxPixels)
-        ctx.pointee.thread_count = 1
+        cff_decoder_threads(ctx, Int32(max(1, threads)), sliceThreadsOnly ? 1 : 0)
         rc = cffl_open_codec(api, ctx, dec)
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.decodeFailed, "cannot open the decoder", rc) }
     }
@@ -86,6 +89,26 @@ final class FrameDecoder {
             // A damaged packet: skip it, as players do; decoding errors surface if nothing decodes.
         }
     }
+
+    /// Sends a packet read by the caller (nil: end of stream). False when the decoder refused it as
+    /// damaged: players skip such packets, and a stream with nothing decodable fails later.
+    func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> Bool {
+        if packet == nil { draining = true }
+        let s = cffl_send_packet(api, codec, packet)
+        return s >= 0 || s == cff_error_again() || s == cff_error_eof()
+    }
+
+    /// The next frame the packets sent so far give (valid until the next call), or nil when the
+    /// decoder needs more (or, after `send(nil)`, has no more).
+    func receive() throws -> UnsafeMutablePointer<AVFrame>? {
+        let r = cffl_receive_frame(api, codec, frame)
+        if r >= 0 { return frame }
+        if r == cff_error_again() || r == cff_error_eof() { return nil }
+        throw MediaPrepError.ffmpeg(.corrupt, "decoding failed", r)
+    }
+
+    /// Decodes keyframes only (thumbnail candidates: one frame each, nothing before it needed).
+    func keyframesOnly(_ on: Bool) { cff_decoder_keyframes_only(codec, on ? 1 : 0) }
 
     /// Counts the stream's packets not yet read, without decoding them (GIF: one per frame).
     func countRemainingPackets(limit: Int) -> Int {

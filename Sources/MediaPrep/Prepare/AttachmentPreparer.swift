@@ -18,6 +18,10 @@ public struct AttachmentPreparer: Sendable {
     public var pixelBudget: PixelBudget?
     /// Leave outputs under temporary names (`PreparedItem.staged`) for the caller to name in order.
     public var stagesOutputs = false
+    /// Videos and voice notes: playable everywhere or as they came, and their byte budgets.
+    public var media = MediaOptions()
+    /// How far a long job (a transcode) is, 0…1, with the input's path.
+    public var onProgress: (@Sendable (_ path: String, _ fraction: Double) -> Void)?
 
     public init(profile: ImageProfile = .simplex, limits: SimplexLimits = .simplex, outputDirectory: String, timestamp: Int64) {
         self.profile = profile
@@ -64,13 +68,17 @@ public struct AttachmentPreparer: Sendable {
     }
 
     /// A file an encoder or muxer writes: staged, probed (what is sent is what the message then
-    /// describes: size and duration of the new file) and placed. Returns the new file's probe.
+    /// describes: size and duration of the new file), looked at by `inspect` (a video's thumbnail
+    /// comes from the output) and placed. Returns the new file's probe.
     private func produce(_ item: inout PreparedItem, kind: UploadContentKind, ext: String,
-                         _ write: (String) throws -> Void) throws -> ProbeResult {
+                         _ write: (String) throws -> Void, inspect: (String) throws -> Void = { _ in }) throws -> ProbeResult {
         let staged = try OutputWriter.stageProduced(directory: outputDirectory, base: name(kind), ext: ext,
                                                     cancellation: cancellation, produce: write)
         let made: ProbeResult
-        do { made = try MediaProbe.probe(path: staged.temporaryPath) } catch {
+        do {
+            made = try MediaProbe.probe(path: staged.temporaryPath)
+            try inspect(staged.temporaryPath)
+        } catch {
             staged.discard()
             throw error
         }
@@ -100,9 +108,14 @@ public struct AttachmentPreparer: Sendable {
         item.content = .image(text: "", image: p.preview)
     }
 
-    /// Animated GIFs go as their original bytes (re-encoding would lose frames or grow them).
+    /// Animated GIFs go as their original bytes (re-encoding would lose frames or grow them), except
+    /// where the destination does not animate them (Bluesky): there they become a short H.264 video.
     private func prepareAnimated(_ source: ProbedSource, _ item: inout PreparedItem) throws {
         let probe = source.probe
+        if profile.animatedAsVideo {
+            item.kind = .video
+            return try prepareVideo(source, &item, forceTranscode: true)
+        }
         let first = try source.firstFrame
             ?? FFmpegImageDecoder.decode(path: probe.path, format: probe.format, options: DecodeOptions(maxPixels: maxPixels)).image
         let preview = try PreviewMaker.make(from: first.pixels, maxLength: profile.previewMaxLength)
@@ -117,28 +130,47 @@ public struct AttachmentPreparer: Sendable {
     }
 
     /// MP4/MOV with H.264/HEVC and AAC goes as it is; the same codecs in Matroska/WebM are moved
-    /// into an MP4 untouched (iPhones cannot open MKV). Others still go as they are (transcoding
-    /// to H.264 is not built yet). The preview comes from a chosen frame of the original.
-    private func prepareVideo(_ source: ProbedSource, _ item: inout PreparedItem) throws {
-        var probe = source.probe
+    /// into an MP4 untouched (iPhones cannot open MKV); anything else (VP9, AV1, Opus…) is
+    /// transcoded to H.264 + AAC. A byte budget re-encodes whatever is over it. The preview and the
+    /// duration come from the file that is sent.
+    private func prepareVideo(_ source: ProbedSource, _ item: inout PreparedItem, forceTranscode: Bool = false) throws {
+        let original = source.probe
+        try checkTransferable(original)
+        let budget = media.videoMaxBytes ?? profile.maxVideoBytes
+        let compatibility = forceTranscode ? .needsTranscode : media.video == .original ? .playable : VideoCompatibility.of(original)
+        let fits = budget.map { original.bytes <= $0 } ?? true
+        var thumb: VideoThumbnail?
         let thumbnailer = VideoThumbnailer(maxSide: thumbnailSide)
-        let thumb = try source.media.map { try thumbnailer.thumbnail(input: $0, path: probe.path) }
-            ?? thumbnailer.thumbnail(path: probe.path)
-        try cancellation?.check()
-        let preview = try PreviewMaker.make(from: thumb.pixels, maxLength: profile.previewMaxLength)
-        try checkTransferable(probe)
-        if VideoCompatibility.of(probe) == .remux {
-            // A fresh input: the thumbnailer has read the probed one.
-            let input = try MediaInput(path: probe.path)
-            probe = try produce(&item, kind: .video, ext: "mp4") { tmp in try VideoRemuxer().remux(input, to: tmp) }
-            item.route = .remuxed
-            item.format = .mp4
-        } else {
-            try place(&item, try OutputWriter.stageCopy(from: probe.path, directory: outputDirectory, base: name(.video),
-                                                        ext: Self.ext(probe, probe.path), cancellation: cancellation))
+        let probe: ProbeResult
+        switch (compatibility, fits) {
+        case (.playable, true):
+            thumb = try source.media.map { try thumbnailer.thumbnail(input: $0, path: original.path) }
+                ?? thumbnailer.thumbnail(path: original.path)
+            try place(&item, try OutputWriter.stageCopy(from: original.path, directory: outputDirectory, base: name(.video),
+                                                        ext: Self.ext(original, original.path), cancellation: cancellation))
             item.route = .original
+            probe = original
+        case (.playable, false) where media.video == .original:
+            throw MediaPrepError(.overLimit, "\(original.bytes) bytes is over the \(budget ?? 0)-byte video budget (--video original does not re-encode)")
+        case (.remux, true):
+            do {
+                let input = try MediaInput(path: original.path)
+                probe = try produce(&item, kind: .video, ext: "mp4", { tmp in
+                    try VideoRemuxer().remux(input, to: tmp)
+                    if let budget, try FileBytes.size(tmp) > budget { throw RemuxTooLarge() }
+                }, inspect: { tmp in thumb = try thumbnailer.thumbnail(path: tmp) })
+                item.route = .remuxed
+            } catch is RemuxTooLarge {
+                probe = try transcodeVideo(original, budget: budget, &item, thumbnail: &thumb, thumbnailer: thumbnailer)
+            }
+        default:
+            probe = try transcodeVideo(original, budget: budget, &item, thumbnail: &thumb, thumbnailer: thumbnailer)
         }
+        try cancellation?.check()
+        guard let t = thumb else { throw MediaPrepError(.corrupt, "no frame of the video could be decoded") }
+        let preview = try PreviewMaker.make(from: t.pixels, maxLength: profile.previewMaxLength)
         let duration = Int(probe.durationSeconds ?? 0)  // truncated, as SimpleX does
+        item.format = probe.format
         item.bytes = probe.bytes
         (item.width, item.height) = (probe.width, probe.height)
         item.durationSeconds = duration
@@ -147,8 +179,30 @@ public struct AttachmentPreparer: Sendable {
         item.content = .video(text: "", image: preview, duration: duration)
     }
 
+    /// H.264 + AAC in MP4 at constant quality, or fitted to `budget` (two-pass x264).
+    private func transcodeVideo(_ original: ProbeResult, budget: Int?, _ item: inout PreparedItem,
+                                thumbnail: inout VideoThumbnail?, thumbnailer: VideoThumbnailer) throws -> ProbeResult {
+        let source = VideoSource(probe: original)
+        var plan = VideoEncodePlan.compatible(source)
+        var fallback: VideoEncodePlan? = nil
+        if let budget { (plan, fallback) = try VideoBudget.plan(source, maxBytes: budget) }
+        var transcoder = VideoTranscoder(plan: plan)
+        transcoder.cancellation = cancellation
+        transcoder.threads = max(threads, 2)
+        let path = original.path
+        if let report = onProgress { transcoder.progress = { report(path, $0) } }
+        var shot: VideoThumbnail?
+        let made = try produce(&item, kind: .video, ext: "mp4", { tmp in
+            _ = try transcoder.transcode(source: path, to: tmp, maxBytes: budget, fallback: fallback)
+        }, inspect: { tmp in shot = try thumbnailer.thumbnail(path: tmp) })
+        thumbnail = shot
+        item.route = .encoded
+        return made
+    }
+
     /// AAC in M4A/MP4 goes as it is; any other audio becomes the app's own format (AAC-LC .m4a,
-    /// mono, 16 kHz, 32 kbit/s), since iPhones cannot play Opus, Vorbis, FLAC or WAV notes.
+    /// mono, 16 kHz, 32 kbit/s), since iPhones cannot play Opus, Vorbis, FLAC or WAV notes. With a
+    /// budget, a note over it is encoded at the rate that fits (never below 16 kbit/s).
     private func prepareVoice(_ source: ProbedSource, _ item: inout PreparedItem) throws {
         var probe = source.probe
         let path = probe.path
@@ -156,14 +210,34 @@ public struct AttachmentPreparer: Sendable {
         guard seconds <= Double(limits.maxVoiceMessageSeconds) else {
             throw MediaPrepError(.voiceTooLong, String(format: "%.1f s is over the %d s voice message limit", seconds, limits.maxVoiceMessageSeconds))
         }
-        if VoiceTranscoder.playsAsIs(probe) {
+        var voice = VoiceTranscoder()
+        if let budget = media.voiceMaxBytes {
+            guard let rate = VoiceTranscoder.bitRate(fitting: budget, seconds: seconds) else {
+                throw MediaPrepError(.overLimit, String(format: "%.1f s of voice cannot fit %d bytes even at %d kbit/s",
+                                                        seconds, budget, VoiceTranscoder.minimumBitRate / 1000))
+            }
+            voice.bitRate = rate
+        }
+        if VoiceTranscoder.playsAsIs(probe), probe.bytes <= media.voiceMaxBytes ?? Int.max {
             try place(&item, try OutputWriter.stageCopy(from: path, directory: outputDirectory, base: name(.voice),
                                                         ext: Self.ext(probe, path), cancellation: cancellation))
             item.route = .original
         } else {
             let input = try source.media ?? MediaInput(path: path)
             probe = try produce(&item, kind: .voice, ext: "m4a") { tmp in
-                try VoiceTranscoder().transcode(input, to: tmp, cancellation: cancellation)
+                try voice.transcode(input, to: tmp, cancellation: cancellation)
+                guard let budget = media.voiceMaxBytes else { return }
+                // Over by a little (the encoder's rate is not exact at low rates): once more, scaled down.
+                let size = try FileBytes.size(tmp)
+                guard size > budget else { return }
+                var again = voice
+                again.bitRate = Int32(Double(voice.bitRate) * Double(budget) / Double(size) * 0.93)
+                guard again.bitRate >= VoiceTranscoder.minimumBitRate else {
+                    throw MediaPrepError(.overLimit, "the voice note came out at \(size) bytes, over the \(budget)-byte budget")
+                }
+                try again.transcode(try MediaInput(path: path), to: tmp, cancellation: cancellation)
+                let second = try FileBytes.size(tmp)
+                if second > budget { throw MediaPrepError(.overLimit, "the voice note came out at \(second) bytes, over the \(budget)-byte budget") }
             }
             item.route = .encoded
             item.format = .m4a
@@ -219,3 +293,6 @@ public struct AttachmentPreparer: Sendable {
 }
 
 import Foundation
+
+/// A remux that came out over the budget: transcoding takes over.
+private struct RemuxTooLarge: Error {}

@@ -72,7 +72,12 @@ public enum MediaProbe {
         r.container = input.containerName
         let video = input.bestStream(AVMEDIA_TYPE_VIDEO)
         let audio = input.bestStream(AVMEDIA_TYPE_AUDIO)
-        if let a = audio { r.audioCodec = AVLibrary.codecName(a.pointee.codecpar.pointee.codec_id) }
+        if let a = audio {
+            let par = a.pointee.codecpar.pointee
+            r.audioCodec = AVLibrary.codecName(par.codec_id)
+            r.audioChannels = Int(par.ch_layout.nb_channels)
+            r.audioSampleRate = Int(par.sample_rate)
+        }
         r.durationSeconds = input.durationSeconds(stream: video ?? audio)
         if input.context.pointee.bit_rate > 0 {
             r.bitRate = Int(input.context.pointee.bit_rate)

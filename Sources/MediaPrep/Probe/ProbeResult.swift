@@ -8,6 +8,8 @@ public struct ProbeResult: Sendable, Equatable {
     public var container: String?
     public var videoCodec: String?
     public var audioCodec: String?
+    public var audioChannels: Int?
+    public var audioSampleRate: Int?
     /// As displayed: orientation or rotation already applied.
     public var width: Int?
     public var height: Int?

@@ -71,6 +71,7 @@ final class ProgressBar: @unchecked Sendable {
         if let c = state.current {
             let name = c.split(separator: "/").last.map(String.init) ?? c
             s += " " + name
+            if let f = state.fraction { s += String(format: " %.0f%%", f * 100) }
         }
         if s.count > width - 1 { s = String(s.prefix(width - 1)) }
         FileHandle.standardError.write(Data(s.utf8))

@@ -1,0 +1,28 @@
+import UploadPlanner
+
+/// What becomes of videos and voice notes: the sender chooses playable-everywhere or as-it-came, and a size.
+public struct MediaOptions: Sendable, Equatable {
+    public enum VideoMode: String, Sendable, CaseIterable {
+        /// Sent exactly as it came (a WebM or MKV may not play on iPhones).
+        case original
+        /// MP4 with H.264/HEVC + AAC as is; the same codecs in another container remuxed; the rest
+        /// transcoded to H.264 + AAC.
+        case compatible
+    }
+
+    public var video = VideoMode.compatible
+    /// A video is never sent larger than this (re-encoded to fit); nil: the profile's cap, if any.
+    public var videoMaxBytes: Int?
+    /// A voice note is never sent larger than this (re-encoded at a lower rate to fit).
+    public var voiceMaxBytes: Int?
+
+    public init() {}
+
+    /// The sizes a recipient's app downloads without asking (MAX_VIDEO_SIZE_AUTO_RCV, MAX_VOICE_SIZE_AUTO_RCV).
+    public static func autoReceive(_ limits: SimplexLimits = .simplex) -> MediaOptions {
+        var o = MediaOptions()
+        o.videoMaxBytes = limits.maxVideoSizeAutoReceive
+        o.voiceMaxBytes = limits.maxVoiceSizeAutoReceive
+        return o
+    }
+}

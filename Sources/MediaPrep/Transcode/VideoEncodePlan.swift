@@ -1,0 +1,71 @@
+/// How a video is re-encoded to H.264 + AAC: a bot can pin these, a byte budget chooses them.
+public struct VideoEncodePlan: Sendable, Equatable {
+    /// Cap on the long side of the picture as displayed (never upscaled); even sizes are kept.
+    public var maxLongSide: Int
+    /// Frames faster than this are dropped (a 60 fps screen capture at 30 uses half the bits).
+    public var maxFrameRate: Double
+    /// Average video rate for a two-pass encode; nil encodes at constant quality `crf`.
+    public var videoBitRate: Int?
+    public var crf = 23
+    /// With `crf`, a ceiling on the rate (VBV), so a generous budget still bounds the size.
+    public var maxRate: Int?
+    public var audioBitRate: Int
+    public var audioChannels: Int
+    public var audioSampleRate: Int
+    /// libx264 preset: medium, x264's own default (what `ffmpeg -c:v libx264` uses).
+    public var preset = "medium"
+
+    public init(maxLongSide: Int, maxFrameRate: Double, videoBitRate: Int? = nil, audioBitRate: Int,
+                audioChannels: Int, audioSampleRate: Int) {
+        self.maxLongSide = maxLongSide
+        self.maxFrameRate = maxFrameRate
+        self.videoBitRate = videoBitRate
+        self.audioBitRate = audioBitRate
+        self.audioChannels = audioChannels
+        self.audioSampleRate = audioSampleRate
+    }
+
+    /// Long side cap without a budget: what a phone shows full screen, and what every client decodes.
+    public static let defaultLongSide = 1920
+
+    /// Without a byte budget: constant quality (x264's default CRF 23) at ≤ 1920 px and ≤ 60 fps,
+    /// AAC at 128 kbit/s (FFmpeg's default), the source's channels up to stereo.
+    public static func compatible(_ source: VideoSource) -> VideoEncodePlan {
+        VideoEncodePlan(maxLongSide: defaultLongSide, maxFrameRate: 60, audioBitRate: source.audioChannels > 1 ? 128_000 : 64_000,
+                        audioChannels: min(2, source.audioChannels), audioSampleRate: AACRates.nearest(source.audioSampleRate))
+    }
+}
+
+/// What the plan needs to know of a source, from the probe.
+public struct VideoSource: Sendable, Equatable {
+    /// As displayed (rotation applied).
+    public var width: Int
+    public var height: Int
+    public var seconds: Double
+    public var frameRate: Double
+    /// 0 when there is no audio stream.
+    public var audioChannels: Int
+    public var audioSampleRate: Int
+
+    public init(width: Int, height: Int, seconds: Double, frameRate: Double, audioChannels: Int, audioSampleRate: Int) {
+        (self.width, self.height, self.seconds, self.frameRate) = (width, height, seconds, frameRate)
+        (self.audioChannels, self.audioSampleRate) = (audioChannels, audioSampleRate)
+    }
+
+    var hasAudio: Bool { audioChannels > 0 }
+
+    /// From a probe; a missing frame rate counts as 30, missing audio parameters as none.
+    init(probe p: ProbeResult) {
+        self.init(width: p.width ?? 0, height: p.height ?? 0, seconds: p.durationSeconds ?? 0, frameRate: p.frameRate ?? 30,
+                  audioChannels: p.audioCodec == nil ? 0 : max(1, p.audioChannels ?? 2), audioSampleRate: p.audioSampleRate ?? 48_000)
+    }
+}
+
+/// Sample rates the AAC encoder takes.
+enum AACRates {
+    static let all = [96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000]
+    static func nearest(_ rate: Int) -> Int {
+        guard rate > 0 else { return 48_000 }
+        return all.min { abs($0 - rate) < abs($1 - rate) } ?? 48_000
+    }
+}

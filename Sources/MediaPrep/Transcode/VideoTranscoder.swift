@@ -1,0 +1,307 @@
+import CFFmpeg
+import Foundation
+
+/// Any video FFmpeg reads, re-encoded to what every client plays: H.264 (libx264) + AAC in an MP4
+/// with faststart, upright as the source was shown (display matrix kept), square pixels.
+struct VideoTranscoder {
+    var plan: VideoEncodePlan
+    var cancellation: CancellationFlag?
+    /// Share of the work done, 0…1 (both passes of a two-pass encode).
+    var progress: (@Sendable (Double) -> Void)?
+    /// Decoder threads; x264 picks its own.
+    var threads = 2
+
+    /// Encodes `source` into `path`; with `maxBytes`, the file is at most that large or this throws
+    /// `overLimit` (nothing is left at `path` then). Returns the file's size.
+    ///
+    /// Constant quality first when the plan says so; if that is over the budget, or the plan has a rate,
+    /// x264's two passes at the rate; a result still over is encoded once more (second pass only, the
+    /// first pass's statistics reused) at the rate scaled by how far over it was.
+    func transcode(source: String, to path: String, maxBytes: Int? = nil, fallback: VideoEncodePlan? = nil) throws -> Int {
+        if plan.videoBitRate == nil {
+            try encodePass(source: source, output: path, pass: 0, stats: nil, share: (0, 1))
+            let size = try FileBytes.size(path)
+            guard let maxBytes, size > maxBytes else { return size }
+            guard let fallback, fallback.videoBitRate != nil else {
+                unlink(path)
+                throw MediaPrepError(.overLimit, "the video is \(size) bytes, over the \(maxBytes)-byte budget")
+            }
+            var again = self
+            again.plan = fallback
+            return try again.transcode(source: source, to: path, maxBytes: maxBytes)
+        }
+        guard var rate = plan.videoBitRate else { return 0 }
+        let stats = path + ".x264-stats"
+        defer { for suffix in ["", ".temp", ".mbtree", ".mbtree.temp"] { unlink(stats + suffix) } }
+        try encodePass(source: source, output: nil, pass: 1, stats: stats, share: (0, 0.4), rate: rate)
+        try encodePass(source: source, output: path, pass: 2, stats: stats, share: (0.4, 1), rate: rate)
+        var size = try FileBytes.size(path)
+        for _ in 0..<Self.retries {
+            guard let maxBytes, size > maxBytes else { return size }
+            // The container and audio do not shrink with the video: scale the video's share only.
+            let audio = Double(plan.audioBitRate) / Double(plan.audioBitRate + rate)
+            let videoBytes = Double(size) * (1 - audio), over = Double(size - maxBytes)
+            rate = Int(Double(rate) * max(0.5, (videoBytes - over) / videoBytes) * 0.97)
+            try encodePass(source: source, output: path, pass: 2, stats: stats, share: (0.4, 1), rate: rate)
+            size = try FileBytes.size(path)
+        }
+        if let maxBytes, size > maxBytes {
+            unlink(path)
+            throw MediaPrepError(.overLimit, "the video is still \(size) bytes after \(Self.retries + 1) encodes, over the \(maxBytes)-byte budget")
+        }
+        return size
+    }
+
+    /// Second passes after the first: two-pass x264 lands within ~2 % of its rate, so one is the rule.
+    static let retries = 2
+
+    /// One pass over the input: decode, scale, encode; `output` nil discards the packets (first pass).
+    private func encodePass(source: String, output: String?, pass: Int32, stats: String?,
+                            share: (Double, Double), rate: Int? = nil) throws {
+        let input = try MediaInput(path: source)
+        let api = input.api
+        guard let vstream = input.bestStream(AVMEDIA_TYPE_VIDEO) else {
+            throw MediaPrepError(.noVideoStream, "no video stream to encode")
+        }
+        let astream = output == nil || plan.audioChannels == 0 ? nil : input.bestStream(AVMEDIA_TYPE_AUDIO)
+        let vdec = try FrameDecoder(input: input, stream: vstream, threads: threads)
+        let adec = try astream.map { try FrameDecoder(input: input, stream: $0) }
+        let video = try VideoLane(plan: plan, stream: vstream, decoder: vdec, api: api, pass: pass, stats: stats,
+                                  rate: rate ?? 0)
+        var audio: AudioLane? = nil
+        if let adec { audio = try AudioLane(plan: plan, decoder: adec, api: api) }
+
+        let muxer = try output.map { try MP4Muxer(api: api, format: "mp4", path: $0) }
+        let venc = try video.open()
+        if let muxer {
+            video.output = try muxer.addStream(for: venc)
+            if let st = video.output { cffl_copy_display_matrix(api, vstream, st) }
+            if let a = audio { a.output = try muxer.addStream(for: a.encoder) }
+            try muxer.start()
+            video.sink = { p, st, tb in try muxer.write(p, stream: st, from: tb) }
+            audio?.sink = { p, st, tb in try muxer.write(p, stream: st, from: tb) }
+        }
+
+        let duration = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
+        guard var packet = Optional(cffl_packet_alloc(api)), let pkt = packet else {
+            throw MediaPrepError(.encodeFailed, "cannot allocate a packet")
+        }
+        defer { cffl_packet_free(api, &packet) }
+        var count = 0
+        var lastReport = -1.0
+        while true {
+            // The 30 s input limit bounds a stalled read here, not the whole encode.
+            cff_deadline_set(input.deadline, MediaInput.timeLimit)
+            let rr = cffl_read_frame(api, input.context, pkt)
+            if rr == cff_error_eof() { break }
+            if rr < 0 {
+                if rr == cff_averror_exit() { throw MediaPrepError(.timeout, "reading the input stalled") }
+                throw MediaPrepError.ffmpeg(.truncated, "the input ends early or is damaged", rr)
+            }
+            defer { cffl_packet_unref(api, pkt) }
+            count += 1
+            if count % 16 == 0 { try cancellation?.check() }
+            let index = pkt.pointee.stream_index
+            if index == vstream.pointee.index {
+                if !vdec.send(pkt) { video.damaged += 1 }
+                try video.drain()
+                if let t = video.lastSeconds, let progress, t - lastReport >= 0.5 {
+                    lastReport = t
+                    progress(share.0 + (share.1 - share.0) * min(1, t / duration))
+                }
+            } else if let a = audio, let s = astream, index == s.pointee.index {
+                _ = a.decoder.send(pkt)
+                try a.drain()
+            }
+        }
+        _ = vdec.send(nil)
+        try video.drain()
+        guard video.framesEncoded > 0 else {
+            throw MediaPrepError(video.damaged > 0 ? .corrupt : .truncated, "no frame of the video could be decoded")
+        }
+        // A file cut short decodes cleanly up to the cut: what decoded must reach the duration the
+        // container claims (less a frame's jitter), or the file is not sent as if it were whole.
+        let covered = max(video.lastSeconds ?? 0, audio?.lastSeconds ?? 0)
+        if let claimed = input.durationSeconds(stream: nil), claimed - covered > max(0.5, claimed * 0.05) {
+            throw MediaPrepError(.truncated, String(format: "the file claims %.1f s but its media ends at %.1f s", claimed, covered))
+        }
+        try video.finish()
+        if let a = audio {
+            _ = a.decoder.send(nil)
+            try a.drain()
+            try a.finish()
+        }
+        try muxer?.finish()
+        progress?(share.1)
+    }
+}
+
+/// The video half of a pass: frames scaled to the plan's size and encoded with libx264.
+private final class VideoLane {
+    let plan: VideoEncodePlan
+    let stream: UnsafeMutablePointer<AVStream>
+    let decoder: FrameDecoder
+    let api: UnsafePointer<cff_av>
+    let pass: Int32
+    let stats: String?
+    let rate: Int
+    var damaged = 0
+    /// Where packets go; nil in a first pass, which keeps only x264's statistics.
+    var sink: ((UnsafeMutablePointer<AVPacket>, UnsafeMutablePointer<AVStream>, AVRational) throws -> Void)?
+    var output: UnsafeMutablePointer<AVStream>?
+    private(set) var encoder: StreamEncoder?
+    private(set) var framesEncoded = 0
+    private var scaler: OpaquePointer?
+    private var scalerKey: (Int32, Int32, Int32) = (0, 0, -1)
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var size = (width: 0, height: 0)
+    private var lastKept: Double?
+    private(set) var lastSeconds: Double?
+    /// Source frame durations by output timestamp, until their packet comes out of the encoder.
+    private var durations: [Int64: Int64] = [:]
+    private var nominalDuration: Int64 = 0
+
+    init(plan: VideoEncodePlan, stream: UnsafeMutablePointer<AVStream>, decoder: FrameDecoder,
+         api: UnsafePointer<cff_av>, pass: Int32, stats: String?, rate: Int) throws {
+        (self.plan, self.stream, self.decoder, self.api, self.pass, self.stats, self.rate) = (plan, stream, decoder, api, pass, stats, rate)
+        frame = av_frame_alloc()
+        guard frame != nil else { throw MediaPrepError(.encodeFailed, "cannot allocate a frame") }
+    }
+
+    deinit {
+        sws_freeContext(scaler)
+        av_frame_free(&frame)
+    }
+
+    func drain() throws {
+        while let f = try decoder.receive() { try add(f) }
+    }
+
+    private func add(_ f: UnsafeMutablePointer<AVFrame>) throws {
+        let t = decoder.seconds(of: f) ?? (lastSeconds.map { $0 + 1 / max(1, plan.maxFrameRate) } ?? 0)
+        lastSeconds = t
+        // Frame rate cap: keep a frame only a whole interval (less a quarter, for jitter) after the last kept.
+        let interval = 1 / plan.maxFrameRate
+        if let last = lastKept, t - last < interval * 0.75 { return }
+        lastKept = t
+        guard let enc = encoder, let out = frame else { return }
+        var rc = cff_video_frame_ready(out, Int32(size.width), Int32(size.height))
+        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.encodeFailed, "cannot allocate a frame", rc) }
+        if FrameConverter.hasAlphaChannel(f) {
+            // GIF and other frames with transparency: shown on white, as the chat shows a transparent image.
+            let rgb = AlphaOps.flattenOnWhite(try FrameConverter.convert(f, layout: .rgba))
+            let sws = try scalerFor(width: Int32(rgb.width), height: Int32(rgb.height), format: AV_PIX_FMT_RGB24.rawValue)
+            rc = rgb.bytes.withUnsafeBufferPointer {
+                cff_scale_packed_into(sws, $0.baseAddress, Int32(rgb.width * 3), Int32(rgb.height), out)
+            }
+        } else {
+            let sws = try scalerFor(width: f.pointee.width, height: f.pointee.height, format: f.pointee.format)
+            cff_set_colorspace(sws, f)
+            rc = cff_scale_into(sws, out, f)
+        }
+        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "cannot scale a video frame", rc) }
+        let start = stream.pointee.start_time == cff_nopts() ? 0 : stream.pointee.start_time
+        let pts = f.pointee.best_effort_timestamp
+        out.pointee.pts = pts == cff_nopts() ? Int64(t / av_q2d(stream.pointee.time_base)) : pts - start
+        let tb = enc.codec.pointee.time_base
+        // Each packet gets its frame's own duration (x264 sets none): a GIF's last frame keeps its delay.
+        durations[out.pointee.pts] = cff_frame_duration(f) > 0 ? cff_frame_duration(f) : nominalDuration
+        try enc.encode(out, sink: write(tb))
+        framesEncoded += 1
+    }
+
+    private func write(_ tb: AVRational) -> (UnsafeMutablePointer<AVPacket>) throws -> Void {
+        { [self] p in
+            if p.pointee.duration <= 0, let d = durations.removeValue(forKey: p.pointee.pts) { p.pointee.duration = d }
+            if let sink, let output { try sink(p, output, tb) }
+        }
+    }
+
+    private func scalerFor(width: Int32, height: Int32, format: Int32) throws -> OpaquePointer {
+        if let s = scaler, scalerKey == (width, height, format) { return s }
+        sws_freeContext(scaler)
+        scaler = cff_video_scaler(width, height, AVPixelFormat(rawValue: format), Int32(size.width), Int32(size.height))
+        scalerKey = (width, height, format)
+        guard let s = scaler else { throw MediaPrepError(.resizeFailed, "cannot scale this video's frames") }
+        return s
+    }
+
+    /// Opens the encoder at the plan's size for the stream's shape (sample aspect ratio applied);
+    /// frames of another size later on are scaled to it.
+    func open() throws -> StreamEncoder {
+        let par = stream.pointee.codecpar.pointee
+        guard par.width > 0, par.height > 0 else { throw MediaPrepError(.invalidDimensions, "the video stream has no size") }
+        var sar = par.sample_aspect_ratio
+        if sar.num <= 0 || sar.den <= 0 { sar = stream.pointee.sample_aspect_ratio }
+        size = Self.outputSize(width: Int(par.width), height: Int(par.height), sar: sar, maxLongSide: plan.maxLongSide)
+        guard let x264 = cffl_find_encoder_by_name(api, "libx264") else {
+            throw MediaPrepError(.codecUnavailable, "this FFmpeg has no libx264 encoder")
+        }
+        var fps = stream.pointee.avg_frame_rate
+        if fps.num <= 0 || fps.den <= 0 { fps = stream.pointee.r_frame_rate }
+        if fps.num <= 0 || fps.den <= 0 || av_q2d(fps) > 1000 { fps = AVRational(num: 25, den: 1) }
+        if av_q2d(fps) > plan.maxFrameRate { fps = AVRational(num: Int32(plan.maxFrameRate.rounded()), den: 1) }
+        nominalDuration = max(1, Int64((1 / av_q2d(fps) / av_q2d(stream.pointee.time_base)).rounded()))
+        let (w, h, tb, plan, pass, stats, rate) = (size.width, size.height, stream.pointee.time_base, plan, pass, stats, rate)
+        let enc = try StreamEncoder(api: api, encoder: x264, name: "H.264") { c in
+            let rc = cff_h264_configure(c, Int32(w), Int32(h), tb, fps, plan.preset, Int32(plan.crf), Int64(rate), pass, stats)
+            if let cap = plan.maxRate, rate == 0 {
+                c.pointee.rc_max_rate = Int64(cap)
+                c.pointee.rc_buffer_size = Int32(clamping: cap * 2)
+            }
+            return rc
+        }
+        encoder = enc
+        return enc
+    }
+
+    /// The displayed shape, capped at `maxLongSide`, each side even (YUV 4:2:0), never upscaled.
+    static func outputSize(width: Int, height: Int, sar: AVRational, maxLongSide: Int) -> (width: Int, height: Int) {
+        var w = Double(width), h = Double(height)
+        if sar.num > 0, sar.den > 0, sar.num != sar.den { w = w * Double(sar.num) / Double(sar.den) }
+        let scale = min(1, Double(maxLongSide) / max(w, h))
+        func even(_ v: Double) -> Int { max(2, Int((v * scale / 2).rounded()) * 2) }
+        return (even(w), even(h))
+    }
+
+    func finish() throws {
+        guard let enc = encoder else { return }
+        try enc.encode(nil, sink: write(enc.codec.pointee.time_base))
+    }
+}
+
+/// The audio half: decoded, resampled to the plan's layout and rate, AAC-encoded.
+private final class AudioLane {
+    let decoder: FrameDecoder
+    let encoder: StreamEncoder
+    let resampler: AudioResampler
+    var output: UnsafeMutablePointer<AVStream>?
+    var sink: ((UnsafeMutablePointer<AVPacket>, UnsafeMutablePointer<AVStream>, AVRational) throws -> Void)?
+
+    init(plan: VideoEncodePlan, decoder: FrameDecoder, api: UnsafePointer<cff_av>) throws {
+        self.decoder = decoder
+        let channels = Int32(max(1, plan.audioChannels)), rate = Int32(plan.audioSampleRate)
+        encoder = try StreamEncoder.aac(api: api, sampleRate: rate, channels: channels, bitRate: Int32(plan.audioBitRate))
+        resampler = try AudioResampler(sampleRate: rate, channels: channels, frameSize: encoder.frameSize)
+    }
+
+    /// Where the decoded sound has reached, in seconds from the stream start.
+    private(set) var lastSeconds: Double?
+
+    func drain() throws {
+        while let f = try decoder.receive() {
+            if let t = decoder.seconds(of: f) { lastSeconds = t + Double(f.pointee.nb_samples) / Double(max(1, f.pointee.sample_rate)) }
+            try resampler.add(f, emit: encode)
+        }
+    }
+
+    private func encode(_ f: UnsafeMutablePointer<AVFrame>?) throws {
+        let tb = encoder.codec.pointee.time_base
+        try encoder.encode(f) { [sink, output] p in if let sink, let output { try sink(p, output, tb) } }
+    }
+
+    func finish() throws {
+        try resampler.finish(emit: encode)
+        try encode(nil)
+    }
+}
