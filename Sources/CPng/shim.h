@@ -16,4 +16,7 @@ static inline png_uint_32 cpng_format_flag_alpha(void) { return PNG_FORMAT_FLAG_
 static inline png_uint_32 cpng_format_flag_color(void) { return PNG_FORMAT_FLAG_COLOR; }
 static inline png_uint_32 cpng_format_flag_colormap(void) { return PNG_FORMAT_FLAG_COLORMAP; }
 static inline png_uint_32 cpng_version(void) { return PNG_IMAGE_VERSION; }
+/* The most bytes the simplified writer can produce for `image` (stored blocks, every row filtered):
+   a buffer this large lets png_image_write_to_memory encode once instead of sizing first. */
+static inline size_t cpng_size_max(const png_image *image) { return (size_t)PNG_IMAGE_PNG_SIZE_MAX(*image); }
 #endif

@@ -270,6 +270,21 @@ let underSanitizer = ProcessInfo.processInfo.environment["MEDIAPREP_SANITIZER"] 
         #expect(oneAtATime.peakMiB < ten.peakMiB, "budget of one image: \(oneAtATime.peakMiB) MiB, 2 at once: \(ten.peakMiB) MiB")
         print("peak memory: 2 files \(two.peakMiB) MiB, 10 files \(ten.peakMiB) MiB, 10 files one at a time \(oneAtATime.peakMiB) MiB")
     }
+
+    /// Thumbnails leak nothing per video: leaking even one decoded 320×240 frame (115 KB) each would
+    /// add ~45 MB over 400 clips. In a child process of its own, so no other test's memory counts
+    /// (in the test process, x264's buffers from the transcode tests moved the bound).
+    @Test func repeatedThumbnailsDoNotLeakFrames() throws {
+        let out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let clips = ["h264.mp4", "black-start.mp4", "truncated.mp4"].map { testdata + "/" + $0 }
+        func run(_ n: Int) throws -> (status: Int32, peakMiB: Double) {
+            try runMeasuringMemory(["thumbnail"] + (0..<n).map { clips[$0 % clips.count] } + ["--out", out, "--jobs", "1", "-q"])
+        }
+        let few = try run(12), many = try run(400)
+        #expect(few.status == 1 && many.status == 1)  // the truncated clip fails, as it should
+        #expect(many.peakMiB < few.peakMiB + 20, "12 clips: \(few.peakMiB) MiB, 400 clips: \(many.peakMiB) MiB")
+    }
 }
 
 @Suite struct BenchTests {

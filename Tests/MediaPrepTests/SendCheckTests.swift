@@ -21,6 +21,15 @@ import Testing
         #expect(check("voice.ogg").verdict == .afterPreparation && check("voice.ogg").reasons[0].hasPrefix("opus transcoded to AAC"))
         #expect(check("h264.mkv").reasons == ["h264 remuxed from matroska into MP4 (packets untouched)"])
         #expect(check("anim.gif").verdict == .asIs)
+        #expect(check("vp9.webm").reasons == ["vp9/opus transcoded to H.264 + AAC in MP4, which every client plays"])
+        #expect(check("anim.gif", .bluesky).reasons == ["animated GIF turned into an H.264 MP4 (bluesky does not animate GIFs)"])
+        var budgeted = SendCheck()
+        budgeted.media.videoMaxBytes = 60_000
+        #expect(budgeted.check(path: Fixture.path("noisy.webm")).reasons == ["vp9 re-encoded as H.264 + AAC to fit 60,000 bytes"])
+        budgeted.media.videoMaxBytes = 12_000
+        #expect(budgeted.check(path: Fixture.path("noisy.webm")).verdict == .cannotSend)
+        budgeted.media.video = .original
+        #expect(budgeted.check(path: Fixture.path("h264.mp4")).verdict == .cannotSend)
         let long = check("voice-long.ogg")
         #expect(long.verdict == .cannotSend)
         #expect(long.reasons == ["voice over 300 s (305.0 s): cannot be sent"])

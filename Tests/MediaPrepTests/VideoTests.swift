@@ -149,26 +149,7 @@ import Testing
         #expect(input == nil)
         #expect(decoder == nil)
     }
-
-    // RSS bound: meaningless under a sanitizer's quarantine (scripts/sanitize.sh checks leaks itself).
-    @Test(.disabled(if: ProcessInfo.processInfo.environment["MEDIAPREP_SANITIZER"] != nil))
-    func repeatedUseDoesNotLeakFrames() throws {
-        // A coarse bound, since other tests run in this process at the same time: leaking even
-        // one decoded 320×240 YUV frame (115 KB) per thumbnail would grow the resident set by
-        // about 138 MB over 1200 thumbnails, well clear of what other tests' buffers add.
-        func rss() -> Int {
-            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
-        }
-        for _ in 0..<10 { _ = try VideoThumbnailer().thumbnail(path: Fixture.path("h264.mp4")) }
-        let before = rss()
-        for i in 0..<1200 {
-            _ = try VideoThumbnailer().thumbnail(path: Fixture.path("h264.mp4"))
-            if i % 6 == 0 { _ = try? VideoThumbnailer().thumbnail(path: Fixture.path("truncated.mp4")) }
-        }
-        #expect(rss() - before < 64_000, "RSS grew by \(rss() - before) KiB")
-    }
+    // The repeated-use memory bound runs in a child process: MemoryBoundTests.repeatedThumbnailsDoNotLeakFrames.
 }
 
 @Suite struct PrepareMediaTests {

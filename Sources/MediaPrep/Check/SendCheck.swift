@@ -38,12 +38,10 @@ public struct SendCheck: Sendable {
     public var profile: ImageProfile
     public var limits: SimplexLimits = .simplex
     public var maxPixels = 100_000_000
-    /// Bluesky's video lexicon maxSize; SimpleX sends any file up to 1 GiB by XFTP.
-    public static let blueskyVideoLimit = 50_000_000
+    /// Videos and voice notes as `prepare` would treat them (mode and byte budgets).
+    public var media = MediaOptions()
 
     public init(profile: ImageProfile = .simplex) { self.profile = profile }
-
-    private var isBluesky: Bool { profile.name == "bluesky" }
 
     public func check(path: String) -> Result {
         var r = Result(input: path)
@@ -129,29 +127,28 @@ public struct SendCheck: Sendable {
         (r.width, r.height) = (p.width, p.height)
         r.durationSeconds = p.durationSeconds
         let bytes = p.bytes
-        let fileLimit = isBluesky ? Int64(Self.blueskyVideoLimit) : limits.maxFileSizeXFTP
+        let fileLimit = limits.maxFileSizeXFTP
+        let videoBudget = media.videoMaxBytes ?? profile.maxVideoBytes
         switch p.kind {
         case .image:
             if let w = p.width, let h = p.height { try checkPixels(w * h, w, h) }
             r.verdict = .afterPreparation
             r.reasons = ["\(p.format.rawValue) re-encoded as JPEG"] + [fitReason(bytes)].compactMap { $0 }
+        case .animatedImage where profile.animatedAsVideo:
+            r.verdict = .afterPreparation
+            r.reasons = ["animated GIF turned into an H.264 MP4 (\(profile.name) does not animate GIFs)"]
         case .animatedImage:
-            let limit = isBluesky ? profile.maxBytes : limits.maxImageSizeAutoReceive
-            if bytes <= limit || !isBluesky {
-                r.verdict = .asIs
-                r.reasons = [bytes <= limits.maxImageSizeAutoReceive ? "animated GIF, sent as it is, auto-received"
-                    : "animated GIF over \(limit.formatted) bytes: sent as it is, recipients must accept it"]
-            } else {
-                r.verdict = .cannotSend
-                r.reasons = ["animated GIF of \(bytes.formatted) bytes is over \(limit.formatted)"]
-            }
+            let limit = limits.maxImageSizeAutoReceive
+            r.verdict = .asIs
+            r.reasons = [bytes <= limit ? "animated GIF, sent as it is, auto-received"
+                : "animated GIF over \(limit.formatted) bytes: sent as it is, recipients must accept it"]
         case .video, .file:
             if Int64(bytes) > fileLimit {
                 r.verdict = .cannotSend
                 r.reasons = ["\(bytes.formatted) bytes is over the \(Int(fileLimit).formatted)-byte limit"]
-            } else if p.kind == .video, VideoCompatibility.of(p) == .remux {
-                r.verdict = .afterPreparation
-                r.reasons = ["\(p.videoCodec ?? "video") remuxed from \(p.format.rawValue) into MP4 (packets untouched)"]
+            } else if p.kind == .video, let reason = videoReason(p, budget: videoBudget) {
+                r.verdict = reason.verdict
+                r.reasons = [reason.text]
             } else {
                 r.verdict = .asIs
                 r.reasons = ["\(bytes.formatted) bytes within the \(Int(fileLimit).formatted)-byte limit"]
@@ -161,13 +158,37 @@ public struct SendCheck: Sendable {
             if d > Double(limits.maxVoiceMessageSeconds) {
                 r.verdict = .cannotSend
                 r.reasons = ["voice over \(limits.maxVoiceMessageSeconds) s (\(Self.seconds(d)) s): cannot be sent"]
-            } else if VoiceTranscoder.playsAsIs(p) {
+            } else if let budget = media.voiceMaxBytes, VoiceTranscoder.bitRate(fitting: budget, seconds: d) == nil {
+                r.verdict = .cannotSend
+                r.reasons = ["\(Self.seconds(d)) s of voice cannot fit \(budget.formatted) bytes"]
+            } else if VoiceTranscoder.playsAsIs(p), bytes <= media.voiceMaxBytes ?? Int.max {
                 r.verdict = .asIs
                 r.reasons = ["\(Self.seconds(d)) s voice note" + (bytes <= limits.maxVoiceSizeAutoReceive ? ", auto-received" : "")]
             } else {
                 r.verdict = .afterPreparation
                 r.reasons = ["\(p.audioCodec ?? "audio") transcoded to AAC .m4a (mono, 16 kHz), as the app records voice"]
             }
+        }
+    }
+
+    /// What `prepare` does to a video: nothing, a remux, a transcode, or a re-encode to fit the budget.
+    private func videoReason(_ p: ProbeResult, budget: Int?) -> (verdict: Verdict, text: String)? {
+        let codec = p.videoCodec ?? "video"
+        if media.video == .original {
+            guard let budget, p.bytes > budget else { return nil }
+            return (.cannotSend, "\(p.bytes.formatted) bytes is over the \(budget.formatted)-byte video budget (--video original)")
+        }
+        if let budget, p.bytes > budget {
+            do { _ = try VideoBudget.plan(VideoSource(probe: p), maxBytes: budget) } catch {
+                return (.cannotSend, (error as? MediaPrepError)?.message ?? "cannot fit \(budget.formatted) bytes")
+            }
+            return (.afterPreparation, "\(codec) re-encoded as H.264 + AAC to fit \(budget.formatted) bytes")
+        }
+        switch VideoCompatibility.of(p) {
+        case .playable: return nil
+        case .remux: return (.afterPreparation, "\(codec) remuxed from \(p.format.rawValue) into MP4 (packets untouched)")
+        case .needsTranscode:
+            return (.afterPreparation, "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays")
         }
     }
 

@@ -6,7 +6,7 @@ enum VideoCompatibility: Equatable {
     case playable
     /// H.264/HEVC (+ AAC) in Matroska/WebM: the packets move into an MP4 untouched.
     case remux
-    /// Other codecs (VP9, AV1, Opus, Vorbis…): would need transcoding, which is not built yet.
+    /// Other codecs (VP9, AV1, MPEG-4, Opus, Vorbis…): transcoded to H.264 + AAC.
     case needsTranscode
 
     static let videoCodecs: Set<String> = ["h264", "hevc"]

@@ -58,6 +58,11 @@ struct VideoTranscoder {
     /// One pass over the input: decode, scale, encode; `output` nil discards the packets (first pass).
     private func encodePass(source: String, output: String?, pass: Int32, stats: String?,
                             share: (Double, Double), rate: Int? = nil) throws {
+        try Trace.time("encode pass \(pass)") { try runPass(source: source, output: output, pass: pass, stats: stats, share: share, rate: rate) }
+    }
+
+    private func runPass(source: String, output: String?, pass: Int32, stats: String?,
+                         share: (Double, Double), rate: Int?) throws {
         let input = try MediaInput(path: source)
         let api = input.api
         guard let vstream = input.bestStream(AVMEDIA_TYPE_VIDEO) else {
@@ -234,6 +239,7 @@ private final class VideoLane {
         var sar = par.sample_aspect_ratio
         if sar.num <= 0 || sar.den <= 0 { sar = stream.pointee.sample_aspect_ratio }
         size = Self.outputSize(width: Int(par.width), height: Int(par.height), sar: sar, maxLongSide: plan.maxLongSide)
+        Trace.note("video plan \(size.width)x\(size.height) pass \(pass) rate \(rate) crf \(plan.crf) maxrate \(plan.maxRate ?? 0) fps<=\(plan.maxFrameRate) preset \(plan.preset) audio \(plan.audioBitRate) \(plan.audioChannels)ch \(plan.audioSampleRate) Hz")
         guard let x264 = cffl_find_encoder_by_name(api, "libx264") else {
             throw MediaPrepError(.codecUnavailable, "this FFmpeg has no libx264 encoder")
         }

@@ -9,10 +9,13 @@ struct CheckCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case profile, strict, format, json, jsonl, jobs, quiet
+        case profile, video, videoMaxBytes, autoReceive, strict, format, json, jsonl, jobs, quiet
         var spec: OptionSpec {
             switch self {
             case .profile: return OptionSpec(names: ["--profile"], value: "simplex|bluesky", help: "simplex (default) or bluesky")
+            case .video: return MediaFlags.video
+            case .videoMaxBytes: return MediaFlags.videoMaxBytes
+            case .autoReceive: return MediaFlags.autoReceive
             case .strict: return OptionSpec(names: ["--strict"], value: nil, help: "exit 1 also when a file would have to be changed")
             case .format: return OptionSpec(names: ["--format"], value: "text|json|github", help: "output: text (default), one JSON document, or GitHub Actions annotations")
             case .json: return OptionSpec(names: ["--json"], value: nil, help: "the same as --format json", inUsage: false)
@@ -32,7 +35,9 @@ struct CheckCommand: Command {
         inputs = a.positionals
         let name = a.value(.profile) ?? "simplex"
         guard let p = ImageProfile.named(name) else { throw UsageError(message: "unknown profile \(name)") }
-        check = SendCheck(profile: p)
+        var c = SendCheck(profile: p)
+        c.media = try MediaFlags.options(a, video: .video, videoMaxBytes: .videoMaxBytes, autoReceive: .autoReceive)
+        check = c
         strict = a.has(.strict)
         var f = Format.text
         if let v = a.value(.format) {

@@ -25,9 +25,9 @@ struct PrepareCommand: Command {
             case .send: return OptionSpec(names: ["--send"], value: "@ID|#ID", help: "print the /_send lines for a contact or group")
             case .recipients: return OptionSpec(names: ["--recipients"], value: "N", help: "recipients for the transfer plan (default 1)")
             case .noXFTP: return OptionSpec(names: ["--no-xftp"], value: nil, help: "plan transfers without XFTP")
-            case .video: return OptionSpec(names: ["--video"], value: "compatible|original", help: "compatible (default): MP4 with H.264/HEVC + AAC as is, MKV/WebM remuxed, other codecs transcoded to H.264 + AAC; original: as it came")
-            case .videoMaxBytes: return OptionSpec(names: ["--video-max-bytes"], value: "N", help: "re-encode videos to at most N bytes (never a byte over; overLimit if even 240p cannot fit)")
-            case .autoReceive: return OptionSpec(names: ["--auto-receive"], value: nil, help: "fit videos in 1,047,552 and voice notes in 522,240 bytes, the sizes recipients download without asking")
+            case .video: return MediaFlags.video
+            case .videoMaxBytes: return MediaFlags.videoMaxBytes
+            case .autoReceive: return MediaFlags.autoReceive
             case .noLinkPreview: return OptionSpec(names: ["--no-link-preview"], value: nil, help: "send text with a URL as plain text, fetching nothing")
             case .allowPrivateHosts: return OptionSpec(names: ["--allow-private-hosts"], value: nil, help: "let link previews fetch from loopback, private and link-local addresses")
             case .jobs: return Bulk.jobs
@@ -71,12 +71,7 @@ struct PrepareCommand: Command {
         o.recipients = Int(try a.int(.recipients, min: 0) ?? 1)
         o.xftp = !a.has(.noXFTP)
         o.jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
-        if a.has(.autoReceive) { o.media = .autoReceive() }
-        if let v = a.value(.video) {
-            guard let mode = MediaOptions.VideoMode(rawValue: v) else { throw UsageError(message: "--video takes compatible or original, got \(v)") }
-            o.media.video = mode
-        }
-        if let n = try a.int(.videoMaxBytes, min: 10_000) { o.media.videoMaxBytes = Int(n) }
+        o.media = try MediaFlags.options(a, video: .video, videoMaxBytes: .videoMaxBytes, autoReceive: .autoReceive)
         if a.has(.noLinkPreview) {
             o.linkPreviews = nil
         } else {
