@@ -184,6 +184,43 @@ import Testing
         #expect(corner.r > 240 && corner.g > 240 && corner.b > 240)
     }
 
+    // The decision is made from a prediction, not from trial encodes (issue #10); these pin it.
+    @Test func pngEstimateIsCloseToTheEncode() throws {
+        let sticker = try PNGDecoder.decode(try Fixture.bytes("sticker.png")).pixels
+        let small = try Resizer.resize(sticker, width: 400, height: 400)
+        for image in [sticker, small] {
+            let predicted = try PNGEncoder.estimate(image), actual = try PNGEncoder.encode(image).count
+            #expect(abs(Double(predicted) / Double(actual) - 1) < 0.08, "predicted \(predicted), encoded \(actual)")
+        }
+    }
+
+    @Test func transparentPNGThatFitsOnlySmallerStaysPNG() throws {
+        // sticker.png encodes to ~590 KB at 520 px; 420,000 bytes fit at ~425 px, above 2/3 of 520.
+        let profile = ImageProfile(name: "mid", maxBytes: 420_000)
+        let p = try ImagePreparer(profile: profile).prepare(path: Fixture.path("sticker.png"))
+        #expect(p.format == .png && p.data.count <= 420_000)
+        #expect(p.width < 520 && p.width >= 347, "\(p.width) px")
+        #expect(AlphaOps.hasRealAlpha(try PNGDecoder.decode(p.data).pixels))
+    }
+
+    @Test func transparentPNGPredictedTooBigGoesStraightToJPEG() throws {
+        // At 2/3 of the side the PNG would still be ~290 KB: over 200,000 without any trial encode.
+        let s = BudgetSearch(profile: ImageProfile(name: "small", maxBytes: 200_000))
+        let sticker = try PNGDecoder.decode(try Fixture.bytes("sticker.png")).pixels
+        #expect(try s.encodePNG(work: sticker, view: (520, 520)) == nil)
+        let p = try ImagePreparer(profile: ImageProfile(name: "small", maxBytes: 200_000)).prepare(path: Fixture.path("sticker.png"))
+        #expect(p.format == .jpeg && p.width == 520 && p.data.count <= 200_000)
+    }
+
+    @Test func detailedPhotoSizeAndQualityChoice() throws {
+        // The size search on a detailed picture: at 60,000 bytes a smaller picture at q74 scores
+        // above the full 1440 px at a lower quality; at 120,000 the full size keeps q72.
+        let tight = try ImagePreparer(profile: ImageProfile(name: "t", maxBytes: 60_000)).prepare(path: Fixture.path("photo.jpg"))
+        #expect(tight.width == 922 && tight.height == 691 && tight.quality == 74 && tight.data.count <= 60_000)
+        let roomier = try ImagePreparer(profile: ImageProfile(name: "r", maxBytes: 120_000)).prepare(path: Fixture.path("photo.jpg"))
+        #expect(roomier.width == 1440 && roomier.quality == 72 && roomier.data.count <= 120_000)
+    }
+
     @Test func opaqueRGBAGoesJPEG() throws {
         let p = try ImagePreparer().prepare(path: Fixture.path("rgba-opaque.png"))
         #expect(p.format == .jpeg)
