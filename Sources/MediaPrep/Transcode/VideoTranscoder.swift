@@ -88,10 +88,9 @@ struct VideoTranscoder {
         }
 
         let duration = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
-        guard var packet = Optional(cffl_packet_alloc(api)), let pkt = packet else {
-            throw MediaPrepError(.encodeFailed, "cannot allocate a packet")
-        }
+        var packet = cffl_packet_alloc(api)
         defer { cffl_packet_free(api, &packet) }
+        guard let pkt = packet else { throw MediaPrepError(.encodeFailed, "cannot allocate a packet") }
         var count = 0
         var lastReport = -1.0
         while true {
