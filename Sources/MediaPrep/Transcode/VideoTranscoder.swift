@@ -18,7 +18,7 @@ struct VideoTranscoder {
     /// x264's two passes at the rate; a result still over is encoded once more (second pass only, the
     /// first pass's statistics reused) at the rate scaled by how far over it was.
     func transcode(source: String, to path: String, maxBytes: Int? = nil, fallback: VideoEncodePlan? = nil) throws -> Int {
-        if plan.videoBitRate == nil {
+        guard var rate = plan.videoBitRate else {
             try encodePass(source: source, output: path, pass: 0, stats: nil, share: (0, 1))
             let size = try FileBytes.size(path)
             guard let maxBytes, size > maxBytes else { return size }
@@ -30,7 +30,6 @@ struct VideoTranscoder {
             again.plan = fallback
             return try again.transcode(source: source, to: path, maxBytes: maxBytes)
         }
-        guard var rate = plan.videoBitRate else { return 0 }
         let stats = path + ".x264-stats"
         defer { for suffix in ["", ".temp", ".mbtree", ".mbtree.temp"] { unlink(stats + suffix) } }
         try encodePass(source: source, output: nil, pass: 1, stats: stats, share: (0, 0.4), rate: rate)
