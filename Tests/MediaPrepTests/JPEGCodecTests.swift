@@ -38,7 +38,7 @@ import Testing
         #expect(y.layout == .gray && y.width == rgb.width && y.height == rgb.height)
         // Y straight from the file vs Pillow's L from decoded RGB: the same formula, up to rounding.
         let fromRGB = SSIM.luma(rgb)
-        let maxDiff = zip(y.bytes, fromRGB).map { abs(Float($0) - $1) }.max() ?? 0
+        let maxDiff = zip(y.bytes, fromRGB).map { abs(Int($0) - Int($1)) }.max() ?? 0
         #expect(maxDiff <= 3)
     }
 
