@@ -1,4 +1,5 @@
 import Foundation
+import MediaPrep
 
 /// Every subcommand, in `--help` order.
 enum Commands {
@@ -35,6 +36,7 @@ final class ExitStatus: @unchecked Sendable { var code: Int32 = 0 }
 
 // A plain main thread that waits, rather than async top-level code: the latter hands the main
 // thread to dispatch_main, under which valgrind 3.19 (scripts/sanitize.sh) crashes on every run.
+Trace.startup()
 let status = ExitStatus()
 let finished = DispatchSemaphore(value: 0)
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -35,7 +35,7 @@ public struct AttachmentPreparer: Sendable {
         var item = PreparedItem(input: path, kind: .file)
         do {
             try cancellation?.check()
-            let source = try MediaProbe.source(path: path, maxPixels: maxPixels)
+            let source = try Trace.time("read and probe") { try MediaProbe.source(path: path, maxPixels: maxPixels) }
             let probe = source.probe
             item.kind = probe.kind
             item.format = probe.format
@@ -96,8 +96,10 @@ public struct AttachmentPreparer: Sendable {
         preparer.cancellation = cancellation
         let p = try preparer.prepare(source: source)
         let ext = p.format == .png ? "png" : "jpg"
-        try place(&item, try OutputWriter.stage(p.data, directory: outputDirectory, base: name(.image), ext: ext,
-                                                cancellation: cancellation))
+        try Trace.time("write output") {
+            try place(&item, try OutputWriter.stage(p.data, directory: outputDirectory, base: name(.image), ext: ext,
+                                                    cancellation: cancellation))
+        }
         item.bytes = p.data.count
         (item.width, item.height) = (p.width, p.height)
         item.preview = p.preview

@@ -42,7 +42,9 @@ public struct ImagePreparer: Sendable {
     private func prepare(data: [UInt8], header: JPEGDecoder.Header?, orientation: ExifOrientation, format: MediaFormat,
                          decoded already: DecodedImage?) throws -> PreparedImage {
         try cancellation?.check()
-        if let h = header, let kept = try keepJPEG(data, header: h, orientation: orientation) { return kept }
+        if let h = header, let kept = try Trace.time("keep the JPEG as it is?", { try keepJPEG(data, header: h, orientation: orientation) }) {
+            return kept
+        }
         // Shrink-on-load only needs to keep the view size: work out the source size first.
         var options = decode
         if let h = header {
