@@ -37,13 +37,17 @@ public struct BudgetSearch: Sendable {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).
         var search = QualitySearch()
         search.threads = threads
+        var model = RateModel()
         let viewLong = max(view.width, view.height)
         let workLong = max(work.width, work.height)
         if workLong > viewLong, workLong <= 2 * viewLong, workLong <= profile.maxSide ?? Int.max {
             let atLeast = QualitySearch(minQuality: sourceSideQuality, floorOnly: true, threads: threads)
-            let whole = try Trace.time("quality search at source") { try atLeast.search(work, maxBytes: profile.maxBytes, start: 88) }
-            Trace.note("source \(work.width)x\(work.height) q=\(whole?.quality ?? -1)")
-            if let w = whole, w.quality >= sourceSideQuality {
+            let whole = try Trace.time("quality search at source") {
+                try atLeast.sampledTrials(planes: try JPEGEncoder().planes(work), maxBytes: profile.maxBytes, start: 88)
+            }
+            model.add(pixels: work.pixelCount, whole.sizes)
+            Trace.note("source \(work.width)x\(work.height) q=\(whole.result?.quality ?? -1)")
+            if let w = whole.result, w.quality >= sourceSideQuality {
                 let image = EncodedImage(data: w.data, format: .jpeg, width: work.width, height: work.height, quality: w.quality, score: nil)
                 return Outcome(image: image, previewSource: nil)
             }
@@ -52,25 +56,42 @@ public struct BudgetSearch: Sendable {
         // scaling straight into 4:2:0 was measured too, and lost 0.0005 SSIM on the 5120 px PNGs
         // (swscale's RGB→Y inside its scaler is less precise) without being faster end to end.
         let ref = try Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
-        let first = try Trace.time("quality search at view") { try search.search(ref, maxBytes: profile.maxBytes) }
+        let viewTrials = try Trace.time("quality search at view") {
+            try search.sampledTrials(planes: try JPEGEncoder().planes(ref), maxBytes: profile.maxBytes,
+                              prior: model.prior(pixels: ref.pixelCount, maxBytes: profile.maxBytes))
+        }
+        model.add(pixels: ref.pixelCount, viewTrials.sizes)
+        let first = viewTrials.result
         Trace.note("view \(view.width)x\(view.height) q=\(first?.quality ?? -1) encodes=\(first?.encodes ?? 0)")
         if let f = first, f.quality >= acceptQuality {
             let image = EncodedImage(data: f.data, format: .jpeg, width: view.width, height: view.height, quality: f.quality, score: nil)
             return Outcome(image: image, previewSource: ref)
         }
         // Hill-climb the long side on measured SSIM.
-        let refLuma = SSIM.luma(ref)
+        let refLuma = Trace.time("view luma") { SSIM.luma(ref) }
         var cache: [Int: EncodedImage?] = [:]
         func candidate(_ long: Int) throws -> EncodedImage? {
             if let c = cache[long] { return c }
             let size = ImageProfile.scaled(width: work.width, height: work.height, longSide: long)
-            let pixels = long == viewLong ? ref : try Resizer.resize(work, width: size.width, height: size.height, threads: threads)
-            let r = try search.search(pixels, maxBytes: profile.maxBytes, start: first?.quality ?? 60)
+            var r: QualitySearch.Result?
+            if long == viewLong {
+                r = first  // already searched
+            } else {
+                let pixels = try Trace.time("resize \(long)") { try Resizer.resize(work, width: size.width, height: size.height, threads: threads) }
+                let prior = model.prior(pixels: pixels.pixelCount, maxBytes: profile.maxBytes)
+                let t = try Trace.time("quality \(long)") {
+                    try search.sampledTrials(planes: try JPEGEncoder().planes(pixels), maxBytes: profile.maxBytes, prior: prior)
+                }
+                model.add(pixels: pixels.pixelCount, t.sizes)
+                r = t.result
+                Trace.note("\(long) predicted q=\(prior?.quality ?? -1) got q=\(r?.quality ?? -1) encodes=\(r?.encodes ?? 0)")
+            }
             var result: EncodedImage? = nil
             if let r {
-                let decoded = try JPEGDecoder.decode(r.data, lumaOnly: true).pixels
-                let seen = try Resizer.resize(decoded, width: view.width, height: view.height, threads: threads)
-                let score = SSIM.mean(refLuma, SSIM.luma(seen), width: view.width, height: view.height)
+                let decoded = try Trace.time("decode \(long)") { try JPEGDecoder.decode(r.data, lumaOnly: true).pixels }
+                let seen = try Trace.time("back to view") { try Resizer.resize(decoded, width: view.width, height: view.height, threads: threads) }
+                let score = Trace.time("ssim") { SSIM.mean(refLuma, SSIM.luma(seen), width: view.width, height: view.height, threads: threads) }
+                Trace.note("\(long) ssim=\(score)")
                 result = EncodedImage(data: r.data, format: .jpeg, width: size.width, height: size.height, quality: r.quality, score: score)
             }
             cache[long] = result

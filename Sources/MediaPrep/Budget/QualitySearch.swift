@@ -35,22 +35,62 @@ struct QualitySearch: Sendable {
         return Int(q.rounded(.down))
     }
 
-    func search(_ image: PixelBuffer, maxBytes: Int, start: Int = 92) throws -> Result? {
-        try search(planes: try JPEGEncoder().planes(image), maxBytes: maxBytes, start: start)  // converted once, compressed many times
+    /// Every quality measured at one size, and the best that fit.
+    struct Trials: Sendable {
+        let result: Result?
+        /// quality → bytes, for the rate model of the next size.
+        let sizes: [Int: Int]
+    }
+
+    func search(_ image: PixelBuffer, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Result? {
+        try trials(planes: try JPEGEncoder().planes(image), maxBytes: maxBytes, start: start, prior: prior).result
     }
 
     func search(planes yuv: YUVPlanes, maxBytes: Int, start: Int = 92) throws -> Result? {
+        try trials(planes: yuv, maxBytes: maxBytes, start: start).result
+    }
+
+    /// Predicts from a quarter of the rows first (`YUVPlanes.sampledBands`), then searches the whole
+    /// image from that prediction: usually one round of whole encodes instead of three.
+    func sampledTrials(planes yuv: YUVPlanes, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
+        guard yuv.width * yuv.height >= Self.sampleFrom, let (sample, fraction) = yuv.sampledBands(every: 4) else {
+            return try trials(planes: yuv, maxBytes: maxBytes, start: start, prior: prior)
+        }
+        var inSample = self
+        inSample.floorOnly = false
+        let header = 600.0  // markers and tables, not scaled with the rows
+        let sampleBudget = Int((Double(maxBytes) - header) * fraction + header)
+        let s = try inSample.trials(planes: sample, maxBytes: sampleBudget, start: start, prior: prior)
+        let scaled = s.sizes.mapValues { Int((Double($0) - header) / fraction + header) }
+        let slope = RateModel.slope(RateModel.points(scaled, near: log(Double(maxBytes)))) ?? prior?.slope ?? RateModel.defaultSlope
+        let predicted = s.result?.quality ?? minQuality
+        Trace.note("sample of \(sample.height) rows predicts q=\(predicted)")
+        if floorOnly, predicted < minQuality || (s.result == nil && (scaled[minQuality] ?? 0) > maxBytes * 11 / 10) {
+            return Trials(result: nil, sizes: scaled)  // the floor is clearly out of reach
+        }
+        return try trials(planes: yuv, maxBytes: maxBytes, start: start, prior: RatePrior(quality: predicted, slope: slope))
+    }
+
+    /// Below this many pixels the whole image is searched directly (sampling would not pay).
+    static let sampleFrom = 600_000
+
+    /// - Parameter prior: where a rate model expects the answer; the first round probes it and
+    ///   its neighbour, and while a side is open the model's slope extrapolates from the nearest
+    ///   measurement (two adjacent qualities differ by 2–4 % in size: too close for a secant).
+    func trials(planes yuv: YUVPlanes, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
         var fits: (q: Int, data: [UInt8])? = nil
         var over: (q: Int, size: Int)? = nil
         var encodes = 0
-        func round(_ qs: [Int]) throws {
-            let unique = Array(Set(qs)).sorted()
+        var sizes: [Int: Int] = [:]  // quality → bytes for every quality measured
+        func measure(_ qs: [Int]) throws {
+            let unique = Array(Set(qs.filter { sizes[$0] == nil })).sorted()
             if unique.isEmpty { return }
             let out = try Parallel.map(unique.count, threads: threads) { i in
                 try JPEGEncoder().encode(yuv, quality: unique[i], progressive: false)
             }
             encodes += unique.count
             for (q, d) in zip(unique, out) {
+                sizes[q] = d.count
                 if d.count <= maxBytes {
                     if q > (fits?.q ?? Int.min) { fits = (q, d) }
                 } else if q < (over?.q ?? Int.max) {
@@ -60,47 +100,68 @@ struct QualitySearch: Sendable {
         }
         let lo = minQuality, hi = maxQuality
         let first = min(max(start, lo), hi)
-        var sizes: [Int: Int] = [:]  // quality → bytes for every bracket end seen so far
-        func measure(_ qs: [Int]) throws {
-            let before = Set(sizes.keys)
-            try round(qs.filter { !before.contains($0) })
-            if let f = fits { sizes[f.q] = f.data.count }
-            if let o = over { sizes[o.q] = o.size }
-        }
+        let target = log(Double(maxBytes))
         // Only an answer at or above minQuality may be wanted: then probe it first, give up at once.
-        try measure(floorOnly ? [lo, first] : [first, hi])
-        if floorOnly && fits == nil { return nil }
+        if let p = prior {
+            let q = min(max(p.quality, lo), hi - 1)
+            try measure([q, q + 1])
+        } else if floorOnly {
+            try measure([lo, first])
+        } else {
+            try measure([first, hi])
+        }
+        if floorOnly && fits == nil && sizes[lo] != nil { return Trials(result: nil, sizes: sizes) }
+        var openRounds = 0
         // Bracket (fits.q, over.q), open at the ends we have not measured yet.
         while true {
             let below = fits?.q ?? lo - 1, above = over?.q ?? hi + 1
             if above - below <= 1 { break }
-            // Secant on (log S(q), log bytes): between the bracket's ends once both are known,
-            // else through the two measured points nearest the target (an extrapolation).
-            var known = sizes.sorted { abs(log(Double($0.value)) - log(Double(maxBytes))) < abs(log(Double($1.value)) - log(Double(maxBytes))) }
-            if let f = fits, let o = over { known = [(f.q, f.data.count), (o.q, o.size)] }
+            let bracketed = fits != nil && over != nil
+            var usedSlope = false
             var est = (below + above) / 2
-            if known.count >= 2 {
-                let (q1, s1) = known[0], (q2, s2) = known[1]
-                let x1 = Self.logScale(q1), x2 = Self.logScale(q2), y1 = log(Double(s1)), y2 = log(Double(s2))
-                if y1 != y2 {
-                    est = Self.quality(forLogScale: x1 + (log(Double(maxBytes)) - y1) * (x2 - x1) / (y2 - y1))
+            if let f = fits, let o = over {
+                // Secant on (log S(q), log bytes) between the bracket's ends.
+                est = Self.secant((f.q, f.data.count), (o.q, o.size), target: target) ?? est
+            } else if let slope = prior?.slope ?? RateModel.slope(RateModel.points(sizes, near: target)),
+                      let (q0, s0) = sizes.min(by: { abs(log(Double($0.value)) - target) < abs(log(Double($1.value)) - target) }) {
+                // The model's slope (or a fit over well-spread measurements) from the nearest point.
+                est = Self.quality(forLogScale: Self.logScale(q0) + (target - log(Double(s0))) / slope)
+                usedSlope = true
+            } else {
+                // Through the two measured points nearest the target (an extrapolation).
+                let known = sizes.sorted { abs(log(Double($0.value)) - target) < abs(log(Double($1.value)) - target) }
+                if known.count >= 2, let e = Self.secant((known[0].key, known[0].value), (known[1].key, known[1].value), target: target) {
+                    est = e
+                } else if fits == nil {
+                    est = max(lo, below + 1, first - 20)
                 }
-            } else if fits == nil {
-                est = max(lo, below + 1, first - 20)
             }
             est = min(max(est, below + 1), above - 1)
-            // While a side is still open, the second probe closes it (an extrapolated estimate
-            // can miss); once bracketed, it is the estimate's neighbour, which usually settles it.
+            // Once bracketed, the second probe is the estimate's neighbour, which usually settles
+            // it. While a side is open it closes that side (an extrapolated estimate can miss),
+            // at once without a prior, after two rounds with one.
             let next: Int
-            if fits == nil && sizes[lo] == nil { next = lo }
-            else if over == nil && sizes[hi] == nil { next = hi }
+            let closeOpenSide = !bracketed && (!usedSlope || openRounds >= 2)
+            if closeOpenSide && fits == nil && sizes[lo] == nil { next = lo }
+            else if closeOpenSide && over == nil && sizes[hi] == nil { next = hi }
             else { next = est + 1 < above ? est + 1 : max(below + 1, est - 1) }
+            if !bracketed { openRounds += 1 }
             try measure([est, next])
         }
-        return done(fits, encodes)
+        Trace.note("probes \(sizes.sorted { $0.key < $1.key }.map { "q\($0.key)=\($0.value)" }.joined(separator: " "))")
+        return Trials(result: fits.map { Result(quality: $0.q, data: $0.data, encodes: encodes) }, sizes: sizes)
     }
 
-    private func done(_ fits: (q: Int, data: [UInt8])?, _ encodes: Int) -> Result? {
-        fits.map { Result(quality: $0.q, data: $0.data, encodes: encodes) }
+    /// The quality where the line through two (quality, bytes) points in (log S, log bytes) meets the target.
+    private static func secant(_ a: (Int, Int), _ b: (Int, Int), target: Double) -> Int? {
+        let x1 = logScale(a.0), x2 = logScale(b.0), y1 = log(Double(a.1)), y2 = log(Double(b.1))
+        guard y1 != y2 else { return nil }
+        return quality(forLogScale: x1 + (target - y1) * (x2 - x1) / (y2 - y1))
     }
+}
+
+/// What a rate model expects at one size: the answer's quality, and d(log bytes)/d(log S) there.
+struct RatePrior: Sendable {
+    var quality: Int
+    var slope: Double
 }
