@@ -9,6 +9,31 @@ import Testing
         #expect(!AlphaOps.hasRealAlpha(d.pixels))
     }
 
+    /// The row API is used only where it gives what the simplified API gives, byte for byte.
+    @Test(arguments: ["rgb.png", "palette.png", "rgba-opaque.png", "rgba.png", "gray.png", "sticker.png", "rgb16.png", "interlaced.png"])
+    func rowReaderMatchesTheSimplifiedAPI(name: String) throws {
+        let data = try Fixture.bytes(name)
+        let rows = try PNGDecoder.decode(data).pixels
+        let simplified = try PNGDecoder.decodeSimplified(data, options: DecodeOptions()).pixels
+        #expect(rows == simplified)
+        let usesRows = try PNGRowReader.with(data) { _ in true } ?? false
+        #expect(usesRows == !["rgb16.png", "interlaced.png"].contains(name))
+    }
+
+    @Test func rowReaderSeesDamageAndTruncation() throws {
+        var data = try Fixture.bytes("sticker.png")
+        let idat = try #require(PNGChunks.chunks(data).first { $0.type == "IDAT" })
+        data[idat.body.lowerBound + 100] ^= 0x55  // the chunk's CRC no longer matches
+        #expect(throws: MediaPrepError.self) { try PNGDecoder.decode(data) }
+        let cut = Array(try Fixture.bytes("sticker.png").prefix(idat.body.lowerBound + 2000))
+        do {
+            _ = try PNGDecoder.decode(cut)
+            Issue.record("a cut PNG decoded")
+        } catch let e as MediaPrepError {
+            #expect(e.code == .truncated)
+        }
+    }
+
     @Test func grayPNGIsOneChannel() throws {
         let d = try PNGDecoder.decode(try Fixture.bytes("gray.png"))
         #expect(d.pixels.layout == .gray)

@@ -1,9 +1,35 @@
 import CPng
 
-/// PNG through libpng's simplified API, which already handles palette, gray, 16-bit and interlace.
+/// PNG through libpng: the row API for plain 8-bit files, the simplified API (palette, gray,
+/// 16-bit, interlace and gamma handled) for the rest.
 public enum PNGDecoder {
     public static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
+        if let rows = try PNGRowReader.with(data, { r -> PixelBuffer in
+            try checkSize(r.width, r.height, options)
+            var out = PixelBuffer.storage(r.width * r.height * r.layout.channels)
+            try out.withUnsafeMutableBufferPointer { p in
+                guard let base = p.baseAddress else { return }
+                try r.read(r.height, into: base)
+            }
+            try r.finish()
+            return PixelBuffer(width: r.width, height: r.height, layout: r.layout, storage: out)
+        }) {
+            return DecodedImage(pixels: rows, format: .png, sourceWidth: rows.width, sourceHeight: rows.height,
+                                orientation: PNGChunks.exifOrientation(data))
+        }
+        return try decodeSimplified(data, options: options)
+    }
+
+    static func checkSize(_ w: Int, _ h: Int, _ options: DecodeOptions) throws {
+        guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "PNG has zero size") }
+        guard !w.multipliedReportingOverflow(by: h).overflow, w * h <= options.maxPixels else {
+            throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(options.maxPixels)-pixel limit")
+        }
+    }
+
+    /// The simplified API: 16-bit, interlaced and non-sRGB-gamma files (converted to 8-bit sRGB).
+    static func decodeSimplified(_ data: [UInt8], options: DecodeOptions) throws -> DecodedImage {
         var image = png_image()
         image.version = cpng_version()
         defer { png_image_free(&image) }
@@ -12,10 +38,7 @@ public enum PNGDecoder {
         }
         guard begun != 0 else { throw pngError(image, data: data) }
         let w = Int(image.width), h = Int(image.height)
-        guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "PNG has zero size") }
-        guard !w.multipliedReportingOverflow(by: h).overflow, w * h <= options.maxPixels else {
-            throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(options.maxPixels)-pixel limit")
-        }
+        try checkSize(w, h, options)
         let hasAlpha = image.format & cpng_format_flag_alpha() != 0
         let isColor = image.format & cpng_format_flag_color() != 0
         let layout: PixelLayout = hasAlpha ? .rgba : (isColor ? .rgb : .gray)
@@ -37,6 +60,11 @@ public enum PNGDecoder {
         let text = withUnsafeBytes(of: &m) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
+        return damage(text, data: data)
+    }
+
+    /// libpng's message as a typed error: a file cut short is `truncated`, anything else `corrupt`.
+    static func damage(_ text: String, data: [UInt8]) -> MediaPrepError {
         let lower = text.lowercased()
         let truncated = lower.contains("read error") || lower.contains("not enough") || lower.contains("truncat")
             || lower.contains("unexpected end") || !PNGChunks.hasEnd(data)

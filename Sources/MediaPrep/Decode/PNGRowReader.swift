@@ -1,0 +1,65 @@
+import CPng
+
+/// libpng's row API over an in-memory file, for the PNGs the simplified API would not convert
+/// (≤ 8 bits, not interlaced, sRGB gamma): rows come out one band at a time, so a resize can
+/// run beside the inflate. A class owning the libpng state (freed in deinit); one thread at a time.
+final class PNGRowReader {
+    private let state: UnsafeMutablePointer<cpng_reader>
+    private let file: UnsafeBufferPointer<UInt8>
+    let width: Int
+    let height: Int
+    let layout: PixelLayout
+    private(set) var rowsRead = 0
+    private var open = true
+
+    /// Runs `body` with a reader over `data`, or returns nil when the file needs the simplified API
+    /// (16-bit, interlaced, another gamma). libpng keeps a pointer to the bytes: they stay pinned here.
+    static func with<R>(_ data: [UInt8], _ body: (PNGRowReader) throws -> R) throws -> R? {
+        try data.withUnsafeBufferPointer { file in
+            guard let reader = try PNGRowReader(file) else { return nil }
+            return try body(reader)
+        }
+    }
+
+    private init?(_ file: UnsafeBufferPointer<UInt8>) throws {
+        self.file = file
+        let state = UnsafeMutablePointer<cpng_reader>.allocate(capacity: 1)
+        let rc = cpng_reader_open(state, file.baseAddress, file.count)
+        guard rc == 0 else {
+            let error = rc == 1 ? nil : Self.damage(state, file)
+            state.deallocate()
+            if let error { throw error }
+            return nil
+        }
+        self.state = state
+        width = Int(state.pointee.width)
+        height = Int(state.pointee.height)
+        layout = state.pointee.channels == 4 ? .rgba : (state.pointee.channels == 3 ? .rgb : .gray)
+    }
+
+    deinit {
+        if open { cpng_reader_close(state) }
+        state.deallocate()
+    }
+
+    /// Inflates the next `count` rows into `out`, which holds the whole image (width × channels per row).
+    func read(_ count: Int, into out: UnsafeMutablePointer<UInt8>) throws {
+        guard open else { throw MediaPrepError(.corrupt, "PNG reader already failed") }
+        let n = min(count, height - rowsRead)
+        let rc = cpng_reader_rows(state, out, width * layout.channels, Int32(rowsRead), Int32(n))
+        guard rc == 0 else { open = false; throw Self.damage(state, file) }
+        rowsRead += n
+    }
+
+    /// Reads the chunks after the image through IEND, so damage there is seen too.
+    func finish() throws {
+        guard open else { throw MediaPrepError(.corrupt, "PNG reader already failed") }
+        let rc = cpng_reader_finish(state)
+        guard rc == 0 else { open = false; throw Self.damage(state, file) }
+    }
+
+    private static func damage(_ state: UnsafeMutablePointer<cpng_reader>, _ file: UnsafeBufferPointer<UInt8>) -> MediaPrepError {
+        let text = withUnsafeBytes(of: state.pointee.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return PNGDecoder.damage(text, data: Array(file))
+    }
+}
