@@ -614,4 +614,31 @@ static inline int cff_convert_frame(const AVFrame *src, uint8_t *dst, int dst_st
 
 /* Quiet FFmpeg's stderr logging: errors are reported through typed Swift errors. */
 static inline void cff_quiet(void) { av_log_set_level(AV_LOG_QUIET); }
+
+/* Rows [y, y + h) of a packed image (src_rows points at row y) into a scaler whose output is planar
+   (`planes` planes of pw*ph bytes, swscale's G, B, R, A order), through swscale's slice interface:
+   slices go top to bottom, and each call outputs the lines its rows complete, so an image can be
+   scaled while its later rows are still being decoded. The context must not be threaded. */
+static inline int cff_sws_slice_to_planar(struct SwsContext *c, const uint8_t *src_rows, int src_stride, int y, int h,
+                                          uint8_t *planar, int pw, int ph, int planes) {
+    uint8_t *d[4] = { NULL, NULL, NULL, NULL };
+    int ds[4] = { 0, 0, 0, 0 };
+    size_t plane = (size_t)pw * ph;
+    for (int i = 0; i < planes && i < 4; i++) { d[i] = planar + i * plane; ds[i] = pw; }
+    const uint8_t *s[4] = { src_rows, NULL, NULL, NULL };
+    int ss[4] = { src_stride, 0, 0, 0 };
+    return sws_scale(c, s, ss, y, h, d, ds);
+}
+
+/* Planar G, B, R (, A) of pw*ph bytes each into packed rows, by an unscaled `pack` context. */
+static inline int cff_sws_pack_planar(struct SwsContext *pack, const uint8_t *planar, int pw, int ph, int planes,
+                                      uint8_t *dst, int dst_stride) {
+    const uint8_t *s[4] = { NULL, NULL, NULL, NULL };
+    int ss[4] = { 0, 0, 0, 0 };
+    size_t plane = (size_t)pw * ph;
+    for (int i = 0; i < planes && i < 4; i++) { s[i] = planar + i * plane; ss[i] = pw; }
+    uint8_t *d[4] = { dst, NULL, NULL, NULL };
+    int ds[4] = { dst_stride, 0, 0, 0 };
+    return sws_scale(pack, s, ss, 0, ph, d, ds);
+}
 #endif

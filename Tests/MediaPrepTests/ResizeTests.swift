@@ -49,3 +49,51 @@ import Testing
         #expect(throws: MediaPrepError.self) { try Resizer.resize(src, width: 0, height: 5) }
     }
 }
+
+/// Scaling rows as the PNG decoder hands them over gives exactly what scaling the decoded image does.
+@Suite struct DecodeWhileResizingTests {
+    static func png(_ layout: PixelLayout, opaque: Bool = false) throws -> [UInt8] {
+        let photo = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels
+        let rgb = try Resizer.resize(photo, width: 700, height: 525)
+        switch layout {
+        case .gray:
+            return try PNGEncoder.encode(PixelBuffer(width: 700, height: 525, layout: .gray, storage: SSIM.luma(rgb)))
+        case .rgba:
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(700 * 525 * 4)
+            for i in 0..<(700 * 525) {
+                bytes += rgb.bytes[(i * 3)..<(i * 3 + 3)]
+                bytes.append(opaque ? 255 : UInt8((i % 700) * 255 / 699))  // a left-to-right fade
+            }
+            return try PNGEncoder.encode(PixelBuffer(width: 700, height: 525, layout: .rgba, storage: bytes))
+        default:
+            return try PNGEncoder.encode(rgb)
+        }
+    }
+
+    @Test(arguments: [(PixelLayout.rgb, false), (.rgba, false), (.rgba, true), (.gray, false)])
+    func sameAsResizingAfterwards(layout: PixelLayout, opaque: Bool) throws {
+        let data = try Self.png(layout, opaque: opaque)
+        let r = try #require(try PNGDecoder.decodeWhileResizing(data, options: DecodeOptions()) { _, _ in (333, 250) })
+        let scaler = try #require(r.scaled)
+        let work = AlphaOps.droppingOpaqueAlpha(r.decoded.pixels)
+        #expect((work.layout == .rgbx) == opaque)
+        let expected = try Resizer.resize(work, width: 333, height: 250, threads: 2)
+        let got = try scaler.pixels(keepAlpha: work.layout == .rgba)
+        #expect(got == expected)
+        #expect(r.decoded.pixels == (try PNGDecoder.decode(data).pixels))
+    }
+
+    @Test func aDamagedFileStopsBothSides() throws {
+        var data = try Self.png(.rgb)
+        let idat = try #require(PNGChunks.chunks(data).first { $0.type == "IDAT" })
+        data[idat.body.lowerBound + 5000] ^= 0x55
+        #expect(throws: MediaPrepError.self) {
+            try PNGDecoder.decodeWhileResizing(data, options: DecodeOptions()) { _, _ in (333, 250) }
+        }
+        let cut = Array(try Self.png(.rgb).prefix(idat.body.lowerBound + 30_000))
+        #expect(throws: MediaPrepError.self) {
+            try PNGDecoder.decodeWhileResizing(cut, options: DecodeOptions()) { _, _ in (333, 250) }
+        }
+    }
+}

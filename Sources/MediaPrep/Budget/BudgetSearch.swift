@@ -33,7 +33,8 @@ public struct BudgetSearch: Sendable {
     /// - Parameters:
     ///   - work: upright, opaque pixels at least as large as the view (shrink-on-load output).
     ///   - view: the size the phone shows full screen.
-    public func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int)) throws -> Outcome {
+    ///   - atView: `work` already scaled to `view`, when the decoder made it on the side.
+    public func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int), atView: PixelBuffer? = nil) throws -> Outcome {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).
         var search = QualitySearch()
         search.threads = threads
@@ -55,7 +56,7 @@ public struct BudgetSearch: Sendable {
         // Resize in RGB (through swscale's planar path), then TurboJPEG's own color conversion:
         // scaling straight into 4:2:0 was measured too, and lost 0.0005 SSIM on the 5120 px PNGs
         // (swscale's RGB→Y inside its scaler is less precise) without being faster end to end.
-        let ref = try Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
+        let ref = try atView ?? Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
         let viewTrials = try Trace.time("quality search at view") {
             try search.sampledTrials(planes: try JPEGEncoder().planes(ref), maxBytes: profile.maxBytes,
                               prior: model.prior(pixels: ref.pixelCount, maxBytes: profile.maxBytes))
@@ -131,13 +132,22 @@ public struct BudgetSearch: Sendable {
     /// Decided before encoding: the view-size PNG is predicted from an eighth of its rows
     /// (`PNGEncoder.estimate`). If even the smallest allowed size would be well over the budget,
     /// no full encode is made; otherwise the first trial is the side the prediction says fits.
-    public func encodePNG(work: PixelBuffer, view: (width: Int, height: Int), minSideFraction: Double = 2.0 / 3.0) throws -> EncodedImage? {
+    public func encodePNG(work: PixelBuffer, view: (width: Int, height: Int), atView scaled: PixelBuffer? = nil,
+                          minSideFraction: Double = 2.0 / 3.0) throws -> EncodedImage? {
         let viewLong = max(view.width, view.height)
-        let atView = try Trace.time("png resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
-        let predicted = try Trace.time("png estimate") { try PNGEncoder.estimate(atView) }
+        let atView = try scaled ?? Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
         // PNG bytes follow pixel count, a little denser when smaller (scaled-down detail):
         // at 2/3 of the side expect ≥ 4/9 × 1.1 of the view-size bytes.
-        let smallest = Double(predicted) * minSideFraction * minSideFraction * 1.1
+        let atSmallest = minSideFraction * minSideFraction * 1.1
+        // A glance first: the same rows at zlib level 1, ~5× faster on photo-like rows (kay-radial-alpha:
+        // 18 against 98 ms) and never smaller (1.24× the default's bytes there, 1.57× on arc-transparent).
+        // Only a glance 2.5× past the skip line decides alone: an image that would have stayed PNG
+        // would need level 1 to write > 3× what the default does.
+        let glance = try Trace.time("png glance") { try PNGEncoder.estimate(atView, level: 1) }
+        Trace.note("png glance \(glance) bytes at \(viewLong) px (zlib level 1)")
+        let clearlyOver = Double(glance) * atSmallest > 2.5 * Double(profile.maxBytes) * Self.pngSkipMargin
+        let predicted = clearlyOver ? glance : try Trace.time("png estimate") { try PNGEncoder.estimate(atView) }
+        let smallest = Double(predicted) * atSmallest
         Trace.note("png predicted \(predicted) bytes at \(viewLong) px, ≥ \(Int(smallest)) at the smallest allowed side")
         if smallest > Double(profile.maxBytes) * Self.pngSkipMargin { return nil }
         var long = predicted <= profile.maxBytes ? viewLong

@@ -50,7 +50,21 @@ public struct ImagePreparer: Sendable {
         if let h = header {
             (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(h, orientation: orientation, profile: profile)
         }
-        let decoded = try already ?? Trace.time("decode") { try ImageLoader.load(data: data, path: nil, options: options) }
+        var scaled: SliceResizer? = nil
+        let decoded: DecodedImage
+        if let already {
+            decoded = already
+        } else if format == .png, threads > 1, let r = try Trace.time("decode, resizing to view beside it", {
+            try PNGDecoder.decodeWhileResizing(data, options: options) { w, h in
+                let v = profile.viewSize(width: w, height: h)
+                return (v.width, v.height)
+            }
+        }) {
+            decoded = r.decoded
+            scaled = decoded.orientation == .up ? r.scaled : nil  // scaled in stored orientation
+        } else {
+            decoded = try Trace.time("decode") { try ImageLoader.load(data: data, path: nil, options: options) }
+        }
         try cancellation?.check()
         let upright = Trace.time("orient") { Orienter.apply(decoded.orientation, to: decoded.pixels) }
         let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
@@ -58,10 +72,15 @@ public struct ImagePreparer: Sendable {
         search.threads = threads
 
         var work = Trace.time("alpha check") { AlphaOps.droppingOpaqueAlpha(upright) }
+        // The view-size pixels the decode already produced, packed as `work` is (alpha kept only if real).
+        var atView = try scaled.map { s in try Trace.time("pack view") { try s.pixels(keepAlpha: work.layout == .rgba) } }
         var encoded: EncodedImage? = nil
         if work.layout == .rgba {
-            encoded = try Trace.time("png trials") { try search.encodePNG(work: work, view: view) }
-            if encoded == nil { work = AlphaOps.flattenOnWhite(work) }
+            encoded = try Trace.time("png trials") { try search.encodePNG(work: work, view: view, atView: atView) }
+            if encoded == nil {
+                work = AlphaOps.flattenOnWhite(work)
+                atView = nil  // flattening then scaling is not scaling then flattening
+            }
         }
         try cancellation?.check()
         var previewSource: PixelBuffer? = nil
@@ -69,7 +88,7 @@ public struct ImagePreparer: Sendable {
         if let png = encoded {
             result = png
         } else {
-            let outcome = try Trace.time("budget search") { try search.encodeJPEG(work: work, view: view) }
+            let outcome = try Trace.time("budget search") { try search.encodeJPEG(work: work, view: view, atView: atView) }
             result = outcome.image
             previewSource = outcome.previewSource
         }

@@ -36,10 +36,14 @@ public enum PreviewMaker {
 
     static func pngPreview(_ image: PixelBuffer, maxLength: Int) throws -> String? {
         let budget = byteBudget(maxLength: maxLength, prefix: pngPrefix)
-        for side in sides where side <= max(image.width, image.height) && side >= 64 {
+        // PNG bytes follow the pixel count: after a miss, skip to the side that count says fits
+        // (arc-transparent.png: 384 then 192 px, where walking the list encoded seven sizes).
+        var limit = max(image.width, image.height)
+        for side in sides where side <= limit && side >= 64 {
             let s = Resizer.fit(width: image.width, height: image.height, maxSide: side)
             let data = try PNGEncoder.encode(try Resizer.resize(image, width: s.width, height: s.height))
             if data.count <= budget { return pngPrefix + Base64.encode(data) }
+            limit = min(side - 1, Int(Double(side) * (Double(budget) / Double(data.count)).squareRoot() * 0.97))
         }
         return nil
     }
