@@ -42,7 +42,7 @@ public enum FileBytes {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw MediaPrepError(.unreadableFile, "cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var out = [UInt8](repeating: 0, count: size)
+        var out = HugePages.zeroed(size)
         var got = 0
         while got < size {
             let n = out.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress.map { $0 + got }, size - got) }

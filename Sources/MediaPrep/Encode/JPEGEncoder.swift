@@ -105,7 +105,7 @@ public struct YUVPlanes: Sendable {
         }
         self.offsets = offsets
         self.strides = strides
-        storage = [UInt8](repeating: 0, count: total)
+        storage = HugePages.zeroed(total)
     }
 
     /// Plane pointers (nil past the last plane) and strides, three of each, for TurboJPEG and swscale.

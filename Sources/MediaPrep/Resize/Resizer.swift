@@ -28,7 +28,7 @@ public enum Resizer {
         let threads = Int32(src.pixelCount + width * height > 1_000_000 ? max(1, min(2, maxThreads)) : 1)
         let dstRow = width * outLayout.channels
         // swscale's SIMD paths may write a little past the row end; pad the last row.
-        var out = [UInt8](repeating: 0, count: dstRow * height + 64)
+        var out = HugePages.zeroed(dstRow * height + 64)
         // Buffers built elsewhere may lack the slack swscale's SIMD over-read needs.
         var input = src.bytes
         if input.capacity < input.count + 64 { input.reserveCapacity(input.count + 64) }
@@ -47,7 +47,7 @@ public enum Resizer {
                 throw MediaPrepError(.resizeFailed, "swscale cannot pack \(width)×\(height)")
             }
             defer { sws_freeContext(pack) }
-            var planar = [UInt8](repeating: 0, count: width * height * planes + 64)
+            var planar = HugePages.zeroed(width * height * planes + 64)
             rc = input.withUnsafeBufferPointer { s in
                 planar.withUnsafeMutableBufferPointer { m in
                     out.withUnsafeMutableBufferPointer { d in

@@ -25,7 +25,7 @@ final class SliceResizer {
             throw MediaPrepError(.resizeFailed, "swscale cannot scale \(sw)×\(sh) to \(dw)×\(dh)")
         }
         scaler = s
-        planar = [UInt8](repeating: 0, count: dw * dh * planes + 64)
+        planar = HugePages.zeroed(dw * dh * planes + 64)
     }
 
     deinit { sws_freeContext(scaler) }
@@ -57,7 +57,7 @@ final class SliceResizer {
         }
         defer { sws_freeContext(pack) }
         let row = width * layout.channels
-        var out = [UInt8](repeating: 0, count: row * height + 64)
+        var out = HugePages.zeroed(row * height + 64)
         let (w, h) = (width, height)
         let rc = planar.withUnsafeBufferPointer { s in
             out.withUnsafeMutableBufferPointer { d in
