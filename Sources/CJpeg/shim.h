@@ -92,63 +92,81 @@ static inline int cjpeg_read_header(const unsigned char *data, unsigned long siz
     return 0;
 }
 
-/* Decodes at 1/scale_denom into `out` (rows of out_width * components bytes). out_space is
-   JCS_GRAYSCALE (luma only), JCS_RGB or JCS_CMYK. Returns 0 when whole, 1 when a damaging
-   warning was seen (code in *damage, text in message), -1 on error, -2 when the header claims
-   more pixels than the data can hold. Decoding always runs to EOI
-   so damage anywhere in the file is seen. */
-static inline int cjpeg_decode(const unsigned char *data, unsigned long size, int scale_denom, int out_space,
-                               unsigned char *out, int out_width, int out_height, int *damage, char *message, int message_len) {
+/* A decode in steps, so rows can be used while later ones are still being decoded: open (header
+   checks, DCT scale 1/scale_denom, output space JCS_GRAYSCALE, JCS_RGB or JCS_CMYK), rows, finish.
+   Each step returns -1 on a fatal error with the message in err.message, and the reader is then
+   already destroyed. Decoding always runs to EOI so damage anywhere in the file is seen. */
+typedef struct {
     struct jpeg_decompress_struct cinfo;
     cjpeg_err err;
-    JSAMPROW rows[16];
-    cjpeg_init_err(&cinfo, &err);
-    if (setjmp(err.jump)) {
-        snprintf(message, (size_t)message_len, "%s", err.message);
-        jpeg_destroy_decompress(&cinfo);
-        return -1;
-    }
-    jpeg_create_decompress(&cinfo);
-    jpeg_mem_src(&cinfo, data, size);
-    jpeg_read_header(&cinfo, TRUE);
+    struct jpeg_progress_mgr progress;
+    int live;
+} cjpeg_reader;
+
+static inline void cjpeg_reader_close(cjpeg_reader *r) {
+    if (r->live) jpeg_destroy_decompress(&r->cinfo);
+    r->live = 0;
+}
+
+/* 0: started (cinfo.output_width/height/components set); -1: error; -2: the header claims more
+   pixels than the data can hold. */
+static inline int cjpeg_reader_open(cjpeg_reader *r, const unsigned char *data, unsigned long size, int scale_denom, int out_space) {
+    memset(r, 0, sizeof(*r));
+    cjpeg_init_err(&r->cinfo, &r->err);
+    if (setjmp(r->err.jump)) { cjpeg_reader_close(r); return -1; }
+    jpeg_create_decompress(&r->cinfo);
+    r->live = 1;
+    jpeg_mem_src(&r->cinfo, data, size);
+    jpeg_read_header(&r->cinfo, TRUE);
     /* Huffman coding spends at least one bit per 8x8 luma block (a DC code); a frame header that
        claims more blocks than the data has bits is refused before the output is allocated. */
-    if (!cinfo.arith_code) {
-        double blocks = ((cinfo.image_width + 7) / 8) * (double)((cinfo.image_height + 7) / 8);
+    if (!r->cinfo.arith_code) {
+        double blocks = ((r->cinfo.image_width + 7) / 8) * (double)((r->cinfo.image_height + 7) / 8);
         if ((double)size * 8.0 < blocks) {
-            snprintf(message, (size_t)message_len, "the frame header claims %ux%u, more than %lu bytes can hold",
-                     cinfo.image_width, cinfo.image_height, size);
-            jpeg_destroy_decompress(&cinfo);
+            snprintf(r->err.message, sizeof(r->err.message), "the frame header claims %ux%u, more than %lu bytes can hold",
+                     r->cinfo.image_width, r->cinfo.image_height, size);
+            cjpeg_reader_close(r);
             return -2;
         }
     }
-    struct jpeg_progress_mgr progress;
-    progress.progress_monitor = cjpeg_progress;
-    cinfo.progress = &progress;
-    cinfo.scale_num = 1;
-    cinfo.scale_denom = (unsigned int)scale_denom;
-    cinfo.out_color_space = (J_COLOR_SPACE)out_space;
-    cinfo.dct_method = JDCT_ISLOW;
-    jpeg_start_decompress(&cinfo);
-    if ((int)cinfo.output_width != out_width || (int)cinfo.output_height != out_height) {
-        snprintf(message, (size_t)message_len, "decoder output %ux%u, expected %dx%d", cinfo.output_width, cinfo.output_height, out_width, out_height);
-        jpeg_destroy_decompress(&cinfo);
-        return -1;
-    }
-    size_t stride = (size_t)out_width * (size_t)cinfo.output_components;
-    while (cinfo.output_scanline < cinfo.output_height) {
+    r->progress.progress_monitor = cjpeg_progress;
+    r->cinfo.progress = &r->progress;
+    r->cinfo.scale_num = 1;
+    r->cinfo.scale_denom = (unsigned int)scale_denom;
+    r->cinfo.out_color_space = (J_COLOR_SPACE)out_space;
+    r->cinfo.dct_method = JDCT_ISLOW;
+    jpeg_start_decompress(&r->cinfo);
+    return 0;
+}
+
+/* Decodes the next `count` rows into out + row * stride (rows numbered from the top). */
+static inline int cjpeg_reader_rows(cjpeg_reader *r, unsigned char *out, size_t stride, int count) {
+    if (setjmp(r->err.jump)) { cjpeg_reader_close(r); return -1; }
+    JSAMPROW rows[16];
+    JDIMENSION end = r->cinfo.output_scanline + (JDIMENSION)count;
+    if (end > r->cinfo.output_height) end = r->cinfo.output_height;
+    while (r->cinfo.output_scanline < end) {
         int n = 0;
-        while (n < 16 && cinfo.output_scanline + (JDIMENSION)n < cinfo.output_height) {
-            rows[n] = out + (size_t)(cinfo.output_scanline + (JDIMENSION)n) * stride;
+        while (n < 16 && r->cinfo.output_scanline + (JDIMENSION)n < end) {
+            rows[n] = out + (size_t)(r->cinfo.output_scanline + (JDIMENSION)n) * stride;
             n++;
         }
-        if (jpeg_read_scanlines(&cinfo, rows, (JDIMENSION)n) == 0) break;
+        if (jpeg_read_scanlines(&r->cinfo, rows, (JDIMENSION)n) == 0) {
+            snprintf(r->err.message, sizeof(r->err.message), "the decoder stopped at row %u", r->cinfo.output_scanline);
+            cjpeg_reader_close(r);
+            return -1;
+        }
     }
-    jpeg_finish_decompress(&cinfo);
-    jpeg_destroy_decompress(&cinfo);
-    *damage = err.damage;
-    snprintf(message, (size_t)message_len, "%s", err.message);
-    return err.damage ? 1 : 0;
+    return 0;
+}
+
+/* Reads to EOI and closes: 0 when whole, 1 when a damaging warning was seen (code in err.damage,
+   text in err.message), -1 on error. */
+static inline int cjpeg_reader_finish(cjpeg_reader *r) {
+    if (setjmp(r->err.jump)) { cjpeg_reader_close(r); return -1; }
+    jpeg_finish_decompress(&r->cinfo);
+    cjpeg_reader_close(r);
+    return r->err.damage ? 1 : 0;
 }
 
 static inline int cjpeg_space_gray(void) { return JCS_GRAYSCALE; }

@@ -84,6 +84,17 @@ import Testing
         #expect(r.decoded.pixels == (try PNGDecoder.decode(data).pixels))
     }
 
+    @Test(arguments: ["photo.jpg", "progressive.jpg", "gray.jpg"])
+    func jpegScanlinesScaleAsTheDecodedImageDoes(name: String) throws {
+        let data = try Fixture.bytes(name)
+        let whole = try JPEGDecoder.decode(data).pixels
+        let size = (width: max(1, whole.width * 2 / 5), height: max(1, whole.height * 2 / 5))
+        let r = try JPEGDecoder.decodeWhileResizing(data, options: DecodeOptions()) { _, _ in size }
+        let scaler = try #require(r.scaled)
+        #expect(r.decoded.pixels == whole)
+        #expect(try scaler.pixels() == (try Resizer.resize(whole, width: size.width, height: size.height, threads: 2)))
+    }
+
     @Test func aDamagedFileStopsBothSides() throws {
         var data = try Self.png(.rgb)
         let idat = try #require(PNGChunks.chunks(data).first { $0.type == "IDAT" })
@@ -94,6 +105,14 @@ import Testing
         let cut = Array(try Self.png(.rgb).prefix(idat.body.lowerBound + 30_000))
         #expect(throws: MediaPrepError.self) {
             try PNGDecoder.decodeWhileResizing(cut, options: DecodeOptions()) { _, _ in (333, 250) }
+        }
+        let jpeg = try Fixture.bytes("photo.jpg")
+        let truncated = Array(jpeg.prefix(jpeg.count / 2))
+        do {
+            _ = try JPEGDecoder.decodeWhileResizing(truncated, options: DecodeOptions()) { _, _ in (300, 225) }
+            Issue.record("half a JPEG decoded")
+        } catch let e as MediaPrepError {
+            #expect(e.code == .truncated)
         }
     }
 }

@@ -33,8 +33,8 @@ public struct BudgetSearch: Sendable {
     /// - Parameters:
     ///   - work: upright, opaque pixels at least as large as the view (shrink-on-load output).
     ///   - view: the size the phone shows full screen.
-    ///   - atView: `work` already scaled to `view`, when the decoder made it on the side.
-    public func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int), atView: PixelBuffer? = nil) throws -> Outcome {
+    ///   - atView: `work` scaled to `view`, when the decoder made it on the side (asked for only if needed).
+    public func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil) throws -> Outcome {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).
         var search = QualitySearch()
         search.threads = threads
@@ -56,7 +56,7 @@ public struct BudgetSearch: Sendable {
         // Resize in RGB (through swscale's planar path), then TurboJPEG's own color conversion:
         // scaling straight into 4:2:0 was measured too, and lost 0.0005 SSIM on the 5120 px PNGs
         // (swscale's RGB→Y inside its scaler is less precise) without being faster end to end.
-        let ref = try atView ?? Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
+        let ref = try atView?() ?? Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
         let viewTrials = try Trace.time("quality search at view") {
             try search.sampledTrials(planes: try JPEGEncoder().planes(ref), maxBytes: profile.maxBytes,
                               prior: model.prior(pixels: ref.pixelCount, maxBytes: profile.maxBytes))

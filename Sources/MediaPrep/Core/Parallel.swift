@@ -26,3 +26,25 @@ enum Parallel {
         }
     }
 }
+
+/// One job started on another thread now and collected later: work that does not depend on what the
+/// caller is about to do (an image's preview beside its budget search) uses the core that search leaves idle.
+final class Pending<T: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<T, Error>?
+
+    init(_ body: @escaping @Sendable () throws -> T) {
+        DispatchQueue.global().async {
+            self.result = Result { try body() }
+            self.done.signal()
+        }
+    }
+
+    /// Blocks until the job is over; its value or its error.
+    func wait() throws -> T {
+        done.wait()
+        done.signal()  // a second wait returns at once
+        guard let result else { throw MediaPrepError(.encodeFailed, "a background job did not finish") }
+        return try result.get()
+    }
+}

@@ -1,22 +1,64 @@
 import Foundation
 
-extension PNGDecoder {
-    /// A decoded PNG and, when a size was asked for, the same pixels already scaled to it.
-    struct Resized {
-        let decoded: DecodedImage
-        let scaled: SliceResizer?
-    }
+/// A decoder that hands out rows top to bottom (libpng's row API, libjpeg's scanlines).
+protocol RowDecoder: AnyObject {
+    var width: Int { get }
+    var height: Int { get }
+    /// Bytes per pixel of the rows written.
+    var channels: Int { get }
+    var rowsRead: Int { get }
+    /// Decodes the next `count` rows into `out`, which holds the whole image.
+    func read(_ count: Int, into out: UnsafeMutablePointer<UInt8>) throws
+    /// Reads to the end of the file, so damage after the last row is seen too.
+    func finish() throws
+}
 
-    /// Inflates on this thread while a second one scales the rows already out, so the view-size
-    /// image costs no time after the decode (IceCold-5120.png: 248 ms decode then 40 ms resize,
-    /// now both in the decode's time). Nil when the file needs the simplified API.
-    ///
+/// Decoded pixels and, when a size was asked for, the same pixels already scaled to it.
+struct ResizedDecode {
+    let decoded: DecodedImage
+    let scaled: SliceResizer?
+}
+
+/// Decoding on this thread while a second one scales the rows already out, so the view-size image
+/// costs no time after the decode (IceCold-5120.png: 248 ms decode then 40 ms resize before; now
+/// both within the decode's time).
+enum RowPipeline {
+    /// Rows per hand-over: ~3 ms of inflate on a 5120 px PNG row band, small next to the resize's latency.
+    static let band = 32
+
+    static func run(_ decoder: RowDecoder, into base: UnsafeMutablePointer<UInt8>, scaler: SliceResizer?) throws {
+        guard let scaler else {
+            try decoder.read(decoder.height, into: base)
+            try decoder.finish()
+            return
+        }
+        let job = SliceJob(scaler, rows: base, rowBytes: decoder.width * decoder.channels)
+        let done = DispatchGroup()
+        DispatchQueue.global().async(group: done) { job.run() }
+        do {
+            while decoder.rowsRead < decoder.height {
+                try decoder.read(band, into: base)
+                job.progress.publish(decoder.rowsRead)
+            }
+            try decoder.finish()
+        } catch {
+            job.progress.fail()
+            done.wait()
+            throw error
+        }
+        done.wait()
+        if let e = job.error { throw e }
+    }
+}
+
+extension PNGDecoder {
+    /// Nil when the file needs the simplified API.
     /// - Parameter size: the scaled size for the decoded dimensions, or nil for none.
     static func decodeWhileResizing(_ data: [UInt8], options: DecodeOptions,
-                                    to size: (Int, Int) -> (width: Int, height: Int)?) throws -> Resized? {
+                                    to size: (Int, Int) -> (width: Int, height: Int)?) throws -> ResizedDecode? {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
         let orientation = PNGChunks.exifOrientation(data)
-        return try PNGRowReader.with(data) { r -> Resized in
+        return try PNGRowReader.with(data) { r -> ResizedDecode in
             try checkSize(r.width, r.height, options)
             var out = PixelBuffer.storage(r.width * r.height * r.layout.channels)
             var scaler: SliceResizer? = nil
@@ -25,36 +67,17 @@ extension PNGDecoder {
             }
             try out.withUnsafeMutableBufferPointer { p in
                 guard let base = p.baseAddress else { return }
-                guard let scaler else { try r.read(r.height, into: base); return }
-                let job = SliceJob(scaler, rows: base, rowBytes: r.width * r.layout.channels)
-                let done = DispatchGroup()
-                DispatchQueue.global().async(group: done) { job.run() }
-                do {
-                    while r.rowsRead < r.height {
-                        try r.read(Self.band, into: base)
-                        job.progress.publish(r.rowsRead)
-                    }
-                } catch {
-                    job.progress.fail()
-                    done.wait()
-                    throw error
-                }
-                done.wait()
-                if let e = job.error { throw e }
+                try RowPipeline.run(r, into: base, scaler: scaler)
             }
-            try r.finish()
             let pixels = PixelBuffer(width: r.width, height: r.height, layout: r.layout, storage: out)
-            return Resized(decoded: DecodedImage(pixels: pixels, format: .png, sourceWidth: r.width, sourceHeight: r.height,
-                                                 orientation: orientation),
-                           scaled: scaler)
+            return ResizedDecode(decoded: DecodedImage(pixels: pixels, format: .png, sourceWidth: r.width, sourceHeight: r.height,
+                                                       orientation: orientation),
+                                 scaled: scaler)
         }
     }
-
-    /// Rows per hand-over: ~3 ms of inflate on a 5120 px row, small next to the resize's latency.
-    static let band = 32
 }
 
-/// The scaling side of `decodeWhileResizing`: waits for rows, feeds them to the scaler in order.
+/// The scaling side of `RowPipeline`: waits for rows, feeds them to the scaler in order.
 private final class SliceJob: @unchecked Sendable {
     let scaler: SliceResizer
     let rows: UnsafeMutablePointer<UInt8>

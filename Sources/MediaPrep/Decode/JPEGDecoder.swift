@@ -42,6 +42,13 @@ public enum JPEGDecoder {
         return ((h.width + d - 1) / d, (h.height + d - 1) / d)
     }
 
+    /// Whether the budget search will certainly scale this image to `view`: when even after DCT
+    /// scaling it is over twice the view's long side (below that, the source size is tried first).
+    static func viewIsCertain(_ h: Header, options: DecodeOptions, view: (width: Int, height: Int)) -> Bool {
+        let d = decodedSize(h, options: options)
+        return max(d.width, d.height) > 2 * max(view.width, view.height)
+    }
+
     /// The power-of-two DCT scale (1, 1/2, 1/4, 1/8) that keeps both sides at or above the minimum.
     static func scaleDenominator(width: Int, height: Int, options: DecodeOptions) -> Int {
         guard let mw = options.minimumWidth, let mh = options.minimumHeight else { return 1 }
@@ -56,6 +63,13 @@ public enum JPEGDecoder {
     /// - Parameter lumaOnly: decode just Y (JPEG's full-range BT.601 luma, the metric's "L"),
     ///   skipping chroma entirely; what scoring needs, at a fraction of the cost.
     public static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions(), lumaOnly: Bool = false) throws -> DecodedImage {
+        try decodeWhileResizing(data, options: options, lumaOnly: lumaOnly, to: nil).decoded
+    }
+
+    /// - Parameter size: a size to scale the decoded (stored-orientation) pixels to while later rows
+    ///   are still being decoded (`RowPipeline`); not for CMYK, which is converted afterwards.
+    static func decodeWhileResizing(_ data: [UInt8], options: DecodeOptions, lumaOnly: Bool = false,
+                                    to size: ((Int, Int) -> (width: Int, height: Int)?)?) throws -> ResizedDecode {
         let hdr = try header(data)
         let d = scaleDenominator(width: hdr.width, height: hdr.height, options: options)
         let (w, ht) = decodedSize(hdr, options: options)
@@ -73,20 +87,16 @@ public enum JPEGDecoder {
         let space = hdr.isCMYK ? cjpeg_space_cmyk() : (gray ? cjpeg_space_gray() : cjpeg_space_rgb())
         let channels = hdr.isCMYK ? 4 : layout.channels
         var out = PixelBuffer.storage(w * ht * channels)
-        var damage: Int32 = 0
-        var message = [CChar](repeating: 0, count: 200)
-        let rc = data.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                cjpeg_decode(src.baseAddress, UInt(data.count), Int32(d), space, dst.baseAddress, Int32(w), Int32(ht),
-                             &damage, &message, Int32(message.count))
+        let scaler: SliceResizer? = try JPEGDecoder.withReader(data, scale: d, space: space, width: w, height: ht, channels: channels) { reader in
+            var scaler: SliceResizer? = nil
+            if !hdr.isCMYK, let s = size?(w, ht), (s.width, s.height) != (w, ht) {
+                scaler = try SliceResizer(width: w, height: ht, layout: layout, toWidth: s.width, height: s.height)
             }
-        }
-        if rc != 0 {
-            // A damaging warning (premature end, bad entropy code, lost sync) means missing pixels:
-            // never sent as if the picture were fine. Benign ones never get here.
-            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let code: MediaPrepError.Code = (rc > 0 && cjpeg_is_eof_warning(damage) != 0) || rc == -2 ? .truncated : .corrupt
-            throw MediaPrepError(code, "JPEG data is damaged: \(text)")
+            try out.withUnsafeMutableBufferPointer { p in
+                guard let base = p.baseAddress else { return }
+                try RowPipeline.run(reader, into: base, scaler: scaler)
+            }
+            return scaler
         }
         let pixels: PixelBuffer
         if hdr.isCMYK {
@@ -94,8 +104,20 @@ public enum JPEGDecoder {
         } else {
             pixels = PixelBuffer(width: w, height: ht, layout: layout, storage: out)
         }
-        return DecodedImage(pixels: pixels, format: .jpeg, sourceWidth: hdr.width, sourceHeight: hdr.height,
-                            orientation: ExifOrientation.fromJPEG(data))
+        let decoded = DecodedImage(pixels: pixels, format: .jpeg, sourceWidth: hdr.width, sourceHeight: hdr.height,
+                                   orientation: ExifOrientation.fromJPEG(data))
+        return ResizedDecode(decoded: decoded, scaled: scaler)
+    }
+
+    /// A reader whose output has the size and channels the header promised.
+    private static func withReader<R>(_ data: [UInt8], scale: Int, space: Int32, width: Int, height: Int, channels: Int,
+                                      _ body: (JPEGRowReader) throws -> R) throws -> R {
+        try JPEGRowReader.with(data, scale: scale, space: space) { reader in
+            guard reader.width == width, reader.height == height, reader.channels == channels else {
+                throw MediaPrepError(.corrupt, "decoder output \(reader.width)×\(reader.height)×\(reader.channels), expected \(width)×\(height)×\(channels)")
+            }
+            return try body(reader)
+        }
     }
 
     private static func hasAdobeMarker(_ data: [UInt8]) -> Bool {

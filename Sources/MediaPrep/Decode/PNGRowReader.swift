@@ -3,12 +3,13 @@ import CPng
 /// libpng's row API over an in-memory file, for the PNGs the simplified API would not convert
 /// (≤ 8 bits, not interlaced, sRGB gamma): rows come out one band at a time, so a resize can
 /// run beside the inflate. A class owning the libpng state (freed in deinit); one thread at a time.
-final class PNGRowReader {
+final class PNGRowReader: RowDecoder {
     private let state: UnsafeMutablePointer<cpng_reader>
     private let file: UnsafeBufferPointer<UInt8>
     let width: Int
     let height: Int
     let layout: PixelLayout
+    var channels: Int { layout.channels }
     private(set) var rowsRead = 0
     private var open = true
 
