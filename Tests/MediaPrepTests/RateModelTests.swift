@@ -9,11 +9,11 @@ import Testing
     @Test func sampledSearchFindsTheSameQualityWithFewerWholeEncodes() throws {
         let pixels = try #require(Self.photo)  // 1440×1080: large enough to be sampled
         let planes = try JPEGEncoder().planes(pixels)
-        #expect(planes.sampledBands(every: 4) != nil)
+        #expect(pixels.sampledBands(every: 4) != nil)
         var direct = 0, sampled = 0
         for budget in stride(from: 40_000, through: 400_000, by: 30_000) {
             let a = try QualitySearch().trials(planes: planes, maxBytes: budget)
-            let b = try QualitySearch().sampledTrials(planes: planes, maxBytes: budget)
+            let b = try QualitySearch().sampledTrials(pixels, maxBytes: budget)
             #expect(a.result?.quality == b.result?.quality, "budget \(budget)")
             #expect((b.result?.data.count ?? 0) <= budget)
             direct += a.result?.encodes ?? 0
@@ -29,7 +29,7 @@ import Testing
         for budget in stride(from: 100_000, through: 400_000, by: 25_000) {
             let floor = QualitySearch(minQuality: 80, floorOnly: true)
             let a = try floor.trials(planes: planes, maxBytes: budget, start: 88)
-            let b = try floor.sampledTrials(planes: planes, maxBytes: budget, start: 88)
+            let b = try floor.sampledTrials(pixels, maxBytes: budget, start: 88)
             #expect(a.result?.quality == b.result?.quality, "budget \(budget)")
         }
     }
@@ -37,11 +37,12 @@ import Testing
     @Test func sampledBandsPredictTheWholeSize() throws {
         let pixels = try #require(Self.photo)
         let planes = try JPEGEncoder().planes(pixels)
-        let (sample, fraction) = try #require(planes.sampledBands(every: 4))
-        #expect(sample.height == Int((Double(planes.height) * fraction).rounded()))
+        let (sample, fraction) = try #require(pixels.sampledBands(every: 4))
+        #expect(sample.height == Int((Double(pixels.height) * fraction).rounded()))
+        let samplePlanes = try JPEGEncoder().planes(sample)
         for q in [40, 75, 92] {
             let whole = try JPEGEncoder().encode(planes, quality: q).count
-            let part = try JPEGEncoder().encode(sample, quality: q).count
+            let part = try JPEGEncoder().encode(samplePlanes, quality: q).count
             let predicted = (Double(part) - 600) / fraction + 600
             #expect(abs(predicted / Double(whole) - 1) < 0.08, "q\(q): \(Int(predicted)) vs \(whole)")
         }

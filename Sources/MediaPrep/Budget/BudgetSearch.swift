@@ -44,7 +44,7 @@ public struct BudgetSearch: Sendable {
         if workLong > viewLong, workLong <= 2 * viewLong, workLong <= profile.maxSide ?? Int.max {
             let atLeast = QualitySearch(minQuality: sourceSideQuality, floorOnly: true, threads: threads)
             let whole = try Trace.time("quality search at source") {
-                try atLeast.sampledTrials(planes: try JPEGEncoder().planes(work), maxBytes: profile.maxBytes, start: 88)
+                try atLeast.sampledTrials(work, maxBytes: profile.maxBytes, start: 88)
             }
             model.add(pixels: work.pixelCount, whole.sizes)
             Trace.note("source \(work.width)x\(work.height) q=\(whole.result?.quality ?? -1)")
@@ -58,7 +58,7 @@ public struct BudgetSearch: Sendable {
         // (swscale's RGB→Y inside its scaler is less precise) without being faster end to end.
         let ref = try atView?() ?? Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
         let viewTrials = try Trace.time("quality search at view") {
-            try search.sampledTrials(planes: try JPEGEncoder().planes(ref), maxBytes: profile.maxBytes,
+            try search.sampledTrials(ref, maxBytes: profile.maxBytes,
                               prior: model.prior(pixels: ref.pixelCount, maxBytes: profile.maxBytes))
         }
         model.add(pixels: ref.pixelCount, viewTrials.sizes)
@@ -81,7 +81,7 @@ public struct BudgetSearch: Sendable {
                 let pixels = try Trace.time("resize \(long)") { try Resizer.resize(work, width: size.width, height: size.height, threads: threads) }
                 let prior = model.prior(pixels: pixels.pixelCount, maxBytes: profile.maxBytes)
                 let t = try Trace.time("quality \(long)") {
-                    try search.sampledTrials(planes: try JPEGEncoder().planes(pixels), maxBytes: profile.maxBytes, prior: prior)
+                    try search.sampledTrials(pixels, maxBytes: profile.maxBytes, prior: prior)
                 }
                 model.add(pixels: pixels.pixelCount, t.sizes)
                 r = t.result

@@ -50,25 +50,26 @@ struct QualitySearch: Sendable {
         try trials(planes: yuv, maxBytes: maxBytes, start: start).result
     }
 
-    /// Predicts from a quarter of the rows first (`YUVPlanes.sampledBands`), then searches the whole
-    /// image from that prediction: usually one round of whole encodes instead of three.
-    func sampledTrials(planes yuv: YUVPlanes, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
-        guard yuv.width * yuv.height >= Self.sampleFrom, let (sample, fraction) = yuv.sampledBands(every: 4) else {
-            return try trials(planes: yuv, maxBytes: maxBytes, start: start, prior: prior)
+    /// Predicts from a quarter of the rows first (`PixelBuffer.sampledBands`), then searches the
+    /// whole image from that prediction: usually one round of whole encodes instead of three. A
+    /// floor check the sample shows clearly out of reach ends there, before the whole image is
+    /// even converted to YUV (garden-noisy-5640 at source: 71 → ~20 ms).
+    func sampledTrials(_ image: PixelBuffer, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
+        guard image.pixelCount >= Self.sampleFrom, let (sample, fraction) = image.sampledBands(every: 4) else {
+            return try trials(planes: try JPEGEncoder().planes(image), maxBytes: maxBytes, start: start, prior: prior)
         }
-        var inSample = self
-        inSample.floorOnly = false
         let header = 600.0  // markers and tables, not scaled with the rows
         let sampleBudget = Int((Double(maxBytes) - header) * fraction + header)
-        let s = try inSample.trials(planes: sample, maxBytes: sampleBudget, start: start, prior: prior)
+        let s = try trials(planes: try JPEGEncoder().planes(sample), maxBytes: sampleBudget, start: start, prior: prior)
         let scaled = s.sizes.mapValues { Int((Double($0) - header) / fraction + header) }
         let slope = RateModel.slope(RateModel.points(scaled, near: log(Double(maxBytes)))) ?? prior?.slope ?? RateModel.defaultSlope
         let predicted = s.result?.quality ?? minQuality
         Trace.note("sample of \(sample.height) rows predicts q=\(predicted)")
-        if floorOnly, predicted < minQuality || (s.result == nil && (scaled[minQuality] ?? 0) > maxBytes * 11 / 10) {
+        if floorOnly, s.result == nil, (scaled[minQuality] ?? 0) > maxBytes * 11 / 10 {
             return Trials(result: nil, sizes: scaled)  // the floor is clearly out of reach
         }
-        return try trials(planes: yuv, maxBytes: maxBytes, start: start, prior: RatePrior(quality: predicted, slope: slope))
+        return try trials(planes: try JPEGEncoder().planes(image), maxBytes: maxBytes, start: start,
+                          prior: RatePrior(quality: predicted, slope: slope))
     }
 
     /// Below this many pixels the whole image is searched directly (sampling would not pay).

@@ -8,8 +8,6 @@ import Foundation
 /// at larger sizes, so bytes grow faster than pixels), c ≈ 1.06 on elephants-3840.
 struct RateModel: Sendable {
     private var sizes: [(pixels: Int, bytes: [Int: Int])] = []
-    /// c when only one size has been measured.
-    static let defaultPixelExponent = 1.15
     static let defaultSlope = -0.9
 
     mutating func add(pixels: Int, _ bytes: [Int: Int]) {
@@ -21,11 +19,14 @@ struct RateModel: Sendable {
         }
     }
 
-    /// The expected highest quality fitting `maxBytes` at `pixels`, or nil before any measurement.
+    /// The expected highest quality fitting `maxBytes` at `pixels`, or nil before two sizes are measured.
     func prior(pixels: Int, maxBytes: Int, range: ClosedRange<Int> = 10...98) -> RatePrior? {
         let target = log(Double(maxBytes))
         let byDistance = sizes.sorted { abs(log(Double($0.pixels) / Double(pixels))) < abs(log(Double($1.pixels) / Double(pixels))) }
-        guard let nearest = byDistance.first else { return nil }
+        // With one size measured, how bytes scale with pixels is a guess (c from 0.5 to 1.4 on the
+        // corpora): a search starting from it took more rounds than one starting at q92 (LadyBird.jpg's
+        // view: 4 sample rounds from a guessed q66 instead of 2), so no prior until c is measured.
+        guard byDistance.count >= 2, let nearest = byDistance.first else { return nil }
         // Slope from the size with the most points, over those within 4× of the budget (the curve
         // bends towards q98 and q10).
         let richest = sizes.max { $0.bytes.count < $1.bytes.count }
@@ -34,14 +35,12 @@ struct RateModel: Sendable {
             let pts = Self.points(bytes, near: target)
             return pts.map { $0.y - slope * $0.x }.reduce(0, +) / Double(pts.count)
         }
-        var c = Self.defaultPixelExponent
-        if byDistance.count >= 2 {
-            let a = byDistance[0], b = byDistance[1]
-            let dn = log(Double(b.pixels) / Double(a.pixels))
-            if abs(dn) > 0.05 { c = min(max((offset(b.bytes) - offset(a.bytes)) / dn, 0.7), 1.6) }
-        }
-        let a = offset(nearest.bytes) + c * log(Double(pixels) / Double(nearest.pixels))
-        let q = QualitySearch.quality(forLogScale: (target - a) / slope)
+        let a = byDistance[0], b = byDistance[1]
+        let dn = log(Double(b.pixels) / Double(a.pixels))
+        guard abs(dn) > 0.05 else { return nil }
+        let c = min(max((offset(b.bytes) - offset(a.bytes)) / dn, 0.4), 1.6)
+        let offsetHere = offset(nearest.bytes) + c * log(Double(pixels) / Double(nearest.pixels))
+        let q = QualitySearch.quality(forLogScale: (target - offsetHere) / slope)
         return RatePrior(quality: min(max(q, range.lowerBound), range.upperBound), slope: slope)
     }
 

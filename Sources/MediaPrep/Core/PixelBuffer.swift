@@ -57,6 +57,29 @@ public struct PixelBuffer: Sendable, Equatable {
     }
 }
 
+extension PixelBuffer {
+    /// Every `every`-th band of 16 rows (one 4:2:0 MCU row), stacked: an image whose JPEG is about
+    /// that fraction of the whole one's (4:2:0 chroma never mixes rows across bands), for predicting
+    /// sizes at a fraction of the cost. Nil when the image is too short to sample.
+    func sampledBands(every: Int) -> (pixels: PixelBuffer, fraction: Double)? {
+        let bands = height / 16
+        guard every > 1, bands >= every * 4 else { return nil }
+        let picked = Array(stride(from: every / 2, to: bands, by: every))
+        let band = 16 * rowBytes
+        var out = PixelBuffer.storage(picked.count * band)
+        bytes.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for (i, b) in picked.enumerated() {
+                    guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+                    (d + i * band).update(from: s + b * band, count: band)
+                }
+            }
+        }
+        return (PixelBuffer(width: width, height: picked.count * 16, layout: layout, storage: out),
+                Double(picked.count * 16) / Double(height))
+    }
+}
+
 /// Large pixel buffers in 2 MB pages where the kernel allows them on request (THP "madvise", as on
 /// Debian): a 5120 px RGBA decode otherwise takes ~14,000 page faults as its rows are first written.
 enum HugePages {

@@ -122,25 +122,3 @@ public struct YUVPlanes: Sendable {
         }
     }
 }
-
-extension YUVPlanes {
-    /// Every `every`-th band of 16 rows (one 4:2:0 MCU row), stacked: an image whose JPEG is about
-    /// that fraction of the whole one's, for predicting sizes at a fraction of the cost. Nil when
-    /// the image is too short to sample.
-    func sampledBands(every: Int) -> (planes: YUVPlanes, fraction: Double)? {
-        let bands = height / 16
-        guard every > 1, bands >= every * 4 else { return nil }
-        let picked = Array(stride(from: every / 2, to: bands, by: every))
-        var out = YUVPlanes(width: width, height: picked.count * 16, subsampling: subsampling)
-        let chromaRows = subsampling == TJSAMP_420 ? 8 : 16
-        for p in 0..<offsets.count {
-            let rows = p == 0 ? 16 : chromaRows
-            let stride = Int(strides[p])
-            for (i, band) in picked.enumerated() {
-                let src = offsets[p] + band * rows * stride, dst = out.offsets[p] + i * rows * stride
-                out.storage.replaceSubrange(dst..<(dst + rows * stride), with: storage[src..<(src + rows * stride)])
-            }
-        }
-        return (out, Double(picked.count * 16) / Double(height))
-    }
-}
