@@ -132,8 +132,11 @@ public struct BudgetSearch: Sendable {
     /// Decided before encoding: the view-size PNG is predicted from an eighth of its rows
     /// (`PNGEncoder.estimate`). If even the smallest allowed size would be well over the budget,
     /// no full encode is made; otherwise the first trial is the side the prediction says fits.
+    ///
+    /// - Parameter willEncode: called once, when the prediction says a full PNG encode (one core,
+    ///   zlib) is worth trying: the caller may start work of its own on the other core.
     public func encodePNG(work: PixelBuffer, view: (width: Int, height: Int), atView scaled: PixelBuffer? = nil,
-                          minSideFraction: Double = 2.0 / 3.0) throws -> EncodedImage? {
+                          minSideFraction: Double = 2.0 / 3.0, willEncode: (() -> Void)? = nil) throws -> EncodedImage? {
         let viewLong = max(view.width, view.height)
         let atView = try scaled ?? Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
         // PNG bytes follow pixel count, a little denser when smaller (scaled-down detail):
@@ -152,6 +155,7 @@ public struct BudgetSearch: Sendable {
         if smallest > Double(profile.maxBytes) * Self.pngSkipMargin { return nil }
         var long = predicted <= profile.maxBytes ? viewLong
             : Int(Double(viewLong) * (Double(profile.maxBytes) / Double(predicted)).squareRoot() * 0.97)
+        willEncode?()
         var tries = 0
         while Double(long) >= Double(viewLong) * minSideFraction - 0.5, tries < 6 {
             tries += 1

@@ -94,8 +94,16 @@ public struct ImagePreparer: Sendable {
         let keepAlpha = work.layout == .rgba
         var atView = scaled.map { s in LazyView { try Trace.time("pack view") { try s.pixels(keepAlpha: keepAlpha) } } }
         var encoded: EncodedImage? = nil
+        let previewMaxLength = profile.previewMaxLength
+        // A transparent image's preview is made while its PNG is deflated (one core), when one is tried.
+        var pngPreview: Pending<String>? = nil
         if work.layout == .rgba {
-            encoded = try Trace.time("png trials") { try search.encodePNG(work: work, view: view, atView: try atView?.pixels()) }
+            let rgbaView = threads > 1 ? try atView?.pixels() : nil
+            encoded = try Trace.time("png trials") {
+                try search.encodePNG(work: work, view: view, atView: rgbaView) {
+                    pngPreview = rgbaView.map { v in Pending { try PreviewMaker.make(from: v, maxLength: previewMaxLength) } }
+                }
+            }
             if encoded == nil {
                 work = Trace.time("flatten on white") { AlphaOps.flattenOnWhite(work) }
                 atView = nil  // flattening then scaling is not scaling then flattening
@@ -105,7 +113,6 @@ public struct ImagePreparer: Sendable {
         // The preview needs only these pixels, not the search's answer: with a core to spare it is
         // made beside the search (10–17 ms an image, hidden). Its source is the view-size image when
         // there is one, or `work` when that is at most twice the view (a resize from more costs more).
-        let previewMaxLength = profile.previewMaxLength
         let early = max(work.width, work.height) <= 2 * max(view.width, view.height) ? work : try atView?.pixels()
         let previewJob = encoded == nil && threads > 1 ? early.map { source in
             Pending { try PreviewMaker.make(from: source, maxLength: previewMaxLength) }
@@ -123,7 +130,8 @@ public struct ImagePreparer: Sendable {
             throw MediaPrepError(.overLimit, "internal: \(result.data.count) bytes over \(profile.maxBytes)")
         }
         try cancellation?.check()
-        let preview = try previewJob.map { job in try Trace.time("preview (made beside the search)") { try job.wait() } }
+        if encoded == nil, let stale = pngPreview { _ = try? stale.wait() }  // made for a PNG that did not fit
+        let preview = try (encoded != nil ? pngPreview : previewJob).map { job in try Trace.time("preview (made beside the search)") { try job.wait() } }
             ?? Trace.time("preview") { try PreviewMaker.make(from: previewSource ?? work, maxLength: profile.previewMaxLength) }
         return PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
                              quality: result.quality, route: .encoded, preview: preview, sourceFormat: format)
