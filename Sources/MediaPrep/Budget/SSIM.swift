@@ -36,44 +36,53 @@ enum SSIM {
     }
 
     /// Sum of SSIM over the output rows `rows` (each the window starting at that input row).
+    /// Three simple passes per row (column sums updated, window sums slid along, the formula
+    /// evaluated) so the first and last vectorise; measured 15 → 6 ms CPU per 1600×1000 candidate.
     private static func bandSum(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>, width w: Int, rows: Range<Int>) -> Double {
         let win = 7, ow = w - win + 1
-        let np: Float = 49, c1: Float = (0.01 * 255) * (0.01 * 255), c2: Float = (0.03 * 255) * (0.03 * 255)
-        let varNorm: Float = 1 / (49 * 48)  // sample (co)variance from n·Σab − Σa·Σb
-        // Column sums over the current 7 rows: x, y, x², y², xy.
-        var col = [Int32](repeating: 0, count: 5 * w)
+        let c1: Float = (0.01 * 255) * (0.01 * 255) * 49 * 49, c2: Float = (0.03 * 255) * (0.03 * 255) * 49 * 48
+        // Column sums over the current 7 rows (x, y, x², y², xy), then window sums per output column.
+        let col = UnsafeMutablePointer<Int32>.allocate(capacity: 5 * w)
+        let sum = UnsafeMutablePointer<Int32>.allocate(capacity: 5 * ow)
+        defer { col.deallocate(); sum.deallocate() }
+        col.initialize(repeating: 0, count: 5 * w)
+        guard let xb = x.baseAddress, let yb = y.baseAddress else { return 0 }
+        func add(_ row: Int, _ sign: Int32) {
+            let xr = xb + row * w, yr = yb + row * w
+            let cx = col, cy = col + w, cxx = col + 2 * w, cyy = col + 3 * w, cxy = col + 4 * w
+            for i in 0..<w {
+                let a = Int32(xr[i]), b = Int32(yr[i])
+                cx[i] &+= sign &* a; cy[i] &+= sign &* b
+                cxx[i] &+= sign &* a &* a; cyy[i] &+= sign &* b &* b; cxy[i] &+= sign &* a &* b
+            }
+        }
+        for r in rows.lowerBound..<(rows.lowerBound + win) { add(r, 1) }
         var total = 0.0
-        col.withUnsafeMutableBufferPointer { c in
-            func add(_ row: Int, _ sign: Int32) {
-                let base = row * w
-                for i in 0..<w {
-                    let a = Int32(x[base + i]), b = Int32(y[base + i])
-                    c[i] += sign * a; c[w + i] += sign * b
-                    c[2 * w + i] += sign * a * a; c[3 * w + i] += sign * b * b; c[4 * w + i] += sign * a * b
+        for row in rows {
+            for k in 0..<5 {
+                let c = col + k * w, s = sum + k * ow
+                var acc: Int32 = 0
+                for i in 0..<win { acc &+= c[i] }
+                s[0] = acc
+                for o in 1..<ow {
+                    acc &+= c[o + win - 1] &- c[o - 1]
+                    s[o] = acc
                 }
             }
-            for r in rows.lowerBound..<(rows.lowerBound + win) { add(r, 1) }
-            for row in rows {
-                var sx: Int32 = 0, sy: Int32 = 0, sxx: Int32 = 0, syy: Int32 = 0, sxy: Int32 = 0
-                for i in 0..<win { sx += c[i]; sy += c[w + i]; sxx += c[2 * w + i]; syy += c[3 * w + i]; sxy += c[4 * w + i] }
-                var rowTotal: Float = 0
-                for o in 0..<ow {
-                    let mx = Float(sx) / np, my = Float(sy) / np
-                    let vx = Float(49 * sxx - sx * sx) * varNorm
-                    let vy = Float(49 * syy - sy * sy) * varNorm
-                    let vxy = Float(49 * sxy - sx * sy) * varNorm
-                    rowTotal += ((2 * mx * my + c1) * (2 * vxy + c2)) / ((mx * mx + my * my + c1) * (vx + vy + c2))
-                    if o + win < w {
-                        let i = o + win
-                        sx += c[i] - c[o]; sy += c[w + i] - c[w + o]
-                        sxx += c[2 * w + i] - c[2 * w + o]; syy += c[3 * w + i] - c[3 * w + o]; sxy += c[4 * w + i] - c[4 * w + o]
-                    }
-                }
-                total += Double(rowTotal)
-                if row + 1 < rows.upperBound {
-                    add(row + win, 1)
-                    add(row, -1)
-                }
+            // Means times 49 and (co)variances times 49·48 (c1, c2 scaled alike): the same ratio, exact
+            // integer numerators.
+            let sx = sum, sy = sum + ow, sxx = sum + 2 * ow, syy = sum + 3 * ow, sxy = sum + 4 * ow
+            var rowTotal: Float = 0
+            for o in 0..<ow {
+                let a = Float(sx[o]), b = Float(sy[o])
+                let vx = Float(49 &* sxx[o] &- sx[o] &* sx[o]), vy = Float(49 &* syy[o] &- sy[o] &* sy[o])
+                let vxy = Float(49 &* sxy[o] &- sx[o] &* sy[o])
+                rowTotal += ((2 * a * b + c1) * (2 * vxy + c2)) / ((a * a + b * b + c1) * (vx + vy + c2))
+            }
+            total += Double(rowTotal)
+            if row + 1 < rows.upperBound {
+                add(row + win, 1)
+                add(row, -1)
             }
         }
         return total
