@@ -1,7 +1,6 @@
 #ifndef CJPEG_SHIM_H
 #define CJPEG_SHIM_H
 #include <stddef.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <setjmp.h>
@@ -175,71 +174,4 @@ static inline int cjpeg_space_rgb(void) { return JCS_RGB; }
 static inline int cjpeg_space_cmyk(void) { return JCS_CMYK; }
 static inline int cjpeg_space_ycck(void) { return JCS_YCCK; }
 static inline int cjpeg_is_eof_warning(int code) { return code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER; }
-
-/* Encodes 4:2:0 or gray planes (as TurboJPEG's YUV functions lay them out) through libjpeg's own
-   API, so quantisation tables can be chosen: `luma` and `chroma` (64 values each, natural order)
-   scaled by libjpeg's quality curve, or libjpeg's Annex K tables when NULL. Baseline, optimized
-   Huffman tables, accurate DCT: what TurboJPEG writes. Returns the size in *out (malloc'd, the
-   caller frees with free()), or -1 with a message. */
-static inline long cjpeg_encode_planes(unsigned char *const planes[3], const int strides[3], int width, int height,
-                                       int gray, int quality, const unsigned int *luma, const unsigned int *chroma,
-                                       unsigned char **out, char *message, int message_len) {
-    struct jpeg_compress_struct c;
-    cjpeg_err err;
-    unsigned char *buffer = NULL;
-    unsigned long size = 0;
-    c.err = jpeg_std_error(&err.pub);
-    err.pub.error_exit = cjpeg_error_exit;
-    err.message[0] = 0;
-    if (setjmp(err.jump)) {
-        snprintf(message, (size_t)message_len, "%s", err.message);
-        jpeg_destroy_compress(&c);
-        free(buffer);
-        return -1;
-    }
-    jpeg_create_compress(&c);
-    jpeg_mem_dest(&c, &buffer, &size);
-    c.image_width = (JDIMENSION)width;
-    c.image_height = (JDIMENSION)height;
-    c.input_components = gray ? 1 : 3;
-    c.in_color_space = gray ? JCS_GRAYSCALE : JCS_YCbCr;
-    jpeg_set_defaults(&c);
-    jpeg_set_colorspace(&c, gray ? JCS_GRAYSCALE : JCS_YCbCr);
-    if (!gray) {
-        c.comp_info[0].h_samp_factor = 2; c.comp_info[0].v_samp_factor = 2;
-        c.comp_info[1].h_samp_factor = 1; c.comp_info[1].v_samp_factor = 1;
-        c.comp_info[2].h_samp_factor = 1; c.comp_info[2].v_samp_factor = 1;
-    }
-    jpeg_set_quality(&c, quality, TRUE);
-    if (luma) {
-        int scale = jpeg_quality_scaling(quality);
-        jpeg_add_quant_table(&c, 0, luma, scale, TRUE);
-        if (!gray) jpeg_add_quant_table(&c, 1, chroma ? chroma : luma, scale, TRUE);
-    }
-    c.optimize_coding = TRUE;
-    c.dct_method = JDCT_ISLOW;
-    c.raw_data_in = TRUE;
-    jpeg_start_compress(&c, TRUE);
-    int comps = gray ? 1 : 3;
-    int vsamp = gray ? 8 : 16;
-    JSAMPROW rows[3][16];
-    JSAMPARRAY arrays[3] = { rows[0], rows[1], rows[2] };
-    int cheight[3] = { height, (height + 1) / 2, (height + 1) / 2 };
-    while (c.next_scanline < c.image_height) {
-        for (int ci = 0; ci < comps; ci++) {
-            int n = ci == 0 ? vsamp : 8;
-            int first = ci == 0 ? (int)c.next_scanline : (int)c.next_scanline / 2;
-            for (int i = 0; i < n; i++) {
-                int r = first + i;
-                if (r >= cheight[ci]) r = cheight[ci] - 1;  /* repeat the last row past the end */
-                rows[ci][i] = planes[ci] + (size_t)r * (size_t)strides[ci];
-            }
-        }
-        jpeg_write_raw_data(&c, arrays, (JDIMENSION)vsamp);
-    }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    *out = buffer;
-    return (long)size;
-}
 #endif

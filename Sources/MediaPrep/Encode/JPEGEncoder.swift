@@ -60,32 +60,8 @@ public final class JPEGEncoder {
         return yuv
     }
 
-    /// Experiment switch: MEDIAPREP_QTABLES=annexk|robidoux|mssim encodes through libjpeg with those tables.
-    static let tables: QuantTables? = ProcessInfo.processInfo.environment["MEDIAPREP_QTABLES"].flatMap(QuantTables.init(rawValue:))
-
-    /// Through libjpeg's API with chosen quantisation tables.
-    func encodeWithTables(_ yuv: YUVPlanes, quality: Int, tables: QuantTables) throws -> [UInt8] {
-        var planes = yuv
-        planes.padEdges()
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        var message = [CChar](repeating: 0, count: 200)
-        let luma = tables.luma, chroma = tables.chroma
-        let n = planes.withPlanePointers { p, strides in
-            luma.withUnsafeBufferPointer { l in
-                chroma.withUnsafeBufferPointer { c in
-                    cjpeg_encode_planes(p, strides, Int32(yuv.width), Int32(yuv.height), yuv.subsampling == TJSAMP_GRAY ? 1 : 0,
-                                        Int32(min(100, max(1, quality))), l.baseAddress, c.baseAddress, &out, &message, Int32(message.count))
-                }
-            }
-        }
-        defer { free(out) }
-        guard n > 0, let out else { throw MediaPrepError(.encodeFailed, "JPEG encoding failed") }
-        return Array(UnsafeBufferPointer(start: out, count: n))
-    }
-
     /// Compresses YUV planes (from `planes(_:)` or a resize straight to 4:2:0).
     public func encode(_ yuv: YUVPlanes, quality: Int, progressive: Bool = false) throws -> [UInt8] {
-        if let t = Self.tables, !progressive { return try encodeWithTables(yuv, quality: quality, tables: t) }
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         defer { if let out { tjFree(out) } }
@@ -142,26 +118,6 @@ public struct YUVPlanes: Sendable {
             }
             return ptrs.withUnsafeMutableBufferPointer { p in
                 strideList.withUnsafeMutableBufferPointer { s in body(p.baseAddress, s.baseAddress) }
-            }
-        }
-    }
-}
-
-extension YUVPlanes {
-    /// Repeats each plane's last column into the rest of its MCU width: libjpeg's raw-data input
-    /// reads whole 8×8 blocks (TurboJPEG pads the same way inside its YUV encoder).
-    mutating func padEdges() {
-        let gray = subsampling == TJSAMP_GRAY
-        for p in 0..<offsets.count {
-            let w = Int(tjPlaneWidth(Int32(p), Int32(width), Int32(subsampling.rawValue)))
-            let h = Int(tjPlaneHeight(Int32(p), Int32(height), Int32(subsampling.rawValue)))
-            let block = gray || p > 0 ? 8 : 16
-            let padded = min(Int(strides[p]), (w + block - 1) / block * block)
-            guard padded > w, w > 0 else { continue }
-            for r in 0..<h {
-                let row = offsets[p] + r * Int(strides[p])
-                let edge = storage[row + w - 1]
-                for x in w..<padded { storage[row + x] = edge }
             }
         }
     }
