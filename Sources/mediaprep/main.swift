@@ -16,6 +16,7 @@ func topHelp() -> String {
 }
 
 func runCLI(_ argv: [String]) async -> Int32 {
+    Trace.commandStarted()
     guard let first = argv.first else {
         FileHandle.standardError.write(Data(topHelp().utf8))
         return 2
@@ -45,4 +46,7 @@ Task.detached {
     finished.signal()
 }
 finished.wait()
-exit(status.code)
+// Everything is written and every output renamed into place: skip the atexit teardown of ~60
+// libraries (TLS and Kerberos among them, loaded for link previews) and leave at once.
+fflush(nil)
+_exit(status.code)

@@ -8,8 +8,9 @@ public enum Trace {
     static let enabled = ProcessInfo.processInfo.environment["MEDIAPREP_TRACE"] != nil
     private static let depth = Depth()
 
+    /// Runs `body` as a stage named `label`, timing it when tracing is on.
     @discardableResult
-    static func time<T>(_ label: @autoclosure () -> String, _ body: () throws -> T) rethrows -> T {
+    public static func time<T>(_ label: @autoclosure () -> String, _ body: () throws -> T) rethrows -> T {
         guard enabled else { return try body() }
         let level = depth.enter()
         defer { depth.leave() }
@@ -20,19 +21,43 @@ public enum Trace {
         return r
     }
 
-    static func note(_ s: @autoclosure () -> String) {
+    public static func note(_ s: @autoclosure () -> String) {
         guard enabled else { return }
         let indent = String(repeating: "  ", count: depth.current)
         FileHandle.standardError.write(Data("trace \(indent)\(s())\n".utf8))
     }
 
-    /// The process's CPU time before `main` (loading and linking its libraries), as a stage of its own:
-    /// that work is CPU-bound, so CPU time is its wall time.
+    /// The time before `main` (exec, loading and linking 60 shared libraries) as a stage of its own.
+    /// When MEDIAPREP_TRACE holds the caller's CLOCK_MONOTONIC reading in nanoseconds, taken just
+    /// before it spawned us (scripts/trace-coverage.py does this), that is wall time from the spawn;
+    /// otherwise the process's CPU time so far, which that CPU-bound work nearly equals.
     public static func startup() {
         guard enabled else { return }
+        mainStart.set(DispatchTime.now().uptimeNanoseconds)
         var t = timespec()
+        if let spawned = ProcessInfo.processInfo.environment["MEDIAPREP_TRACE"].flatMap(UInt64.init), spawned > 0 {
+            clock_gettime(CLOCK_MONOTONIC, &t)
+            let now = UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+            if now > spawned { emit(0, "startup (spawn to main)", Double(now - spawned) / 1e6) }
+            return
+        }
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
         emit(0, "startup (before main, CPU)", Double(t.tv_sec) * 1e3 + Double(t.tv_nsec) / 1e6)
+    }
+
+    /// From `startup()` to here: handing the command to a task (the runtime's thread pool starts).
+    public static func commandStarted() {
+        guard enabled, let start = mainStart.value else { return }
+        emit(0, "start the command task", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+
+    private static let mainStart = Stamp()
+
+    private final class Stamp: @unchecked Sendable {
+        private var stamp: UInt64?
+        private let lock = NSLock()
+        var value: UInt64? { lock.lock(); defer { lock.unlock() }; return stamp }
+        func set(_ v: UInt64) { lock.lock(); stamp = v; lock.unlock() }
     }
 
     private static func emit(_ level: Int, _ label: String, _ ms: Double) {

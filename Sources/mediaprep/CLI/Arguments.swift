@@ -1,3 +1,4 @@
+import MediaPrep
 /// A command-line mistake: printed with the command's usage, exit status 2.
 struct UsageError: Error {
     let message: String
@@ -134,12 +135,12 @@ extension Command {
     /// Parses `argv` (after the command name) and runs; usage mistakes exit 2 with the help text.
     static func main(_ argv: [String]) async -> Int32 {
         do {
-            let parsed = try Arguments<Option>.parse(argv)
+            let parsed = try Trace.time("parse arguments") { try Arguments<Option>.parse(argv) }
             if parsed.wantsHelp {
                 Output.line(help)
                 return 0
             }
-            let command = try Self(parsed)
+            let command = try Trace.time("set up the command") { try Self(parsed) }
             return await command.run()
         } catch let e as UsageError {
             Output.error(e.message + "\n\n" + help)

@@ -87,12 +87,11 @@ struct PrepareCommand: Command {
     }
 
     func run() async -> Int32 {
-        let trap = SignalTrap()
-        let progress = ProgressBar.install(quiet: quiet)
+        let (trap, progress, batch, inputs) = Trace.time("set up the batch") {
+            (SignalTrap(), ProgressBar.install(quiet: quiet), BatchPreparer(options), Bulk.inputs(positionalInputs))
+        }
         let state = RunState()
         let mode = self.mode
-        let batch = BatchPreparer(options)
-        let inputs = Bulk.inputs(positionalInputs)
         await trap.run {
             let summary = await batch.run(inputs, cancellation: trap.cancellation, progress: progress) { event in
                 switch event {
@@ -108,7 +107,7 @@ struct PrepareCommand: Command {
             state.summary = summary
         }
         ProgressBar.finish()
-        if mode == .json { Output.json(.array(state.items)) }
+        if mode == .json { Trace.time("report") { Output.json(.array(state.items)) } }
         for line in state.sendLines { Output.stderr(line) }
         if let status = trap.exitStatus {
             let s = state.summary
