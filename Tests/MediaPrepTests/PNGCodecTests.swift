@@ -92,3 +92,21 @@ import Testing
         #expect(PNGChunks.exifOrientation(png) == .left)
     }
 }
+
+@Suite struct FlattenTests {
+    @Test func divisionFreeDiv255IsExactOverItsRange() {
+        #expect((0...65279).allSatisfy { Int(AlphaOps.div255($0)) == $0 / 255 })
+    }
+
+    @Test func flatteningMatchesTheFormulaOnEveryPixel() throws {
+        let sticker = try PNGDecoder.decode(try Fixture.bytes("sticker.png")).pixels  // 520×520, two halves
+        let flat = AlphaOps.flattenOnWhite(sticker)
+        let s = sticker.bytes
+        for i in stride(from: 0, to: sticker.pixelCount, by: 7) {
+            let a = Int(s[i * 4 + 3])
+            for k in 0..<3 {
+                #expect(Int(flat.bytes[i * 3 + k]) == (Int(s[i * 4 + k]) * a + (255 - a) * 255 + 127) / 255)
+            }
+        }
+    }
+}

@@ -133,16 +133,14 @@ public enum JPEGDecoder {
 enum CMYKConverter {
     static func toRGB(_ cmyk: [UInt8], width: Int, height: Int, adobeInverted: Bool) -> PixelBuffer {
         var rgb = PixelBuffer.storage(width * height * 3)
-        cmyk.withUnsafeBufferPointer { s in
-            rgb.withUnsafeMutableBufferPointer { d in
-                for i in 0..<(width * height) {
-                    // Adobe writes inverted CMYK: a stored value is already 255 − ink.
-                    var c = Int(s[i * 4]), m = Int(s[i * 4 + 1]), y = Int(s[i * 4 + 2]), k = Int(s[i * 4 + 3])
-                    if !adobeInverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
-                    d[i * 3] = UInt8((c * k + 127) / 255)
-                    d[i * 3 + 1] = UInt8((m * k + 127) / 255)
-                    d[i * 3 + 2] = UInt8((y * k + 127) / 255)
-                }
+        Parallel.pixels(width * height, from: cmyk, into: &rgb, threads: 2) { s, d, range in
+            for i in range {
+                // Adobe writes inverted CMYK: a stored value is already 255 − ink.
+                var c = Int(s[i * 4]), m = Int(s[i * 4 + 1]), y = Int(s[i * 4 + 2]), k = Int(s[i * 4 + 3])
+                if !adobeInverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
+                d[i * 3] = AlphaOps.div255(c * k + 127)
+                d[i * 3 + 1] = AlphaOps.div255(m * k + 127)
+                d[i * 3 + 2] = AlphaOps.div255(y * k + 127)
             }
         }
         return PixelBuffer(width: width, height: height, layout: .rgb, storage: rgb)
