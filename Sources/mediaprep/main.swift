@@ -38,6 +38,7 @@ final class ExitStatus: @unchecked Sendable { var code: Int32 = 0 }
 // A plain main thread that waits, rather than async top-level code: the latter hands the main
 // thread to dispatch_main, under which valgrind 3.19 (scripts/sanitize.sh) crashes on every run.
 Trace.startup()
+MemoryTuning.keepFreedBuffers()
 let status = ExitStatus()
 let finished = DispatchSemaphore(value: 0)
 let arguments = Array(CommandLine.arguments.dropFirst())
