@@ -50,41 +50,11 @@ public struct ImagePreparer: Sendable {
         if let h = header {
             (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(h, orientation: orientation, profile: profile)
         }
-        // With a core to spare, the view-size image is scaled from the rows as they are decoded. A
-        // PNG's rows come slower than one thread scales them (free in wall time); a JPEG's come
-        // faster, so only JPEGs that will surely need the view (over twice its size after DCT
-        // scaling) do it (measured: Shell-5120.jpg 141 → 151 ms, YellowFlower.jpg 128 → 151 ms
-        // when every JPEG did).
-        var scaled: SliceResizer? = nil
-        let decoded: DecodedImage
-        let sideBySide = threads > 1 && already == nil
-        if let already {
-            decoded = already
-        } else if sideBySide, format == .png, let r = try Trace.time("decode, resizing to view beside it", {
-            try PNGDecoder.decodeWhileResizing(data, options: options) { w, h in
-                let v = profile.viewSize(width: w, height: h)
-                return (v.width, v.height)
-            }
-        }) {
-            decoded = r.decoded
-            scaled = r.scaled
-        } else if sideBySide, format == .jpeg, let h = header, !h.isCMYK, orientation == .up,
-                  JPEGDecoder.viewIsCertain(h, options: options, view: profile.viewSize(width: h.width, height: h.height)) {
-            let v = profile.viewSize(width: h.width, height: h.height)
-            let r = try Trace.time("decode, resizing to view beside it") {
-                try JPEGDecoder.decodeWhileResizing(data, options: options) { _, _ in (v.width, v.height) }
-            }
-            decoded = r.decoded
-            scaled = r.scaled
-        } else {
-            decoded = try Trace.time("decode") { try ImageLoader.load(data: data, path: nil, options: options) }
-        }
+        let (decoded, scaled) = try decodeScalingToView(data, header: header, orientation: orientation, format: format,
+                                                         already: already, options: options)
         try cancellation?.check()
         let upright = Trace.time("orient") { Orienter.apply(decoded.orientation, to: decoded.pixels) }
         let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
-        if decoded.orientation != .up || scaled.map({ ($0.width, $0.height) != (view.width, view.height) }) == true {
-            scaled = nil  // scaled in stored orientation, or to another size
-        }
         var search = BudgetSearch(profile: profile)
         search.threads = threads
 
@@ -162,20 +132,5 @@ public struct ImagePreparer: Sendable {
         let preview = try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength)
         return PreparedImage(data: out, format: .jpeg, width: w, height: ht, quality: nil,
                              route: route, preview: preview, sourceFormat: .jpeg)
-    }
-}
-
-/// The view-size image the decoder scaled, packed on first use and then kept.
-final class LazyView {
-    private let make: () throws -> PixelBuffer
-    private var made: PixelBuffer?
-
-    init(_ make: @escaping () throws -> PixelBuffer) { self.make = make }
-
-    func pixels() throws -> PixelBuffer {
-        if let made { return made }
-        let p = try make()
-        made = p
-        return p
     }
 }
