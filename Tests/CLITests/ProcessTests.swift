@@ -334,3 +334,35 @@ let underSanitizer = ProcessInfo.processInfo.environment["MEDIAPREP_SANITIZER"] 
         #expect(plain.stderr.contains("{\"msgContent\":{\"type\":\"text\",\"text\":\"read \(url) now\"}}"))
     }
 }
+
+/// MEDIAPREP_TRACE: stages on stderr, nested ones indented, startup timed either way it is set.
+@Suite struct TraceTests {
+    static func stages(_ stderr: String) -> [(name: String, ms: Double)] {
+        stderr.split(separator: "\n").compactMap { line -> (String, Double)? in
+            guard line.hasPrefix("trace "), line.hasSuffix(" ms") else { return nil }
+            let body = String(line.dropFirst(6).dropLast(3))  // keeps the label's indentation
+            guard let cut = body.lastIndex(of: " "), let ms = Double(body[body.index(after: cut)...]) else { return nil }
+            var name = String(body[..<cut])
+            while name.hasSuffix(" ") { name.removeLast() }
+            return (name, ms)
+        }
+    }
+
+    @Test(arguments: ["1", "spawn"]) func stagesCoverAPrepare(value: String) throws {
+        let out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        let spawn = String(UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec))
+        let r = try run(["prepare", testdata + "/photo.jpg", "--out", out, "--json"], env: ["MEDIAPREP_TRACE": value == "1" ? "1" : spawn])
+        #expect(r.status == 0)
+        let stages = Self.stages(r.stderr)
+        let startup = try #require(stages.first { $0.name.hasPrefix("startup") })
+        #expect(startup.name == (value == "1" ? "startup (before main, CPU)" : "startup (spawn to main)"))
+        #expect(startup.ms > 0 && startup.ms < 10_000)  // "1" is not a clock reading
+        for name in ["read and probe", "decode", "budget search", "write output", "report"] {
+            #expect(stages.contains { $0.name == name }, "no \(name) stage")
+        }
+        #expect(stages.contains { $0.name.hasPrefix("  quality search at") })  // nested, indented
+    }
+}

@@ -35,10 +35,12 @@ public enum Trace {
         guard enabled else { return }
         mainStart.set(DispatchTime.now().uptimeNanoseconds)
         var t = timespec()
-        if let spawned = ProcessInfo.processInfo.environment["MEDIAPREP_TRACE"].flatMap(UInt64.init), spawned > 0 {
-            clock_gettime(CLOCK_MONOTONIC, &t)
-            let now = UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
-            if now > spawned { emit(0, "startup (spawn to main)", Double(now - spawned) / 1e6) }
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        let now = UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+        // A reading from the last minute is a spawn time; anything else ("1") just turns tracing on.
+        if let spawned = ProcessInfo.processInfo.environment["MEDIAPREP_TRACE"].flatMap(UInt64.init),
+           spawned < now, now - spawned < 60_000_000_000 {
+            emit(0, "startup (spawn to main)", Double(now - spawned) / 1e6)
             return
         }
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
