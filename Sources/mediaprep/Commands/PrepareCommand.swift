@@ -95,7 +95,7 @@ struct PrepareCommand: Command {
         await trap.run {
             let summary = await batch.run(inputs, cancellation: trap.cancellation, progress: progress) { event in
                 switch event {
-                case .item(let item): state.report(item.json, text: item.summary, mode: mode)
+                case .item(let item): Trace.time("describe the item") { state.report(item.json, text: item.summary, mode: mode) }
                 case .text(let t): state.report(t.json, text: t.summary, mode: mode)
                 case .messages(_, let line?):
                     // With --json/--jsonl, stdout holds only JSON; the /_send lines go to stderr.
