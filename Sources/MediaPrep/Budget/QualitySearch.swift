@@ -46,14 +46,10 @@ struct QualitySearch: Sendable {
         try trials(planes: try JPEGEncoder().planes(image), maxBytes: maxBytes, start: start, prior: prior).result
     }
 
-    func search(planes yuv: YUVPlanes, maxBytes: Int, start: Int = 92) throws -> Result? {
-        try trials(planes: yuv, maxBytes: maxBytes, start: start).result
-    }
-
     /// Predicts from a quarter of the rows first (`PixelBuffer.sampledBands`), then searches the
     /// whole image from that prediction: usually one round of whole encodes instead of three. A
     /// floor check the sample shows clearly out of reach ends there, before the whole image is
-    /// even converted to YUV (garden-noisy-5640 at source: 71 → ~20 ms).
+    /// even converted to YUV (garden-noisy-5640 at source: 71 → 38 ms).
     func sampledTrials(_ image: PixelBuffer, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
         guard image.pixelCount >= Self.sampleFrom, let (sample, fraction) = image.sampledBands(every: 4) else {
             return try trials(planes: try JPEGEncoder().planes(image), maxBytes: maxBytes, start: start, prior: prior)

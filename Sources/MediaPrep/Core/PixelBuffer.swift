@@ -60,23 +60,33 @@ public struct PixelBuffer: Sendable, Equatable {
 extension PixelBuffer {
     /// Every `every`-th band of 16 rows (one 4:2:0 MCU row), stacked: an image whose JPEG is about
     /// that fraction of the whole one's (4:2:0 chroma never mixes rows across bands), for predicting
-    /// sizes at a fraction of the cost. Nil when the image is too short to sample.
+    /// sizes at a fraction of the cost. Whole bands only. Nil when the image is too short to sample.
     func sampledBands(every: Int) -> (pixels: PixelBuffer, fraction: Double)? {
         let bands = height / 16
         guard every > 1, bands >= every * 4 else { return nil }
-        let picked = Array(stride(from: every / 2, to: bands, by: every))
+        let sample = everyBand(every, from: every / 2, below: bands)
+        return (sample, Double(sample.height) / Double(height))
+    }
+
+    /// Bands of 16 rows number `first`, `first + every`, … below band `below`, stacked in order; a
+    /// band cut short by the image's bottom edge comes as it is. What both size predictions sample
+    /// (`sampledBands` for JPEG, `PNGEncoder.estimate`).
+    func everyBand(_ every: Int, from first: Int, below: Int) -> PixelBuffer {
         let band = 16 * rowBytes
-        var out = PixelBuffer.storage(picked.count * band)
+        let picked = Array(stride(from: first, to: below, by: every)).filter { $0 * 16 < height }
+        let rows = picked.map { min(16, height - $0 * 16) }
+        var out = PixelBuffer.storage(rows.reduce(0, +) * rowBytes)
         bytes.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                for (i, b) in picked.enumerated() {
-                    guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                    (d + i * band).update(from: s + b * band, count: band)
+                guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+                var at = 0
+                for (b, n) in zip(picked, rows) {
+                    (d + at).update(from: s + b * band, count: n * rowBytes)
+                    at += n * rowBytes
                 }
             }
         }
-        return (PixelBuffer(width: width, height: picked.count * 16, layout: layout, storage: out),
-                Double(picked.count * 16) / Double(height))
+        return PixelBuffer(width: width, height: rows.reduce(0, +), layout: layout, storage: out)
     }
 }
 

@@ -4,20 +4,7 @@ import CPng
 /// 16-bit, interlace and gamma handled) for the rest.
 public enum PNGDecoder {
     public static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
-        guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
-        if let rows = try PNGRowReader.with(data, { r -> PixelBuffer in
-            try checkSize(r.width, r.height, options)
-            var out = PixelBuffer.storage(r.width * r.height * r.layout.channels)
-            try out.withUnsafeMutableBufferPointer { p in
-                guard let base = p.baseAddress else { return }
-                try r.read(r.height, into: base)
-            }
-            try r.finish()
-            return PixelBuffer(width: r.width, height: r.height, layout: r.layout, storage: out)
-        }) {
-            return DecodedImage(pixels: rows, format: .png, sourceWidth: rows.width, sourceHeight: rows.height,
-                                orientation: PNGChunks.exifOrientation(data))
-        }
+        if let rows = try decodeWhileResizing(data, options: options, to: { _, _ in nil }) { return rows.decoded }
         return try decodeSimplified(data, options: options)
     }
 

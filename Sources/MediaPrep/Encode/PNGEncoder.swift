@@ -31,23 +31,9 @@ public enum PNGEncoder {
     /// - Parameter level: zlib level for the sample; below the default (6) only for a quick look,
     ///   since a lower level writes more bytes.
     public static func estimate(_ image: PixelBuffer, every: Int = 8, level: Int = 6) throws -> Int {
-        let band = 16
-        guard image.height >= band * every * 2 else { return try size(image, level: level) }
-        let rowBytes = image.width * image.layout.channels
-        var rows: [UInt8] = []
-        rows.reserveCapacity(image.bytes.count / every + rowBytes * band)
-        var taken = 0
-        var y = 0
-        image.bytes.withUnsafeBufferPointer { src in
-            while y < image.height {
-                let n = min(band, image.height - y)
-                rows.append(contentsOf: src[(y * rowBytes)..<((y + n) * rowBytes)])
-                taken += n
-                y += band * every
-            }
-        }
-        let sample = PixelBuffer(width: image.width, height: taken, layout: image.layout, storage: rows)
-        return Int(Double(try size(sample, level: level)) * Double(image.height) / Double(taken))
+        guard image.height >= 16 * every * 2 else { return try size(image, level: level) }
+        let sample = image.everyBand(every, from: 0, below: (image.height + 15) / 16)
+        return Int(Double(try size(sample, level: level)) * Double(image.height) / Double(sample.height))
     }
 
     /// Encoded size at a zlib level: the simplified writer's own bytes at the default level,
