@@ -26,7 +26,7 @@ struct RateModel: Sendable {
         // With one size measured, how bytes scale with pixels is a guess (c from 0.5 to 1.4 on the
         // corpora): a search starting from it took more rounds than one starting at q92 (LadyBird.jpg's
         // view: 4 sample rounds from a guessed q66 instead of 2), so no prior until c is measured.
-        guard byDistance.count >= 2, let nearest = byDistance.first else { return nil }
+        guard byDistance.count >= 2 else { return nil }
         // Slope from the size with the most points, over those within 4× of the budget (the curve
         // bends towards q98 and q10).
         let richest = sizes.max { $0.bytes.count < $1.bytes.count }
@@ -35,11 +35,13 @@ struct RateModel: Sendable {
             let pts = Self.points(bytes, near: target)
             return pts.map { $0.y - slope * $0.x }.reduce(0, +) / Double(pts.count)
         }
-        let a = byDistance[0], b = byDistance[1]
-        let dn = log(Double(b.pixels) / Double(a.pixels))
+        // c from the two sizes nearest to this one; the offset carried over from the nearest.
+        let (nearest, next) = (byDistance[0], byDistance[1])
+        let dn = log(Double(next.pixels) / Double(nearest.pixels))
         guard abs(dn) > 0.05 else { return nil }
-        let c = min(max((offset(b.bytes) - offset(a.bytes)) / dn, 0.4), 1.6)
-        let offsetHere = offset(nearest.bytes) + c * log(Double(pixels) / Double(nearest.pixels))
+        let nearestOffset = offset(nearest.bytes)
+        let c = min(max((offset(next.bytes) - nearestOffset) / dn, 0.4), 1.6)
+        let offsetHere = nearestOffset + c * log(Double(pixels) / Double(nearest.pixels))
         let q = QualitySearch.quality(forLogScale: (target - offsetHere) / slope)
         return RatePrior(quality: min(max(q, range.lowerBound), range.upperBound), slope: slope)
     }

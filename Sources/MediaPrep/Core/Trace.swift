@@ -6,14 +6,14 @@ import Foundation
 /// whole run (`scripts/trace-coverage.py` checks that they cover ≥ 90 % of wall time per image).
 public enum Trace {
     static let enabled = ProcessInfo.processInfo.environment["MEDIAPREP_TRACE"] != nil
-    private static let depth = Depth()
+    private static let state = State()
 
     /// Runs `body` as a stage named `label`, timing it when tracing is on.
     @discardableResult
     public static func time<T>(_ label: @autoclosure () -> String, _ body: () throws -> T) rethrows -> T {
         guard enabled else { return try body() }
-        let level = depth.enter()
-        defer { depth.leave() }
+        let level = state.enter()
+        defer { state.leave() }
         let start = DispatchTime.now().uptimeNanoseconds
         let r = try body()
         let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
@@ -23,7 +23,7 @@ public enum Trace {
 
     public static func note(_ s: @autoclosure () -> String) {
         guard enabled else { return }
-        let indent = String(repeating: "  ", count: depth.current)
+        let indent = String(repeating: "  ", count: state.depth)
         FileHandle.standardError.write(Data("trace \(indent)\(s())\n".utf8))
     }
 
@@ -33,7 +33,7 @@ public enum Trace {
     /// otherwise the process's CPU time so far, which that CPU-bound work nearly equals.
     public static func startup() {
         guard enabled else { return }
-        mainStart.set(DispatchTime.now().uptimeNanoseconds)
+        state.mainStarted(at: DispatchTime.now().uptimeNanoseconds)
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         let now = UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
@@ -49,17 +49,8 @@ public enum Trace {
 
     /// From `startup()` to here: handing the command to a task (the runtime's thread pool starts).
     public static func commandStarted() {
-        guard enabled, let start = mainStart.value else { return }
+        guard enabled, let start = state.mainStart else { return }
         emit(0, "start the command task", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-    }
-
-    private static let mainStart = Stamp()
-
-    private final class Stamp: @unchecked Sendable {
-        private var stamp: UInt64?
-        private let lock = NSLock()
-        var value: UInt64? { lock.lock(); defer { lock.unlock() }; return stamp }
-        func set(_ v: UInt64) { lock.lock(); stamp = v; lock.unlock() }
     }
 
     private static func emit(_ level: Int, _ label: String, _ ms: Double) {
@@ -67,11 +58,15 @@ public enum Trace {
         FileHandle.standardError.write(Data(String(format: "trace %-34@ %8.1f ms\n", name as NSString, ms).utf8))
     }
 
-    /// Nesting level; stages run on one thread at a time (parallel jobs inside a stage are not traced).
-    private final class Depth: @unchecked Sendable {
-        private var level = 0
+    /// Nesting level (stages run on one thread at a time; parallel jobs inside a stage are not
+    /// traced) and when `main` began.
+    private final class State: @unchecked Sendable {
         private let lock = NSLock()
-        var current: Int { lock.lock(); defer { lock.unlock() }; return level }
+        private var level = 0
+        private var start: UInt64?
+        var depth: Int { lock.lock(); defer { lock.unlock() }; return level }
+        var mainStart: UInt64? { lock.lock(); defer { lock.unlock() }; return start }
+        func mainStarted(at t: UInt64) { lock.lock(); start = t; lock.unlock() }
         func enter() -> Int { lock.lock(); defer { lock.unlock() }; level += 1; return level - 1 }
         func leave() { lock.lock(); level -= 1; lock.unlock() }
     }
