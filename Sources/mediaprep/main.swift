@@ -39,6 +39,7 @@ final class ExitStatus: @unchecked Sendable { var code: Int32 = 0 }
 // thread to dispatch_main, under which valgrind 3.19 (scripts/sanitize.sh) crashes on every run.
 Trace.startup()
 MemoryTuning.keepFreedBuffers()
+FFmpegLibraries.logLevel.withLock { $0 = -8 }  // AV_LOG_QUIET once FFmpeg is loaded: errors come typed, once
 let status = ExitStatus()
 let finished = DispatchSemaphore(value: 0)
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -57,15 +57,16 @@ import CFFmpeg
     func videoPackets(_ path: String) throws -> [[UInt8]] {
         let input = try MediaInput(path: path)
         let video = try #require(input.bestStream(AVMEDIA_TYPE_VIDEO)).pointee.index
-        var pkt = cffl_packet_alloc(input.api)
-        defer { cffl_packet_free(input.api, &pkt) }
+        let media = input.ff.media
+        var pkt = media.av_packet_alloc()
+        defer { media.av_packet_free(&pkt) }
         let p = try #require(pkt)
         var out: [[UInt8]] = []
-        while cffl_read_frame(input.api, input.context, p) >= 0 {
+        while media.av_read_frame(input.context, p) >= 0 {
             if p.pointee.stream_index == video, let data = p.pointee.data {
                 out.append(Array(UnsafeBufferPointer(start: data, count: Int(p.pointee.size))))
             }
-            cffl_packet_unref(input.api, p)
+            media.av_packet_unref(p)
         }
         return out
     }

@@ -21,6 +21,15 @@ public enum Trace {
         return r
     }
 
+    /// Times `body` as a note, without nesting: for work done on whichever thread needs it first.
+    static func noteTime<T>(_ label: String, _ body: () throws -> T) rethrows -> T {
+        guard enabled else { return try body() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        let r = try body()
+        note(String(format: "%@ in %.1f ms", label, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6))
+        return r
+    }
+
     public static func note(_ s: @autoclosure () -> String) {
         guard enabled else { return }
         let indent = String(repeating: "  ", count: state.depth)

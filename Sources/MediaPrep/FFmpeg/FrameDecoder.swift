@@ -7,7 +7,7 @@ final class FrameDecoder {
     let codec: UnsafeMutablePointer<AVCodecContext>
     private let packet: UnsafeMutablePointer<AVPacket>
     let frame: UnsafeMutablePointer<AVFrame>
-    private let api: UnsafePointer<cff_av>
+    private let ff: FFmpeg
     private var draining = false
     private var finished = false
     /// Packets read so far, to bound how much a damaged file can make us read.
@@ -19,54 +19,61 @@ final class FrameDecoder {
          threads: Int = 1, sliceThreadsOnly: Bool = false) throws {
         self.input = input
         self.stream = stream
-        let api = input.api
-        self.api = api
-        guard let dec = cffl_find_decoder(api, stream.pointee.codecpar.pointee.codec_id) else {
-            let name = AVLibrary.codecName(stream.pointee.codecpar.pointee.codec_id)
+        let ff = input.ff
+        self.ff = ff
+        guard let dec = ff.media.avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
+            let name = FFmpegLibraries.codecName(stream.pointee.codecpar.pointee.codec_id)
             throw MediaPrepError(.codecUnavailable, "no decoder for codec \(name)")
         }
-        guard let ctx = cffl_alloc_context(api, dec) else {
+        guard let ctx = ff.media.avcodec_alloc_context3(dec) else {
             throw MediaPrepError(.decodeFailed, "cannot allocate a decoder")
         }
         var c: UnsafeMutablePointer<AVCodecContext>? = ctx
-        var pkt = cffl_packet_alloc(api)
-        var frm = av_frame_alloc()
+        var pkt = ff.media.av_packet_alloc()
+        var frm = ff.util.av_frame_alloc()
         guard let packet = pkt, let frame = frm else {
             // Free whichever of the two was allocated, and the codec context.
-            cffl_packet_free(api, &pkt)
-            av_frame_free(&frm)
-            cffl_free_context(api, &c)
+            ff.media.av_packet_free(&pkt)
+            ff.util.av_frame_free(&frm)
+            ff.media.avcodec_free_context(&c)
             throw MediaPrepError(.decodeFailed, "cannot allocate a packet or frame")
         }
         codec = ctx
         self.packet = packet
         self.frame = frame
         // From here on deinit frees everything.
-        var rc = cffl_parameters_to_context(api, ctx, stream.pointee.codecpar)
+        var rc = ff.media.avcodec_parameters_to_context(ctx, stream.pointee.codecpar)
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.decodeFailed, "bad codec parameters", rc) }
         ctx.pointee.max_pixels = Int64(maxPixels)
-        cff_decoder_threads(ctx, Int32(max(1, threads)), sliceThreadsOnly ? 1 : 0)
-        rc = cffl_open_codec(api, ctx, dec)
+        ctx.pointee.thread_count = Int32(max(1, threads))
+        ctx.pointee.thread_type = sliceThreadsOnly ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
+        rc = ff.media.avcodec_open2(ctx, dec, nil)
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.decodeFailed, "cannot open the decoder", rc) }
     }
 
     deinit {
         var f: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&f)
+        ff.util.av_frame_free(&f)
         var p: UnsafeMutablePointer<AVPacket>? = packet
-        cffl_packet_free(api, &p)
+        ff.media.av_packet_free(&p)
         var c: UnsafeMutablePointer<AVCodecContext>? = codec
-        cffl_free_context(api, &c)
+        ff.media.avcodec_free_context(&c)
     }
 
     /// The next decoded frame (valid until the next call), or nil at the end of the stream.
     func next() throws -> UnsafeMutablePointer<AVFrame>? {
         while !finished {
-            let r = cffl_receive_frame(api, codec, frame)
-            if r >= 0 { return frame }
-            if r == cff_error_eof() { finished = true; return nil }
-            if r != cff_error_again() { throw MediaPrepError.ffmpeg(.corrupt, "decoding failed", r) }
-            if draining { finished = true; return nil }
+            do throws(AVError) {
+                try AVError.check(ff.media.avcodec_receive_frame(codec, frame))
+                return frame
+            } catch .eof {
+                finished = true
+                return nil
+            } catch .again {
+                if draining { finished = true; return nil }
+            } catch {
+                throw error.media(.corrupt, "decoding failed")
+            }
             try feed()
         }
         return nil
@@ -75,17 +82,17 @@ final class FrameDecoder {
     /// Reads packets until one of our stream is accepted by the decoder, or enters draining.
     private func feed() throws {
         while true {
-            let rr = cffl_read_frame(api, input.context, packet)
+            let rr = ff.media.av_read_frame(input.context, packet)
             if rr < 0 {
                 draining = true
-                _ = cffl_send_packet(api, codec, nil)
+                _ = ff.media.avcodec_send_packet(codec, nil)
                 return
             }
-            defer { cffl_packet_unref(api, packet) }
+            defer { ff.media.av_packet_unref(packet) }
             packetsRead += 1
             guard packet.pointee.stream_index == stream.pointee.index else { continue }
-            let s = cffl_send_packet(api, codec, packet)
-            if s >= 0 || s == cff_error_again() { return }
+            let s = ff.media.avcodec_send_packet(codec, packet)
+            if s >= 0 || s == AVError.again.rc { return }
             // A damaged packet: skip it, as players do; decoding errors surface if nothing decodes.
         }
     }
@@ -94,28 +101,32 @@ final class FrameDecoder {
     /// damaged: players skip such packets, and a stream with nothing decodable fails later.
     func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> Bool {
         if packet == nil { draining = true }
-        let s = cffl_send_packet(api, codec, packet)
-        return s >= 0 || s == cff_error_again() || s == cff_error_eof()
+        let s = ff.media.avcodec_send_packet(codec, packet)
+        return s >= 0 || s == AVError.again.rc || s == AVError.eof.rc
     }
 
     /// The next frame the packets sent so far give (valid until the next call), or nil when the
     /// decoder needs more (or, after `send(nil)`, has no more).
     func receive() throws -> UnsafeMutablePointer<AVFrame>? {
-        let r = cffl_receive_frame(api, codec, frame)
-        if r >= 0 { return frame }
-        if r == cff_error_again() || r == cff_error_eof() { return nil }
-        throw MediaPrepError.ffmpeg(.corrupt, "decoding failed", r)
+        do throws(AVError) {
+            try AVError.check(ff.media.avcodec_receive_frame(codec, frame))
+            return frame
+        } catch .again, .eof {
+            return nil
+        } catch {
+            throw error.media(.corrupt, "decoding failed")
+        }
     }
 
     /// Decodes keyframes only (thumbnail candidates: one frame each, nothing before it needed).
-    func keyframesOnly(_ on: Bool) { cff_decoder_keyframes_only(codec, on ? 1 : 0) }
+    func keyframesOnly(_ on: Bool) { codec.pointee.skip_frame = on ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT }
 
     /// Counts the stream's packets not yet read, without decoding them (GIF: one per frame).
     func countRemainingPackets(limit: Int) -> Int {
         var n = 0
-        while n < limit, cffl_read_frame(api, input.context, packet) >= 0 {
+        while n < limit, ff.media.av_read_frame(input.context, packet) >= 0 {
             if packet.pointee.stream_index == stream.pointee.index { n += 1 }
-            cffl_packet_unref(api, packet)
+            ff.media.av_packet_unref(packet)
         }
         return n
     }
@@ -125,9 +136,9 @@ final class FrameDecoder {
         let tb = stream.pointee.time_base
         guard tb.num > 0 else { return }
         let ts = Int64(seconds / av_q2d(tb))
-        let start = stream.pointee.start_time == cff_nopts() ? 0 : stream.pointee.start_time
-        if cffl_seek_frame(api, input.context, stream.pointee.index, start + ts, AVSEEK_FLAG_BACKWARD) >= 0 {
-            cffl_flush_buffers(api, codec)
+        let start = stream.pointee.start_time == AV_NOPTS ? 0 : stream.pointee.start_time
+        if ff.media.av_seek_frame(input.context, stream.pointee.index, start + ts, AVSEEK_FLAG_BACKWARD) >= 0 {
+            ff.media.avcodec_flush_buffers(codec)
             draining = false
             finished = false
         }
@@ -136,8 +147,8 @@ final class FrameDecoder {
     /// Presentation time of the current frame in seconds from the stream start.
     func seconds(of f: UnsafeMutablePointer<AVFrame>) -> Double? {
         let pts = f.pointee.best_effort_timestamp
-        guard pts != cff_nopts() else { return nil }
-        let start = stream.pointee.start_time == cff_nopts() ? 0 : stream.pointee.start_time
+        guard pts != AV_NOPTS else { return nil }
+        let start = stream.pointee.start_time == AV_NOPTS ? 0 : stream.pointee.start_time
         return Double(pts - start) * av_q2d(stream.pointee.time_base)
     }
 }

@@ -1,63 +1,52 @@
 import CFFmpeg
+import Glibc
 
 /// An opened container (AVFormatContext) that closes itself; one per file read.
 final class MediaInput {
     let context: UnsafeMutablePointer<AVFormatContext>
-    let api: UnsafePointer<cff_av>
+    let ff: FFmpeg
     /// Probing and reading this input must finish by then (polled by libavformat's loops).
-    let deadline: UnsafeMutablePointer<cff_deadline>
+    let deadline: Deadline
     /// Seconds one input may take to be probed and read, whatever it holds.
     static let timeLimit = 30.0
 
-    /// Bytes being read through a custom AVIOContext, for inputs opened from memory.
-    private let memory: UnsafeMutablePointer<cff_memory>?
-    private let memoryBytes: UnsafeMutableBufferPointer<UInt8>?
+    /// Bytes read through a custom AVIOContext, for inputs opened from memory.
+    private let memory: MemoryIO?
 
     convenience init(path: String) throws {
-        try self.init(name: path, memory: nil) { api, ctx, deadline, _ in cffl_open_input(api, ctx, path, deadline) }
+        try self.init(name: path, memory: nil, url: path)
     }
 
     /// Bytes already in memory, read as a file would be (nothing touches the disk).
     convenience init(data: [UInt8]) throws {
-        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, data.count))
-        _ = bytes.initialize(from: data)
-        let memory = UnsafeMutablePointer<cff_memory>.allocate(capacity: 1)
-        memory.initialize(to: cff_memory(data: UnsafePointer(bytes.baseAddress), size: Int64(data.count), pos: 0, avio: nil))
-        try self.init(name: "the data", memory: (memory, bytes)) { api, ctx, deadline, m in
-            guard let m else { return -22 }
-            return cffl_open_memory(api, ctx, m, deadline)
-        }
+        let ff = try Trace.time("load FFmpeg") { try FFmpegLibraries.all() }
+        try self.init(name: "the data", memory: try MemoryIO(data, ff: ff), url: nil)
     }
 
-    private init(name: String, memory: (UnsafeMutablePointer<cff_memory>, UnsafeMutableBufferPointer<UInt8>)?,
-                 open: (UnsafePointer<cff_av>, UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>,
-                        UnsafeMutablePointer<cff_deadline>, UnsafeMutablePointer<cff_memory>?) -> Int32) throws {
-        func release(_ deadline: UnsafeMutablePointer<cff_deadline>?) {
-            deadline?.deallocate()
-            memory?.0.deallocate()
-            memory?.1.deallocate()
+    private init(name: String, memory: MemoryIO?, url: String?) throws {
+        let ff = try Trace.time("load FFmpeg") { try FFmpegLibraries.all() }
+        self.ff = ff
+        self.memory = memory
+        deadline = Deadline(seconds: Self.timeLimit)
+        guard let c = ff.media.avformat_alloc_context() else { throw MediaPrepError(.decodeFailed, "out of memory opening \(name)") }
+        if let memory {
+            c.pointee.pb = memory.avio
+            c.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
         }
-        let api: UnsafePointer<cff_av>
-        do { api = try Trace.time("load FFmpeg") { try AVLibrary.api() } } catch { release(nil); throw error }
-        self.api = api
-        self.memory = memory?.0
-        self.memoryBytes = memory?.1
-        let deadline = UnsafeMutablePointer<cff_deadline>.allocate(capacity: 1)
-        deadline.initialize(to: cff_deadline())
-        cff_deadline_set(deadline, Self.timeLimit)
-        self.deadline = deadline
-        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        let rc = Trace.time("open input") { open(api, &ctx, deadline, memory?.0) }
+        c.pointee.interrupt_callback = deadline.callback
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = c
+        // On failure avformat_open_input frees the context and clears it; a custom pb stays ours.
+        let rc = Trace.time("open input") { ff.media.avformat_open_input(&ctx, url, nil, nil) }
         guard rc >= 0, let opened = ctx else {
-            release(deadline)
-            if rc == cff_averror_exit() { throw MediaPrepError(.timeout, "\(name) took longer than \(Int(Self.timeLimit)) s to open") }
-            throw MediaPrepError.ffmpeg(rc == -2 ? .unreadableFile : .unsupportedFormat, "cannot open \(name)", rc)
+            let e = AVError(rc: rc)
+            if e == .exit { throw MediaPrepError(.timeout, "\(name) took longer than \(Int(Self.timeLimit)) s to open") }
+            throw e.media(e == .noSuchFile ? .unreadableFile : .unsupportedFormat, "cannot open \(name)")
         }
         context = opened
         // MP4/MOV and Matroska/WebM headers carry what we need; probing frames is only for the rest.
         let format = opened.pointee.iformat.map { String(cString: $0.pointee.name) } ?? ""
-        let skip = (format.contains("mov") || format.contains("matroska")) && cff_header_is_complete(opened) != 0
-        let info = skip ? 0 : Trace.time("find stream info") { cffl_find_stream_info(api, context) }
+        let skip = (format.contains("mov") || format.contains("matroska")) && headerIsComplete
+        let info = skip ? 0 : Trace.time("find stream info") { ff.media.avformat_find_stream_info(opened, nil) }
         if info < 0 {
             // Every property is set: throwing now runs deinit, which frees all of it (closing here
             // too was a double free, found by the container fuzzer).
@@ -67,13 +56,7 @@ final class MediaInput {
 
     deinit {
         var c: UnsafeMutablePointer<AVFormatContext>? = context
-        cffl_close_input(api, &c)
-        if let m = memory {
-            cffl_free_memory_io(api, m)
-            m.deallocate()
-        }
-        memoryBytes?.deallocate()
-        deadline.deallocate()
+        ff.media.avformat_close_input(&c)
     }
 
     var streams: [UnsafeMutablePointer<AVStream>] {
@@ -82,7 +65,7 @@ final class MediaInput {
 
     /// The stream FFmpeg itself would pick, skipping cover art attached to audio files.
     func bestStream(_ type: AVMediaType) -> UnsafeMutablePointer<AVStream>? {
-        let idx = cffl_find_best_stream(api, context, type)
+        let idx = ff.media.av_find_best_stream(context, type, -1, -1, nil, 0)
         guard idx >= 0, let s = context.pointee.streams[Int(idx)] else { return nil }
         if type == AVMEDIA_TYPE_VIDEO && s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 { return nil }
         return s
@@ -95,12 +78,142 @@ final class MediaInput {
 
     /// Container duration in seconds, falling back to the stream's, or nil when unknown.
     func durationSeconds(stream: UnsafeMutablePointer<AVStream>?) -> Double? {
-        if context.pointee.duration != cff_nopts(), context.pointee.duration > 0 {
+        if context.pointee.duration != AV_NOPTS, context.pointee.duration > 0 {
             return Double(context.pointee.duration) / Double(cff_time_base())
         }
-        if let s = stream, s.pointee.duration != cff_nopts(), s.pointee.duration > 0 {
+        if let s = stream, s.pointee.duration != AV_NOPTS, s.pointee.duration > 0 {
             return Double(s.pointee.duration) * av_q2d(s.pointee.time_base)
         }
         return nil
+    }
+
+    /// The furthest byte a stream's index (MP4 sample table, Matroska cues) points at; -1 if it has
+    /// none. A file shorter than that was cut off, however complete its header looks.
+    func indexEnd(_ st: UnsafeMutablePointer<AVStream>) -> Int64 {
+        var end: Int64 = -1
+        for i in 0..<ff.media.avformat_index_get_entries_count(st) {
+            guard let e = ff.media.avformat_index_get_entry(st, i) else { continue }
+            let size = Int64(e.pointee.size)  // a 30-bit field of the entry
+            if e.pointee.pos >= 0 && e.pointee.pos + size > end { end = e.pointee.pos + size }
+        }
+        return end
+    }
+
+    /// Whether the demuxer's header already gave every parameter we use (ISO BMFF and Matroska
+    /// headers carry them), so avformat_find_stream_info, which decodes frames to guess, can be skipped.
+    private var headerIsComplete: Bool {
+        let c = context.pointee
+        guard c.nb_streams > 0, c.duration != AV_NOPTS, c.duration > 0 else { return false }
+        return streams.allSatisfy { st in
+            let p = st.pointee.codecpar.pointee
+            if p.codec_id == AV_CODEC_ID_NONE { return false }
+            if p.codec_type == AVMEDIA_TYPE_VIDEO && st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 {
+                if p.width <= 0 || p.height <= 0 { return false }
+                let fr = st.pointee.avg_frame_rate
+                if fr.num <= 0 || fr.den <= 0 { return false }
+            }
+            if p.codec_type == AVMEDIA_TYPE_AUDIO && (p.sample_rate <= 0 || p.ch_layout.nb_channels <= 0) { return false }
+            return true
+        }
+    }
+}
+
+/// A time bound on everything libavformat does with one input (probing, reading packets): its
+/// blocking loops poll the callback, which answers 1 (AVERROR_EXIT follows) once the moment passes.
+final class Deadline {
+    private let microseconds: UnsafeMutablePointer<Int64>
+
+    init(seconds: Double) {
+        microseconds = .allocate(capacity: 1)
+        microseconds.initialize(to: 0)
+        reset(seconds: seconds)
+    }
+
+    deinit { microseconds.deallocate() }
+
+    /// From now, `seconds` more.
+    func reset(seconds: Double) { microseconds.pointee = Self.now() + Int64(seconds * 1e6) }
+
+    var passed: Bool { Self.now() > microseconds.pointee }
+
+    /// For `AVFormatContext.interrupt_callback`; valid while this object lives (the input holds it).
+    var callback: AVIOInterruptCB {
+        AVIOInterruptCB(callback: { opaque in
+            guard let limit = opaque?.assumingMemoryBound(to: Int64.self).pointee else { return 0 }
+            return limit > 0 && Deadline.now() > limit ? 1 : 0
+        }, opaque: UnsafeMutableRawPointer(microseconds))
+    }
+
+    static func now() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+    }
+}
+
+/// Bytes in memory read as a file through a custom AVIOContext (probing data that never touched
+/// the disk, and the container fuzz target); frees the context and its buffer.
+private final class MemoryIO {
+    let avio: UnsafeMutablePointer<AVIOContext>
+    private let ff: FFmpeg
+    private let cursor: Cursor
+
+    /// What the read and seek callbacks see through their opaque pointer.
+    private final class Cursor {
+        let bytes: [UInt8]
+        var position = 0
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        static func from(_ opaque: UnsafeMutableRawPointer?) -> Cursor? {
+            opaque.map { Unmanaged<Cursor>.fromOpaque($0).takeUnretainedValue() }
+        }
+
+        func read(_ buf: UnsafeMutablePointer<UInt8>?, _ n: Int) -> Int32 {
+            let left = bytes.count - position
+            guard left > 0, let buf else { return cff_error_eof() }
+            let count = min(n, left)
+            bytes.withUnsafeBufferPointer { b in
+                if let base = b.baseAddress { buf.update(from: base + position, count: count) }
+            }
+            position += count
+            return Int32(count)
+        }
+
+        func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
+            if whence & AVSEEK_SIZE != 0 { return Int64(bytes.count) }
+            let base: Int64 = switch whence & 3 {
+            case SEEK_CUR: Int64(position)
+            case SEEK_END: Int64(bytes.count)
+            default: 0
+            }
+            let p = base + offset
+            guard p >= 0, p <= Int64(bytes.count) else { return Int64(cff_averror(EINVAL)) }
+            position = Int(p)
+            return p
+        }
+    }
+
+    init(_ data: [UInt8], ff: FFmpeg) throws {
+        self.ff = ff
+        let cursor = Cursor(data)
+        self.cursor = cursor
+        guard let buffer = ff.util.av_malloc(4096) else { throw MediaPrepError(.decodeFailed, "out of memory") }
+        // Unretained: `cursor` lives as long as this object, which frees the AVIOContext in deinit.
+        let opaque = Unmanaged.passUnretained(cursor).toOpaque()
+        guard let io = ff.media.avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), 4096, 0, opaque,
+                                                   { o, buf, n in Cursor.from(o)?.read(buf, Int(n)) ?? cff_error_eof() }, nil,
+                                                   { o, offset, whence in Cursor.from(o)?.seek(offset, whence) ?? -1 }) else {
+            ff.util.av_free(buffer)
+            throw MediaPrepError(.decodeFailed, "out of memory")
+        }
+        avio = io
+    }
+
+    deinit {
+        // libavformat leaves custom I/O to its owner: the buffer (possibly reallocated) and the context.
+        var buffer: UnsafeMutablePointer<UInt8>? = avio.pointee.buffer
+        withUnsafeMutablePointer(to: &buffer) { ff.util.av_freep($0) }
+        var io: UnsafeMutablePointer<AVIOContext>? = avio
+        ff.media.avio_context_free(&io)
     }
 }

@@ -64,7 +64,7 @@ public enum MediaProbe {
     static func probeAV(input: MediaInput, path: String, into r: inout ProbeResult) throws {
         // A faststart MP4 cut short keeps its whole index; the media it points at is gone.
         for st in input.streams {
-            let end = cffl_index_end(input.api, st)
+            let end = input.indexEnd(st)
             if end > Int64(r.bytes) {
                 throw MediaPrepError(.truncated, "\(path) is cut off: its index points to byte \(end), the file has \(r.bytes)")
             }
@@ -74,7 +74,7 @@ public enum MediaProbe {
         let audio = input.bestStream(AVMEDIA_TYPE_AUDIO)
         if let a = audio {
             let par = a.pointee.codecpar.pointee
-            r.audioCodec = AVLibrary.codecName(par.codec_id)
+            r.audioCodec = FFmpegLibraries.codecName(par.codec_id)
             r.audioChannels = Int(par.ch_layout.nb_channels)
             r.audioSampleRate = Int(par.sample_rate)
         }
@@ -86,7 +86,7 @@ public enum MediaProbe {
         }
         if let v = video {
             let par = v.pointee.codecpar.pointee
-            r.videoCodec = AVLibrary.codecName(par.codec_id)
+            r.videoCodec = FFmpegLibraries.codecName(par.codec_id)
             r.rotation = VideoRotation.clockwiseDegrees(stream: v)
             let (w, h) = (Int(par.width), Int(par.height))
             (r.width, r.height) = r.rotation % 180 == 0 ? (w, h) : (h, w)
@@ -106,7 +106,8 @@ public enum MediaProbe {
 /// The display-matrix rotation, as clockwise quarter turns the viewer applies.
 enum VideoRotation {
     static func clockwiseDegrees(stream: UnsafeMutablePointer<AVStream>) -> Int {
-        let ccw = cff_stream_rotation(stream)
+        guard let matrix = cff_display_matrix(stream), let util = try? FFmpegLibraries.util() else { return 0 }
+        let ccw = util.av_display_rotation_get(matrix)
         guard ccw.isFinite else { return 0 }
         // av_display_rotation_get is counter-clockwise; players turn the frame by its negation.
         let cw = Int((-ccw / 90).rounded()) * 90

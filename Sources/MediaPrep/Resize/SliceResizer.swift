@@ -7,7 +7,7 @@ final class SliceResizer {
     let source: (width: Int, height: Int, layout: PixelLayout)
     let width: Int
     let height: Int
-    private let scaler: OpaquePointer
+    private let scaler: Scaler
     private var planar: [UInt8]
     private let planes: Int
     private(set) var rowsFed = 0
@@ -21,24 +21,20 @@ final class SliceResizer {
         height = dh
         planes = layout == .gray ? 1 : (layout == .rgba ? 4 : 3)
         let outFmt = layout == .gray ? AV_PIX_FMT_GRAY8 : (layout == .rgba ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP)
-        guard let s = cff_sws_threaded(Int32(sw), Int32(sh), Resizer.avFormat(layout), Int32(dw), Int32(dh), outFmt, Resizer.flags, 1) else {
-            throw MediaPrepError(.resizeFailed, "swscale cannot scale \(sw)×\(sh) to \(dw)×\(dh)")
-        }
-        scaler = s
+        scaler = try Scaler(util: try FFmpegLibraries.util(), sw, sh, Resizer.avFormat(layout), dw, dh, outFmt,
+                            flags: Resizer.flags, threads: 1)
         planar = HugePages.zeroed(dw * dh * planes + 64)
     }
-
-    deinit { sws_freeContext(scaler) }
 
     /// Scales the next `count` source rows, which start at `rows` (the source's row `rowsFed`).
     func feed(_ rows: UnsafePointer<UInt8>, count: Int) throws {
         let stride = source.width * source.layout.channels
         let (w, h, p) = (width, height, planes)
-        let rc = planar.withUnsafeMutableBufferPointer { d in
-            cff_sws_slice_to_planar(scaler, rows, Int32(stride), Int32(rowsFed), Int32(count), d.baseAddress,
-                                    Int32(w), Int32(h), Int32(p))
+        let y = rowsFed
+        try planar.withUnsafeMutableBufferPointer { d in
+            try scaler.scale(Scaler.packed(UnsafeMutablePointer(mutating: rows), stride: stride), y: y, h: count,
+                             into: Scaler.planar(d.baseAddress, width: w, height: h, planes: p))
         }
-        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale failed on a slice", rc) }
         rowsFed += count
     }
 
@@ -51,20 +47,16 @@ final class SliceResizer {
         let alpha = planes == 4 && keepAlpha
         let layout: PixelLayout = alpha ? .rgba : .rgb
         let inFmt = alpha ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP
-        guard let pack = sws_getContext(Int32(width), Int32(height), inFmt, Int32(width), Int32(height), Resizer.avFormat(layout),
-                                        Resizer.flags, nil, nil, nil) else {
-            throw MediaPrepError(.resizeFailed, "swscale cannot pack \(width)×\(height)")
-        }
-        defer { sws_freeContext(pack) }
+        let pack = try Scaler(plain: scaler.util, width, height, inFmt, width, height, Resizer.avFormat(layout), flags: Resizer.flags)
         let row = width * layout.channels
         var out = HugePages.zeroed(row * height + 64)
         let (w, h) = (width, height)
-        let rc = planar.withUnsafeBufferPointer { s in
-            out.withUnsafeMutableBufferPointer { d in
-                cff_sws_pack_planar(pack, s.baseAddress, Int32(w), Int32(h), Int32(alpha ? 4 : 3), d.baseAddress, Int32(row))
+        try planar.withUnsafeMutableBufferPointer { s in
+            try out.withUnsafeMutableBufferPointer { d in
+                try pack.scale(Scaler.planar(s.baseAddress, width: w, height: h, planes: alpha ? 4 : 3), y: 0, h: h,
+                               into: Scaler.packed(d.baseAddress, stride: row))
             }
         }
-        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale failed to pack", rc) }
         out.removeLast(64)
         return PixelBuffer(width: width, height: height, layout: layout, storage: out)
     }

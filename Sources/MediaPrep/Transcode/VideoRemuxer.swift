@@ -20,12 +20,55 @@ enum VideoCompatibility: Equatable {
 
 /// Moves a video's packets into an MP4 (faststart) without decoding them.
 struct VideoRemuxer {
+    /// Copies every audio and video stream of `input` (read from its start) into an MP4 at `path`,
+    /// packets untouched; the display matrix (rotation) goes along.
     func remux(_ input: MediaInput, to path: String) throws {
-        var message = [CChar](repeating: 0, count: 200)
-        let rc = cffl_remux_to_mp4(input.api, input.context, path, input.deadline, &message, Int32(message.count))
-        guard rc >= 0 else {
-            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw MediaPrepError.ffmpeg(rc == cff_averror_exit() ? .timeout : .corrupt, "cannot remux to MP4: \(text)", rc)
+        let ff = input.ff
+        func failed(_ what: String, _ rc: Int32) -> MediaPrepError {
+            AVError(rc: rc).media(.corrupt, "cannot remux to MP4: \(what)")
         }
+        let muxer = try MP4Muxer(ff: ff, format: "mp4", path: path)
+        var outputs: [Int32: UnsafeMutablePointer<AVStream>] = [:]
+        for source in input.streams {
+            let type = source.pointee.codecpar.pointee.codec_type
+            guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO,
+                  source.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 else { continue }
+            outputs[source.pointee.index] = try muxer.addStream(copying: source)
+        }
+        guard !outputs.isEmpty else { throw failed("no audio or video stream", cff_error_stream_not_found()) }
+        try muxer.start()
+        var packet = ff.media.av_packet_alloc()
+        defer { ff.media.av_packet_free(&packet) }
+        guard let pkt = packet else { throw failed("out of memory", AVError.noMemory.rc) }
+        var lastDTS: [Int32: Int64] = [:]
+        var rc: Int32 = 0
+        while true {
+            rc = ff.media.av_read_frame(input.context, pkt)
+            if rc < 0 { break }
+            defer { ff.media.av_packet_unref(pkt) }
+            let si = pkt.pointee.stream_index
+            guard let out = outputs[si], let source = input.context.pointee.streams[Int(si)] else { continue }
+            Self.mendTimestamps(pkt, videoDelay: Int64(source.pointee.codecpar.pointee.video_delay), last: &lastDTS[si])
+            pkt.pointee.pos = -1
+            try muxer.write(pkt, stream: out, from: source.pointee.time_base)
+            if input.deadline.passed { throw failed("took too long", AVError.exit.rc) }
+        }
+        guard rc == AVError.eof.rc else { throw failed("the input is damaged", rc) }
+        try muxer.finish()
+    }
+
+    /// Matroska leaves the DTS of the first reordered (B-frame) packets unset, which MP4 needs: count
+    /// back from the PTS by the reorder depth, then keep DTS strictly increasing.
+    static func mendTimestamps(_ pkt: UnsafeMutablePointer<AVPacket>, videoDelay: Int64, last: inout Int64?) {
+        let p = pkt.pointee
+        let step = p.duration > 0 ? p.duration : 1
+        var dts = p.dts, pts = p.pts
+        if dts == AV_NOPTS {
+            if let l = last { dts = l + step } else if pts != AV_NOPTS { dts = pts - videoDelay * step } else { dts = 0 }
+        }
+        if let l = last, dts <= l { dts = l + 1 }
+        if pts != AV_NOPTS && pts < dts { pts = dts }
+        last = dts
+        (pkt.pointee.dts, pkt.pointee.pts) = (dts, pts)
     }
 }

@@ -63,23 +63,24 @@ struct VideoTranscoder {
     private func runPass(source: String, output: String?, pass: Int32, stats: String?,
                          share: (Double, Double), rate: Int?) throws {
         let input = try MediaInput(path: source)
-        let api = input.api
+        let ff = input.ff
         guard let vstream = input.bestStream(AVMEDIA_TYPE_VIDEO) else {
             throw MediaPrepError(.noVideoStream, "no video stream to encode")
         }
         let astream = output == nil || plan.audioChannels == 0 ? nil : input.bestStream(AVMEDIA_TYPE_AUDIO)
         let vdec = try FrameDecoder(input: input, stream: vstream, threads: threads)
         let adec = try astream.map { try FrameDecoder(input: input, stream: $0) }
-        let video = try VideoLane(plan: plan, stream: vstream, decoder: vdec, api: api, pass: pass, stats: stats,
+        let video = try VideoLane(plan: plan, stream: vstream, decoder: vdec, ff: ff, pass: pass, stats: stats,
                                   rate: rate ?? 0)
         var audio: AudioLane? = nil
-        if let adec { audio = try AudioLane(plan: plan, decoder: adec, api: api) }
+        if let adec { audio = try AudioLane(plan: plan, decoder: adec, ff: ff) }
 
-        let muxer = try output.map { try MP4Muxer(api: api, format: "mp4", path: $0) }
+        let muxer = try output.map { try MP4Muxer(ff: ff, format: "mp4", path: $0) }
         let venc = try video.open()
         if let muxer {
-            video.output = try muxer.addStream(for: venc)
-            if let st = video.output { cffl_copy_display_matrix(api, vstream, st) }
+            let st = try muxer.addStream(for: venc)
+            try muxer.copyDisplayMatrix(from: vstream, to: st)
+            video.output = st
             if let a = audio { a.output = try muxer.addStream(for: a.encoder) }
             try muxer.start()
             video.sink = { p, st, tb in try muxer.write(p, stream: st, from: tb) }
@@ -87,21 +88,21 @@ struct VideoTranscoder {
         }
 
         let duration = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
-        var packet = cffl_packet_alloc(api)
-        defer { cffl_packet_free(api, &packet) }
+        var packet = ff.media.av_packet_alloc()
+        defer { ff.media.av_packet_free(&packet) }
         guard let pkt = packet else { throw MediaPrepError(.encodeFailed, "cannot allocate a packet") }
         var count = 0
         var lastReport = -1.0
         while true {
             // The 30 s input limit bounds a stalled read here, not the whole encode.
-            cff_deadline_set(input.deadline, MediaInput.timeLimit)
-            let rr = cffl_read_frame(api, input.context, pkt)
-            if rr == cff_error_eof() { break }
+            input.deadline.reset(seconds: MediaInput.timeLimit)
+            let rr = ff.media.av_read_frame(input.context, pkt)
+            if rr == AVError.eof.rc { break }
             if rr < 0 {
-                if rr == cff_averror_exit() { throw MediaPrepError(.timeout, "reading the input stalled") }
+                if rr == AVError.exit.rc { throw MediaPrepError(.timeout, "reading the input stalled") }
                 throw MediaPrepError.ffmpeg(.truncated, "the input ends early or is damaged", rr)
             }
-            defer { cffl_packet_unref(api, pkt) }
+            defer { ff.media.av_packet_unref(pkt) }
             count += 1
             if count % 16 == 0 { try cancellation?.check() }
             let index = pkt.pointee.stream_index
@@ -144,7 +145,7 @@ private final class VideoLane {
     let plan: VideoEncodePlan
     let stream: UnsafeMutablePointer<AVStream>
     let decoder: FrameDecoder
-    let api: UnsafePointer<cff_av>
+    let ff: FFmpeg
     let pass: Int32
     let stats: String?
     let rate: Int
@@ -154,7 +155,7 @@ private final class VideoLane {
     var output: UnsafeMutablePointer<AVStream>?
     private(set) var encoder: StreamEncoder?
     private(set) var framesEncoded = 0
-    private var scaler: OpaquePointer?
+    private var scaler: Scaler?
     private var scalerKey: (Int32, Int32, Int32) = (0, 0, -1)
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var size = (width: 0, height: 0)
@@ -165,16 +166,13 @@ private final class VideoLane {
     private var nominalDuration: Int64 = 0
 
     init(plan: VideoEncodePlan, stream: UnsafeMutablePointer<AVStream>, decoder: FrameDecoder,
-         api: UnsafePointer<cff_av>, pass: Int32, stats: String?, rate: Int) throws {
-        (self.plan, self.stream, self.decoder, self.api, self.pass, self.stats, self.rate) = (plan, stream, decoder, api, pass, stats, rate)
-        frame = av_frame_alloc()
+         ff: FFmpeg, pass: Int32, stats: String?, rate: Int) throws {
+        (self.plan, self.stream, self.decoder, self.ff, self.pass, self.stats, self.rate) = (plan, stream, decoder, ff, pass, stats, rate)
+        frame = ff.util.av_frame_alloc()
         guard frame != nil else { throw MediaPrepError(.encodeFailed, "cannot allocate a frame") }
     }
 
-    deinit {
-        sws_freeContext(scaler)
-        av_frame_free(&frame)
-    }
+    deinit { ff.util.av_frame_free(&frame) }
 
     func drain() throws {
         while let f = try decoder.receive() { try add(f) }
@@ -188,24 +186,25 @@ private final class VideoLane {
         if let last = lastKept, t - last < interval * 0.75 { return }
         lastKept = t
         guard let enc = encoder, let out = frame else { return }
-        var rc = cff_video_frame_ready(out, Int32(size.width), Int32(size.height))
-        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.encodeFailed, "cannot allocate a frame", rc) }
+        try ready(out)
+        let planes = Scaler.Planes(pointers: Self.pointers(out), strides: Self.strides(out))
         if FrameConverter.hasAlphaChannel(f) {
             // GIF and other frames with transparency: shown on white, as the chat shows a transparent image.
             let rgb = AlphaOps.flattenOnWhite(try FrameConverter.convert(f, layout: .rgba))
             let sws = try scalerFor(width: Int32(rgb.width), height: Int32(rgb.height), format: AV_PIX_FMT_RGB24.rawValue)
-            rc = rgb.bytes.withUnsafeBufferPointer {
-                cff_scale_packed_into(sws, $0.baseAddress, Int32(rgb.width * 3), Int32(rgb.height), out)
+            try rgb.bytes.withUnsafeBufferPointer {
+                try sws.scale(Scaler.packed(UnsafeMutablePointer(mutating: $0.baseAddress), stride: rgb.width * 3), y: 0, h: rgb.height, into: planes)
             }
         } else {
             let sws = try scalerFor(width: f.pointee.width, height: f.pointee.height, format: f.pointee.format)
-            cff_set_colorspace(sws, f)
-            rc = cff_scale_into(sws, out, f)
+            sws.matchColorspace(of: f)
+            try sws.scale(Scaler.Planes(pointers: Self.pointers(f), strides: Self.strides(f)), y: 0, h: Int(f.pointee.height), into: planes)
+            (out.pointee.color_primaries, out.pointee.color_trc, out.pointee.colorspace) = (f.pointee.color_primaries, f.pointee.color_trc, f.pointee.colorspace)
         }
-        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "cannot scale a video frame", rc) }
-        let start = stream.pointee.start_time == cff_nopts() ? 0 : stream.pointee.start_time
+        out.pointee.color_range = AVCOL_RANGE_MPEG
+        let start = stream.pointee.start_time == AV_NOPTS ? 0 : stream.pointee.start_time
         let pts = f.pointee.best_effort_timestamp
-        out.pointee.pts = pts == cff_nopts() ? Int64(t / av_q2d(stream.pointee.time_base)) : pts - start
+        out.pointee.pts = pts == AV_NOPTS ? Int64(t / av_q2d(stream.pointee.time_base)) : pts - start
         let tb = enc.codec.pointee.time_base
         // Each packet gets its frame's own duration (x264 sets none): a GIF's last frame keeps its delay.
         durations[out.pointee.pts] = cff_frame_duration(f) > 0 ? cff_frame_duration(f) : nominalDuration
@@ -220,13 +219,36 @@ private final class VideoLane {
         }
     }
 
-    private func scalerFor(width: Int32, height: Int32, format: Int32) throws -> OpaquePointer {
+    /// A scaler (bicubic, as ffmpeg's scale filter) from a decoded frame's format to YUV 4:2:0 at the output size.
+    private func scalerFor(width: Int32, height: Int32, format: Int32) throws -> Scaler {
         if let s = scaler, scalerKey == (width, height, format) { return s }
-        sws_freeContext(scaler)
-        scaler = cff_video_scaler(width, height, AVPixelFormat(rawValue: format), Int32(size.width), Int32(size.height))
-        scalerKey = (width, height, format)
-        guard let s = scaler else { throw MediaPrepError(.resizeFailed, "cannot scale this video's frames") }
+        scaler = nil
+        let s = try Scaler(plain: ff.util, Int(width), Int(height), AVPixelFormat(rawValue: format), size.width, size.height,
+                           AV_PIX_FMT_YUV420P, flags: SWS_BICUBIC)
+        (scaler, scalerKey) = (s, (width, height, format))
         return s
+    }
+
+    /// A writable YUV 4:2:0 frame at the output size (a new buffer when the encoder still holds the last).
+    private func ready(_ f: UnsafeMutablePointer<AVFrame>) throws {
+        let rc: Int32
+        if f.pointee.buf.0 == nil {
+            (f.pointee.format, f.pointee.width, f.pointee.height) = (AV_PIX_FMT_YUV420P.rawValue, Int32(size.width), Int32(size.height))
+            rc = ff.util.av_frame_get_buffer(f, 0)
+        } else {
+            rc = ff.util.av_frame_make_writable(f)
+        }
+        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.encodeFailed, "cannot allocate a frame", rc) }
+    }
+
+    static func pointers(_ f: UnsafeMutablePointer<AVFrame>) -> [UnsafeMutablePointer<UInt8>?] {
+        let d = f.pointee.data
+        return [d.0, d.1, d.2, d.3]
+    }
+
+    static func strides(_ f: UnsafeMutablePointer<AVFrame>) -> [Int32] {
+        let l = f.pointee.linesize
+        return [l.0, l.1, l.2, l.3]
     }
 
     /// Opens the encoder at the plan's size for the stream's shape (sample aspect ratio applied);
@@ -238,7 +260,7 @@ private final class VideoLane {
         if sar.num <= 0 || sar.den <= 0 { sar = stream.pointee.sample_aspect_ratio }
         size = Self.outputSize(width: Int(par.width), height: Int(par.height), sar: sar, maxLongSide: plan.maxLongSide)
         Trace.note("video plan \(size.width)x\(size.height) pass \(pass) rate \(rate) crf \(plan.crf) maxrate \(plan.maxRate ?? 0) fps<=\(plan.maxFrameRate) preset \(plan.preset) audio \(plan.audioBitRate) \(plan.audioChannels)ch \(plan.audioSampleRate) Hz")
-        guard let x264 = cffl_find_encoder_by_name(api, "libx264") else {
+        guard let x264 = ff.media.avcodec_find_encoder_by_name("libx264") else {
             throw MediaPrepError(.codecUnavailable, "this FFmpeg has no libx264 encoder")
         }
         var fps = stream.pointee.avg_frame_rate
@@ -247,13 +269,31 @@ private final class VideoLane {
         if av_q2d(fps) > plan.maxFrameRate { fps = AVRational(num: Int32(plan.maxFrameRate.rounded()), den: 1) }
         nominalDuration = max(1, Int64((1 / av_q2d(fps) / av_q2d(stream.pointee.time_base)).rounded()))
         let (w, h, tb, plan, pass, stats, rate) = (size.width, size.height, stream.pointee.time_base, plan, pass, stats, rate)
-        let enc = try StreamEncoder(api: api, encoder: x264, name: "H.264") { c in
-            let rc = cff_h264_configure(c, Int32(w), Int32(h), tb, fps, plan.preset, Int32(plan.crf), Int64(rate), pass, stats)
-            if let cap = plan.maxRate, rate == 0 {
-                c.pointee.rc_max_rate = Int64(cap)
-                c.pointee.rc_buffer_size = Int32(clamping: cap * 2)
+        let util = ff.util
+        func option(_ c: UnsafeMutablePointer<AVCodecContext>, _ name: String, _ value: String) throws {
+            let rc = util.av_opt_set(c.pointee.priv_data, name, value, 0)
+            guard rc >= 0 else { throw MediaPrepError.ffmpeg(.encodeFailed, "libx264 refused \(name)=\(value)", rc) }
+        }
+        let enc = try StreamEncoder(ff: ff, encoder: x264, name: "H.264") { c in
+            (c.pointee.width, c.pointee.height, c.pointee.pix_fmt) = (Int32(w), Int32(h), AV_PIX_FMT_YUV420P)
+            (c.pointee.time_base, c.pointee.framerate, c.pointee.sample_aspect_ratio) = (tb, fps, AVRational(num: 1, den: 1))
+            c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+            c.pointee.thread_count = 0
+            try option(c, "preset", plan.preset)
+            if rate > 0 {
+                // Average bit rate, two-pass with x264's statistics in `stats` when pass is 1 or 2.
+                c.pointee.bit_rate = Int64(rate)
+                if pass == 1 { c.pointee.flags |= AV_CODEC_FLAG_PASS1 }
+                if pass == 2 { c.pointee.flags |= AV_CODEC_FLAG_PASS2 }
+                if pass != 0, let stats { try option(c, "stats", stats) }
+            } else {
+                let rc = util.av_opt_set_double(c.pointee.priv_data, "crf", Double(plan.crf), 0)
+                guard rc >= 0 else { throw MediaPrepError.ffmpeg(.encodeFailed, "libx264 refused crf \(plan.crf)", rc) }
+                if let cap = plan.maxRate {
+                    c.pointee.rc_max_rate = Int64(cap)
+                    c.pointee.rc_buffer_size = Int32(clamping: cap * 2)
+                }
             }
-            return rc
         }
         encoder = enc
         return enc
@@ -282,11 +322,11 @@ private final class AudioLane {
     var output: UnsafeMutablePointer<AVStream>?
     var sink: ((UnsafeMutablePointer<AVPacket>, UnsafeMutablePointer<AVStream>, AVRational) throws -> Void)?
 
-    init(plan: VideoEncodePlan, decoder: FrameDecoder, api: UnsafePointer<cff_av>) throws {
+    init(plan: VideoEncodePlan, decoder: FrameDecoder, ff: FFmpeg) throws {
         self.decoder = decoder
         let channels = Int32(max(1, plan.audioChannels)), rate = Int32(plan.audioSampleRate)
-        encoder = try StreamEncoder.aac(api: api, sampleRate: rate, channels: channels, bitRate: Int32(plan.audioBitRate))
-        resampler = try AudioResampler(sampleRate: rate, channels: channels, frameSize: encoder.frameSize)
+        encoder = try StreamEncoder.aac(ff: ff, sampleRate: rate, channels: channels, bitRate: Int32(plan.audioBitRate))
+        resampler = try AudioResampler(ff: ff, sampleRate: rate, channels: channels, frameSize: encoder.frameSize)
     }
 
     /// Where the decoded sound has reached, in seconds from the stream start.

@@ -32,13 +32,13 @@ struct VoiceTranscoder {
         guard let stream = input.bestStream(AVMEDIA_TYPE_AUDIO) else {
             throw MediaPrepError(.noAudioStream, "no audio stream to make a voice note from")
         }
-        let api = input.api
+        let ff = input.ff
         let decoder = try FrameDecoder(input: input, stream: stream)
-        let encoder = try StreamEncoder.aac(api: api, sampleRate: Self.sampleRate, channels: 1, bitRate: bitRate)
-        let muxer = try MP4Muxer(api: api, format: "ipod", path: path)
+        let encoder = try StreamEncoder.aac(ff: ff, sampleRate: Self.sampleRate, channels: 1, bitRate: bitRate)
+        let muxer = try MP4Muxer(ff: ff, format: "ipod", path: path)
         let out = try muxer.addStream(for: encoder)
         try muxer.start()
-        let resampler = try AudioResampler(sampleRate: Self.sampleRate, channels: 1, frameSize: encoder.frameSize)
+        let resampler = try AudioResampler(ff: ff, sampleRate: Self.sampleRate, channels: 1, frameSize: encoder.frameSize)
         let tb = encoder.codec.pointee.time_base
         let write = { (p: UnsafeMutablePointer<AVPacket>) in try muxer.write(p, stream: out, from: tb) }
         let encode = { (f: UnsafeMutablePointer<AVFrame>) in try encoder.encode(f, sink: write) }

@@ -29,7 +29,7 @@ struct FrameStats {
     static func lumaSamples(_ f: UnsafeMutablePointer<AVFrame>) throws -> [Double] {
         let w = Int(f.pointee.width), h = Int(f.pointee.height)
         let fmt = AVPixelFormat(rawValue: f.pointee.format)
-        guard let desc = av_pix_fmt_desc_get(fmt), w > 0, h > 0 else { throw MediaPrepError(.corrupt, "frame has no size") }
+        guard let desc = try FFmpegLibraries.util().av_pix_fmt_desc_get(fmt), w > 0, h > 0 else { throw MediaPrepError(.corrupt, "frame has no size") }
         let d = desc.pointee
         let isPlanarYUV = d.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && d.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0
             && d.nb_components >= 3 && d.comp.0.depth == 8 && d.comp.0.plane == 0 && d.comp.0.step == 1

@@ -1,0 +1,92 @@
+import CFFmpeg
+import Synchronization
+
+/// FFmpeg's entry points, unwrapped once from the typed tables of `shim.h`: libavutil and libswscale
+/// (`util`, what scaling an image needs) and libavformat, libavcodec and libswresample (`media`).
+/// Copies of the tables are plain values; the libraries stay loaded for the process.
+struct FFmpeg: @unchecked Sendable {
+    let util: cff_util
+    let media: cff_media
+}
+
+/// Opens each group of FFmpeg libraries the first time an input needs it: loading libavutil alone
+/// pulls in X11, VA-API, VDPAU and OpenCL (~4 ms), libavcodec ~130 codec libraries (~35 ms).
+package enum FFmpegLibraries {
+    private struct Util: @unchecked Sendable { let table: cff_util }
+    private struct Media: @unchecked Sendable { let table: cff_media }
+
+    /// FFmpeg's log level to set when it is loaded (`AV_LOG_QUIET` = -8); nil leaves FFmpeg's own.
+    /// The process owner (the CLI) decides: a library does not change process-wide state by itself.
+    package static let logLevel = Mutex<Int32?>(nil)
+
+    // Loaded on whichever thread first needs them, so timed as a note, not a nested stage.
+    private static let utilTable: Result<Util, MediaPrepError> = Trace.noteTime("loaded libavutil, libswscale") {
+        load(cff_util_size(), cff_load_util, as: cff_util.self, "libavutil and libswscale").map { table in
+            if let level = logLevel.withLock({ $0 }) { table.av_log_set_level(level) }
+            return Util(table: table)
+        }
+    }
+
+    private static let mediaTable: Result<Media, MediaPrepError> = Trace.noteTime("loaded libavformat, libavcodec, libswresample") {
+        load(cff_media_size(), cff_load_media, as: cff_media.self, "libavformat, libavcodec and libswresample").map(Media.init)
+    }
+
+    private static func load<T>(_ size: Int, _ fill: (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int32) -> Int32,
+                                as: T.Type, _ what: String) -> Result<T, MediaPrepError> {
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<UnsafeRawPointer>.alignment)
+        defer { raw.deallocate() }
+        var err = [CChar](repeating: 0, count: 256)
+        guard fill(raw, &err, Int32(err.count)) == 0 else {
+            let text = String(decoding: err.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(MediaPrepError(.codecUnavailable, "FFmpeg's \(what) are not available: \(text)"))
+        }
+        return .success(raw.load(as: T.self))  // every member checked non-NULL by the loader
+    }
+
+    /// libavutil and libswscale, or `codecUnavailable` when they are missing.
+    static func util() throws -> cff_util { try utilTable.get().table }
+
+    /// Every FFmpeg library, or `codecUnavailable`.
+    static func all() throws -> FFmpeg { FFmpeg(util: try util(), media: try mediaTable.get().table) }
+
+    static func codecName(_ id: AVCodecID) -> String {
+        guard let ff = try? all(), let n = ff.media.avcodec_get_name(id) else { return "unknown" }
+        return String(cString: n)
+    }
+}
+
+extension MediaPrepError {
+    /// Wraps a negative libav* return code with FFmpeg's own text for it.
+    static func ffmpeg(_ code: MediaPrepError.Code, _ what: String, _ rc: Int32) -> MediaPrepError {
+        var buf = [CChar](repeating: 0, count: 128)
+        if let u = try? FFmpegLibraries.util() { _ = u.av_strerror(rc, &buf, buf.count) }
+        let text = String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return MediaPrepError(code, "\(what): \(text.isEmpty ? "error \(rc)" : text)")
+    }
+}
+
+/// A negative libav* return code, typed where callers branch on it (end of stream, try again).
+struct AVError: Error, Equatable {
+    let rc: Int32
+    static let eof = AVError(rc: cff_error_eof())
+    static let again = AVError(rc: cff_error_again())
+    /// The deadline polled by libavformat's loops passed.
+    static let exit = AVError(rc: cff_error_exit())
+    static let noMemory = AVError(rc: cff_error_enomem())
+    static let noSuchFile = AVError(rc: cff_averror(ENOENT))
+    static let invalid = AVError(rc: cff_averror(EINVAL))
+
+    /// Throws for a negative return code, else hands the value back.
+    @discardableResult
+    static func check(_ rc: Int32) throws(AVError) -> Int32 {
+        if rc < 0 { throw AVError(rc: rc) }
+        return rc
+    }
+
+    /// The error people see: a stable code, what was being done and FFmpeg's text (a passed deadline is `timeout`).
+    func media(_ code: MediaPrepError.Code, _ what: String) -> MediaPrepError {
+        self == .exit ? MediaPrepError(.timeout, "\(what): took too long") : MediaPrepError.ffmpeg(code, what, rc)
+    }
+}
+
+let AV_NOPTS = cff_nopts()

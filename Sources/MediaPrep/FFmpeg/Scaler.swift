@@ -1,0 +1,126 @@
+import CFFmpeg
+
+/// One swscale context, freed on every path; built through AVOptions so it can use swscale's slice
+/// threads (FFmpeg ≥ 5.0), and fed caller-owned memory that it neither copies nor frees.
+final class Scaler {
+    let util: cff_util
+    let context: OpaquePointer
+
+    /// A scaler from `sw`×`sh` in `sf` to `dw`×`dh` in `df` with `threads` slice threads.
+    init(util: cff_util, _ sw: Int, _ sh: Int, _ sf: AVPixelFormat, _ dw: Int, _ dh: Int, _ df: AVPixelFormat,
+         flags: Int32, threads: Int = 1) throws {
+        self.util = util
+        guard let c = util.sws_alloc_context() else { throw MediaPrepError(.resizeFailed, "out of memory for a scaler") }
+        let options: [(String, Int64)] = [("srcw", Int64(sw)), ("srch", Int64(sh)), ("src_format", Int64(sf.rawValue)),
+                                          ("dstw", Int64(dw)), ("dsth", Int64(dh)), ("dst_format", Int64(df.rawValue)),
+                                          ("sws_flags", Int64(flags)), ("threads", Int64(threads))]
+        for (name, value) in options { _ = util.av_opt_set_int(UnsafeMutableRawPointer(c), name, value, 0) }
+        guard util.sws_init_context(c, nil, nil) >= 0 else {
+            util.sws_freeContext(c)
+            throw MediaPrepError(.resizeFailed, "swscale cannot scale \(sw)×\(sh) to \(dw)×\(dh)")
+        }
+        context = c
+    }
+
+    /// An unthreaded scaler made the plain way (sws_getContext), as the packing stages and video frames use.
+    init(plain util: cff_util, _ sw: Int, _ sh: Int, _ sf: AVPixelFormat, _ dw: Int, _ dh: Int, _ df: AVPixelFormat,
+         flags: Int32) throws {
+        self.util = util
+        guard let c = util.sws_getContext(Int32(sw), Int32(sh), sf, Int32(dw), Int32(dh), df, flags, nil, nil, nil) else {
+            throw MediaPrepError(.resizeFailed, "swscale cannot scale \(sw)×\(sh) to \(dw)×\(dh)")
+        }
+        context = c
+    }
+
+    deinit { util.sws_freeContext(context) }
+
+    /// Plane pointers and strides for sws_scale: packed rows (one plane) or `planes` planes of w×h bytes.
+    typealias Planes = (pointers: [UnsafeMutablePointer<UInt8>?], strides: [Int32])
+
+    static func packed(_ base: UnsafeMutablePointer<UInt8>?, stride: Int) -> Planes {
+        ([base, nil, nil, nil], [Int32(stride), 0, 0, 0])
+    }
+
+    /// swscale's planar RGB order is G, B, R (and A), each plane `width`×`height` bytes.
+    static func planar(_ base: UnsafeMutablePointer<UInt8>?, width: Int, height: Int, planes: Int) -> Planes {
+        var p: [UnsafeMutablePointer<UInt8>?] = [nil, nil, nil, nil], s: [Int32] = [0, 0, 0, 0]
+        for i in 0..<min(planes, 4) { p[i] = base.map { $0 + i * width * height }; s[i] = Int32(width) }
+        return (p, s)
+    }
+
+    /// Source rows [y, y + h) into `dst` (sws_scale's slice interface: slices top to bottom).
+    func scale(_ src: Planes, y: Int, h: Int, into dst: Planes) throws {
+        let rc = src.pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { s in
+            dst.pointers.withUnsafeBufferPointer { d in
+                util.sws_scale(context, s.baseAddress, src.strides, Int32(y), Int32(h), d.baseAddress, dst.strides)
+            }
+        }
+        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale failed", rc) }
+    }
+
+    /// The whole of `src` (sw×sh, format `sf`) into `dst` (dw×dh, `df`) through sws_scale_frame, which
+    /// runs the context's slice threads. Both are wrapped as frames whose buffers own nothing.
+    func scaleFrame(_ src: Planes, _ sw: Int, _ sh: Int, _ sf: AVPixelFormat,
+                    into dst: Planes, _ dw: Int, _ dh: Int, _ df: AVPixelFormat) throws {
+        var input = util.av_frame_alloc(), output = util.av_frame_alloc()
+        defer { util.av_frame_free(&input); util.av_frame_free(&output) }
+        guard let i = input, let o = output else { throw MediaPrepError(.resizeFailed, "out of memory") }
+        try wrap(i, src, sw, sh, sf, readOnly: true)
+        try wrap(o, dst, dw, dh, df, readOnly: false)
+        let rc = util.sws_scale_frame(context, o, i)
+        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale failed", rc) }
+    }
+
+    /// Scales a decoded frame into `dst` through sws_scale_frame (the frame is referenced, not copied).
+    func scaleFrame(_ frame: UnsafePointer<AVFrame>, into dst: Planes, _ dw: Int, _ dh: Int, _ df: AVPixelFormat) throws {
+        var input = util.av_frame_alloc(), output = util.av_frame_alloc()
+        defer { util.av_frame_free(&input); util.av_frame_free(&output) }
+        guard let i = input, let o = output, util.av_frame_ref(i, frame) >= 0 else { throw MediaPrepError(.resizeFailed, "out of memory") }
+        try wrap(o, dst, dw, dh, df, readOnly: false)
+        let rc = util.sws_scale_frame(context, o, i)
+        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale cannot convert this frame", rc) }
+    }
+
+    private func wrap(_ f: UnsafeMutablePointer<AVFrame>, _ planes: Planes, _ w: Int, _ h: Int, _ format: AVPixelFormat,
+                      readOnly: Bool) throws {
+        let used = planes.pointers.enumerated().compactMap { i, p in p.map { (i, $0) } }
+        // One buffer reference covering the planes (they are one allocation), freeing nothing.
+        guard let first = used.first?.1 else { throw MediaPrepError(.resizeFailed, "no image memory") }
+        let size = used.map { i, _ in Int(planes.strides[i]) * h }.reduce(0, +)
+        guard let buf = util.av_buffer_create(first, size, { _, _ in }, nil, readOnly ? AV_BUFFER_FLAG_READONLY : 0) else {
+            throw MediaPrepError(.resizeFailed, "out of memory")
+        }
+        f.pointee.buf.0 = buf
+        withUnsafeMutableBytes(of: &f.pointee.data) { d in
+            for (i, p) in used { d.storeBytes(of: p, toByteOffset: i * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride, as: UnsafeMutablePointer<UInt8>?.self) }
+        }
+        withUnsafeMutableBytes(of: &f.pointee.linesize) { l in
+            for (i, _) in used { l.storeBytes(of: planes.strides[i], toByteOffset: i * 4, as: Int32.self) }
+        }
+        (f.pointee.width, f.pointee.height, f.pointee.format) = (Int32(w), Int32(h), format.rawValue)
+    }
+
+    /// YUV→RGB coefficients for the frame's colour space (BT.709 for HD video, not swscale's 601
+    /// default), and whether its YUV is full range (JPEG-style).
+    func matchColorspace(of f: UnsafePointer<AVFrame>) {
+        let cs: Int32 = switch f.pointee.colorspace {
+        case AVCOL_SPC_BT709: SWS_CS_ITU709
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: SWS_CS_BT2020
+        case AVCOL_SPC_SMPTE240M: SWS_CS_SMPTE240M
+        case AVCOL_SPC_FCC: SWS_CS_FCC
+        default: SWS_CS_DEFAULT
+        }
+        var inv: UnsafeMutablePointer<Int32>? = nil, table: UnsafeMutablePointer<Int32>? = nil
+        var srcRange: Int32 = 0, dstRange: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
+        guard util.sws_getColorspaceDetails(context, &inv, &srcRange, &table, &dstRange, &brightness, &contrast, &saturation) >= 0,
+              let coefficients = util.sws_getCoefficients(cs) else { return }
+        _ = util.sws_setColorspaceDetails(context, coefficients, Self.isFullRange(f) ? 1 : 0, table, dstRange,
+                                          brightness, contrast, saturation)
+    }
+
+    static func isFullRange(_ f: UnsafePointer<AVFrame>) -> Bool {
+        let fmt = AVPixelFormat(rawValue: f.pointee.format)
+        return f.pointee.color_range == AVCOL_RANGE_JPEG || fmt == AV_PIX_FMT_YUVJ420P || fmt == AV_PIX_FMT_YUVJ422P
+            || fmt == AV_PIX_FMT_YUVJ444P
+    }
+}
