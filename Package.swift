@@ -15,12 +15,18 @@ let package = Package(
         .systemLibrary(
             name: "CPng", path: "Sources/CPng", pkgConfig: "libpng16",
             providers: [.apt(["libpng-dev"])]),
+        // No pkgConfig: its link flags would load FFmpeg into every process. The headers are in
+        // Debian's default include path; the libraries are opened on first use (shim.h).
         .systemLibrary(
-            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libswscale",
+            name: "CFFmpeg", path: "Sources/CFFmpeg",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
+        // Link previews only: opened on first use (shim.h), for the same reason as FFmpeg.
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "UploadPlanner"),
         .target(
-            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "UploadPlanner"],
+            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "UploadPlanner"],
             linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(name: "mediaprep", dependencies: ["MediaPrep", "UploadPlanner"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

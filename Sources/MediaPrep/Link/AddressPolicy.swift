@@ -13,18 +13,21 @@ public struct AddressPolicy: Sendable {
     }
 
     /// Resolves `host` and refuses it if any address is loopback, private, link-local, multicast,
-    /// unspecified or otherwise not public. Checked again for every redirect.
-    public func check(host: String) throws {
-        if allowPrivateHosts || allowedHosts.contains(host.lowercased()) { return }
+    /// unspecified or otherwise not public. Checked again for every redirect. Returns the addresses
+    /// checked, for the connection to use (none when the host is trusted without a check).
+    @discardableResult
+    public func check(host: String) throws -> [Address] {
+        if allowPrivateHosts || allowedHosts.contains(host.lowercased()) { return [] }
         let addresses = try Self.resolve(host)
         guard !addresses.isEmpty else { throw MediaPrepError(.fetchFailed, "\(host) has no address") }
         for a in addresses where !Self.isPublic(a) {
             throw MediaPrepError(.blockedHost, "\(host) resolves to \(Self.format(a)), a non-public address (--allow-private-hosts to allow)")
         }
+        return addresses
     }
 
     /// One resolved address: 4 or 16 bytes.
-    typealias Address = [UInt8]
+    public typealias Address = [UInt8]
 
     static func resolve(_ host: String) throws -> [Address] {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
