@@ -30,9 +30,10 @@ public struct BatchPreparer: Sendable {
         preparer.pixelBudget = PixelBudget(capacity: opts.pixelBudget)
         preparer.stagesOutputs = true
         preparer.media = opts.media
+        preparer.xftp = opts.xftp
+        preparer.recipients = opts.recipients
         let relay = progress.map(ProgressRelay.init)
         if let relay { preparer.onProgress = { path, f in relay.fraction(f, of: path) } }
-        let planner = TransferPlanner(xftpAvailable: opts.xftp)
         let prep = preparer
         let started = StartCounter()
         var sequencer = MessageSequencer(options: opts)
@@ -55,15 +56,9 @@ public struct BatchPreparer: Sendable {
                     item.item.error = (error as? MediaPrepError) ?? MediaPrepError(.writeFailed, "\(error)")
                 }
             }
+            // The preparer checked it can travel before staging it; its exact plan needs the final name.
             if item.item.error == nil, let out = item.item.output, let bytes = prepared.bytes {
-                let plan = planner.plan(size: Int64(bytes), kind: prepared.kind, fileName: MessageSequencer.fileName(out),
-                                        recipients: opts.recipients)
-                if plan.method == .rejected {
-                    item.item.error = MediaPrepError(.overLimit, plan.reason ?? "cannot be sent")
-                    unlink(out)  // nothing is written for an input that cannot be sent
-                    item.item.output = nil
-                }
-                item.transfer = plan
+                item.transfer = prep.rules.transfer(size: bytes, kind: prepared.kind, fileName: MessageSequencer.fileName(out))
             }
             summary.inputs += 1
             if item.item.error == nil { summary.prepared += 1 } else { summary.failed += 1 }

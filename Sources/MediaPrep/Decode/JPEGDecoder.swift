@@ -36,6 +36,12 @@ public enum JPEGDecoder {
         return orientation.swapsDimensions ? (view.height, view.width) : (view.width, view.height)
     }
 
+    /// The size the pipeline decodes this JPEG at: shrunk on load to no less than the profile's view.
+    static func decodedSize(_ j: JPEGSource, profile: ImageProfile) -> (width: Int, height: Int) {
+        let (mw, mh) = minimumSize(j.header, orientation: j.orientation, profile: profile)
+        return decodedSize(j.header, options: DecodeOptions(minimumWidth: mw, minimumHeight: mh))
+    }
+
     /// The size `decode` produces for this header and these options (after DCT scaling).
     static func decodedSize(_ h: Header, options: DecodeOptions) -> (width: Int, height: Int) {
         let d = scaleDenominator(width: h.width, height: h.height, options: options)
@@ -62,32 +68,31 @@ public enum JPEGDecoder {
 
     /// - Parameter lumaOnly: decode just Y (JPEG's full-range BT.601 luma, the metric's "L"),
     ///   skipping chroma entirely; what scoring needs, at a fraction of the cost.
-    public static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions(), lumaOnly: Bool = false) throws -> DecodedImage {
-        try decodeWhileResizing(data, options: options, lumaOnly: lumaOnly, to: nil).decoded
+    package static func decode(_ data: [UInt8], parsed: JPEGSource? = nil, options: DecodeOptions = DecodeOptions(),
+                              lumaOnly: Bool = false) throws -> DecodedImage {
+        try decodeWhileResizing(data, parsed: parsed, options: options, lumaOnly: lumaOnly, to: nil).decoded
     }
 
     /// - Parameter size: a size to scale the decoded (stored-orientation) pixels to while later rows
     ///   are still being decoded (`RowPipeline`); not for CMYK, which is converted afterwards.
-    static func decodeWhileResizing(_ data: [UInt8], options: DecodeOptions, lumaOnly: Bool = false,
+    static func decodeWhileResizing(_ data: [UInt8], parsed: JPEGSource? = nil, options: DecodeOptions, lumaOnly: Bool = false,
                                     to size: ((Int, Int) -> (width: Int, height: Int)?)?) throws -> ResizedDecode {
-        let hdr = try header(data)
+        let src = try parsed ?? JPEGSource(data)
+        let hdr = src.header
         let d = scaleDenominator(width: hdr.width, height: hdr.height, options: options)
         let (w, ht) = decodedSize(hdr, options: options)
         guard w * ht <= options.maxPixels else {
             throw MediaPrepError(.tooManyPixels, "\(hdr.width)×\(hdr.height) is over the \(options.maxPixels)-pixel limit")
         }
-        // Huffman coding spends at least one bit per 8×8 luma block: a frame header claiming more
-        // blocks than the file has bits (65000×65000 in 43 KB) is refused before allocating.
-        let blocks = Double((hdr.width + 7) / 8) * Double((hdr.height + 7) / 8)
-        if !hdr.isArithmetic, Double(data.count) * 8 < blocks {
-            throw MediaPrepError(.truncated, "the frame header claims \(hdr.width)×\(hdr.height), more than \(data.count) bytes can hold")
-        }
         let gray = hdr.isGray || (lumaOnly && !hdr.isCMYK)
         let layout: PixelLayout = gray ? .gray : .rgb
         let space = hdr.isCMYK ? cjpeg_space_cmyk() : (gray ? cjpeg_space_gray() : cjpeg_space_rgb())
         let channels = hdr.isCMYK ? 4 : layout.channels
-        var out = PixelBuffer.storage(w * ht * channels)
-        let scaler: SliceResizer? = try JPEGDecoder.withReader(data, scale: d, space: space, width: w, height: ht, channels: channels) { reader in
+        // The reader refuses a frame header that claims more 8×8 blocks than the data has bits
+        // (65000×65000 in 43 KB) before anything is allocated here.
+        let (out, scaler): ([UInt8], SliceResizer?) = try JPEGDecoder.withReader(data, scale: d, space: space, width: w, height: ht,
+                                                                                 channels: channels) { reader in
+            var out = PixelBuffer.storage(w * ht * channels)
             var scaler: SliceResizer? = nil
             if !hdr.isCMYK, let s = size?(w, ht), (s.width, s.height) != (w, ht) {
                 scaler = try SliceResizer(width: w, height: ht, layout: layout, toWidth: s.width, height: s.height)
@@ -96,16 +101,16 @@ public enum JPEGDecoder {
                 guard let base = p.baseAddress else { return }
                 try RowPipeline.run(reader, into: base, scaler: scaler)
             }
-            return scaler
+            return (out, scaler)
         }
         let pixels: PixelBuffer
         if hdr.isCMYK {
-            pixels = CMYKConverter.toRGB(out, width: w, height: ht, adobeInverted: hasAdobeMarker(data))
+            pixels = CMYKConverter.toRGB(out, width: w, height: ht, adobeInverted: hasAdobeMarker(data, src.markers))
         } else {
             pixels = PixelBuffer(width: w, height: ht, layout: layout, storage: out)
         }
         let decoded = DecodedImage(pixels: pixels, format: .jpeg, sourceWidth: hdr.width, sourceHeight: hdr.height,
-                                   orientation: ExifOrientation.fromJPEG(data))
+                                   orientation: src.orientation)
         return ResizedDecode(decoded: decoded, scaled: scaler)
     }
 
@@ -120,9 +125,9 @@ public enum JPEGDecoder {
         }
     }
 
-    private static func hasAdobeMarker(_ data: [UInt8]) -> Bool {
+    private static func hasAdobeMarker(_ data: [UInt8], _ markers: JPEGMarkers) -> Bool {
         let adobe = Array("Adobe".utf8)
-        return JPEGMarkers(data).segments.contains { s in
+        return markers.segments.contains { s in
             s.marker == 0xEE && s.payload.count >= 5
                 && Array(data[s.payload.lowerBound..<s.payload.lowerBound + 5]) == adobe
         }

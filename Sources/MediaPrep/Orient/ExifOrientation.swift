@@ -6,9 +6,11 @@ public enum ExifOrientation: Int, Sendable, Codable, CaseIterable {
     public var swapsDimensions: Bool { rawValue >= 5 }
 
     /// Reads the orientation from a JPEG's Exif APP1; any damage means "up", never an error.
-    public static func fromJPEG(_ data: [UInt8]) -> ExifOrientation {
+    public static func fromJPEG(_ data: [UInt8]) -> ExifOrientation { fromJPEG(data, markers: JPEGMarkers(data)) }
+
+    static func fromJPEG(_ data: [UInt8], markers: JPEGMarkers) -> ExifOrientation {
         let exifHeader: [UInt8] = Array("Exif\0\0".utf8)
-        for s in JPEGMarkers(data).segments where s.marker == 0xE1 {
+        for s in markers.segments where s.marker == 0xE1 {
             let start = s.payload.lowerBound
             guard s.payload.count > 6 + 8, Array(data[start..<start + 6]) == exifHeader else { continue }
             return fromTIFF(data[(start + 6)..<s.payload.upperBound])

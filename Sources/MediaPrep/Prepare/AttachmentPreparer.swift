@@ -30,28 +30,35 @@ public struct AttachmentPreparer: Sendable {
         self.timestamp = timestamp
     }
 
+    /// Sending over XFTP (else SMP only) and to how many recipients: how outputs travel.
+    public var xftp = true
+    public var recipients = 1
+
+    /// The limits every decision reads, the same ones `SendCheck` reads.
+    var rules: SendRules {
+        var r = SendRules()
+        (r.profile, r.limits, r.maxPixels, r.media, r.xftp, r.recipients) = (profile, limits, maxPixels, media, xftp, recipients)
+        return r
+    }
+
     /// Never throws: a failure is recorded in the item so the rest of a batch goes on.
     public func prepare(path: String) -> PreparedItem {
         var item = PreparedItem(input: path, kind: .file)
         do {
             try cancellation?.check()
+            let rules = self.rules
             let source = try Trace.time("read and probe") { try MediaProbe.source(path: path, maxPixels: maxPixels) }
-            let probe = source.probe
-            item.kind = probe.kind
-            item.format = probe.format
+            let plan = SendPlanner.plan(source, rules)
+            item.kind = plan.kind
+            item.format = source.probe.format
+            if let e = plan.error { throw e }
             var charge: Int? = 0
             if let budget = pixelBudget {
                 charge = budget.acquire(source.decodedPixels(profile: profile), cancellation: cancellation)
             }
             guard let charged = charge else { throw MediaPrepError(.cancelled, "interrupted before this input started") }
             defer { pixelBudget?.release(charged) }
-            switch probe.kind {
-            case .image: try prepareImage(source, &item)
-            case .animatedImage: try prepareAnimated(source, &item)
-            case .video: try prepareVideo(source, &item)
-            case .voice: try prepareVoice(source, &item)
-            case .file: try prepareFile(path, probe, &item)
-            }
+            try carryOut(plan, source, &item)
         } catch let e as MediaPrepError {
             item.error = e
             item.output = nil
@@ -62,9 +69,48 @@ public struct AttachmentPreparer: Sendable {
         return item
     }
 
-    /// The last step of every kind: name the file now, or leave that to a batch.
-    private func place(_ item: inout PreparedItem, _ staged: StagedFile) throws {
-        if stagesOutputs { item.staged = staged } else { item.output = try staged.commit() }
+    private func carryOut(_ plan: SendPlan, _ source: ProbedSource, _ item: inout PreparedItem) throws {
+        let probe = source.probe
+        switch plan.action {
+        case .reject(let e):
+            throw e
+        case .keepJPEG(let route):
+            try prepareImage(source, keep: route, &item)
+        case .encodeImage:
+            try prepareImage(source, keep: nil, &item)
+        case .copy(keepName: true):
+            try prepareFile(probe, &item)
+        case .copy:
+            switch plan.kind {
+            case .animatedImage: try sendAnimated(source, &item)
+            case .voice: try sendVoice(probe, &item)
+            default: try sendVideo(source, &item)
+            }
+        case .remux(let budget, let fallback):
+            try remuxVideo(source, budget: budget, fallback: fallback, &item)
+        case .transcodeVideo(let t):
+            item.kind = .video
+            try finishVideo(try transcodeVideo(probe, t, &item), &item)
+        case .transcodeVoice(let rate, let budget):
+            try transcodeVoice(source, bitRate: rate, budget: budget, &item)
+        }
+    }
+
+    /// The last step of every kind: checked to be sendable (nothing is named that cannot go), then
+    /// named now, or left for a batch to name in input order.
+    private func place(_ item: inout PreparedItem, _ staged: StagedFile, size: Int) throws {
+        let transfer = rules.transfer(size: size, kind: item.kind, fileName: staged.base + "." + staged.ext)
+        guard transfer.method != .rejected else {
+            staged.discard()
+            throw MediaPrepError(.overLimit, transfer.reason ?? "cannot be sent")
+        }
+        if stagesOutputs {
+            item.staged = staged
+        } else {
+            let out = try staged.commit()
+            item.output = out
+            item.transfer = rules.transfer(size: size, kind: item.kind, fileName: MessageSequencer.fileName(out))
+        }
     }
 
     /// A file an encoder or muxer writes: staged, probed (what is sent is what the message then
@@ -76,29 +122,37 @@ public struct AttachmentPreparer: Sendable {
                                                     cancellation: cancellation, produce: write)
         let made: ProbeResult
         do {
-            made = try MediaProbe.probe(path: staged.temporaryPath)
+            made = try MediaProbe.probe(path: staged.temporaryPath, thorough: false)
             try inspect(staged.temporaryPath)
         } catch {
             staged.discard()
             throw error
         }
-        try place(&item, staged)
+        try place(&item, staged, size: made.bytes)
         return made
+    }
+
+    /// The input's own bytes under a message's name.
+    private func copy(_ probe: ProbeResult, _ item: inout PreparedItem, base: String, ext: String) throws {
+        try place(&item, try OutputWriter.stageCopy(from: probe.path, directory: outputDirectory, base: base, ext: ext,
+                                                    cancellation: cancellation), size: probe.bytes)
+        item.route = .original
+        item.bytes = probe.bytes
     }
 
     private func name(_ kind: UploadContentKind) -> String {
         "\(FileNaming.prefix(for: kind))_\(FileNaming.stamp(timestamp))"
     }
 
-    private func prepareImage(_ source: ProbedSource, _ item: inout PreparedItem) throws {
+    private func prepareImage(_ source: ProbedSource, keep: PrepareRoute?, _ item: inout PreparedItem) throws {
         var preparer = ImagePreparer(profile: profile, maxPixels: maxPixels)
         preparer.threads = threads
         preparer.cancellation = cancellation
-        let p = try preparer.prepare(source: source)
+        let p = try preparer.prepare(source: source, keep: keep)
         let ext = p.format == .png ? "png" : "jpg"
         try Trace.time("write output") {
             try place(&item, try OutputWriter.stage(p.data, directory: outputDirectory, base: name(.image), ext: ext,
-                                                    cancellation: cancellation))
+                                                    cancellation: cancellation), size: p.data.count)
         }
         item.bytes = p.data.count
         (item.width, item.height) = (p.width, p.height)
@@ -110,67 +164,55 @@ public struct AttachmentPreparer: Sendable {
         item.content = .image(text: "", image: p.preview)
     }
 
-    /// Animated GIFs go as their original bytes (re-encoding would lose frames or grow them), except
-    /// where the destination does not animate them (Bluesky): there they become a short H.264 video.
-    private func prepareAnimated(_ source: ProbedSource, _ item: inout PreparedItem) throws {
+    private func sendAnimated(_ source: ProbedSource, _ item: inout PreparedItem) throws {
         let probe = source.probe
-        if profile.animatedAsVideo {
-            item.kind = .video
-            return try prepareVideo(source, &item, forceTranscode: true)
-        }
         let first = try source.firstFrame
             ?? FFmpegImageDecoder.decode(path: probe.path, format: probe.format, options: DecodeOptions(maxPixels: maxPixels)).image
         let preview = try PreviewMaker.make(from: first.pixels, maxLength: profile.previewMaxLength)
-        try place(&item, try OutputWriter.stageCopy(from: probe.path, directory: outputDirectory, base: name(.animatedImage),
-                                                    ext: "gif", cancellation: cancellation))
-        item.bytes = probe.bytes
+        try copy(probe, &item, base: name(.animatedImage), ext: "gif")
         (item.width, item.height) = (probe.width, probe.height)
         item.preview = preview
-        item.route = .original
         item.autoReceive = probe.bytes <= limits.maxImageSizeAutoReceive
         item.content = .image(text: "", image: preview)
     }
 
-    /// MP4/MOV with H.264/HEVC and AAC goes as it is; the same codecs in Matroska/WebM are moved
-    /// into an MP4 untouched (iPhones cannot open MKV); anything else (VP9, AV1, Opus…) is
-    /// transcoded to H.264 + AAC. A byte budget re-encodes whatever is over it. The preview and the
-    /// duration come from the file that is sent.
-    private func prepareVideo(_ source: ProbedSource, _ item: inout PreparedItem, forceTranscode: Bool = false) throws {
+    private var thumbnailer: VideoThumbnailer { VideoThumbnailer(maxSide: thumbnailSide) }
+
+    private func sendVideo(_ source: ProbedSource, _ item: inout PreparedItem) throws {
         let original = source.probe
-        try checkTransferable(original)
-        let budget = media.videoMaxBytes ?? profile.maxVideoBytes
-        let compatibility = forceTranscode ? .needsTranscode : media.video == .original ? .playable : VideoCompatibility.of(original)
-        let fits = budget.map { original.bytes <= $0 } ?? true
+        let thumb = try source.media.map { try thumbnailer.thumbnail(input: $0, path: original.path) }
+            ?? thumbnailer.thumbnail(path: original.path)
+        try copy(original, &item, base: name(.video), ext: Self.ext(original, original.path))
+        try finishVideo((original, thumb), &item)
+    }
+
+    /// Over the budget, the remuxed file is transcoded instead (the plan's fallback).
+    private func remuxVideo(_ source: ProbedSource, budget: Int?, fallback: VideoTranscodePlan?, _ item: inout PreparedItem) throws {
+        let original = source.probe
         var thumb: VideoThumbnail?
-        let thumbnailer = VideoThumbnailer(maxSide: thumbnailSide)
-        let probe: ProbeResult
-        switch (compatibility, fits) {
-        case (.playable, true):
-            thumb = try source.media.map { try thumbnailer.thumbnail(input: $0, path: original.path) }
-                ?? thumbnailer.thumbnail(path: original.path)
-            try place(&item, try OutputWriter.stageCopy(from: original.path, directory: outputDirectory, base: name(.video),
-                                                        ext: Self.ext(original, original.path), cancellation: cancellation))
-            item.route = .original
-            probe = original
-        case (.playable, false) where media.video == .original:
-            throw MediaPrepError(.overLimit, "\(original.bytes) bytes is over the \(budget ?? 0)-byte video budget (--video original does not re-encode)")
-        case (.remux, true):
-            do {
-                let input = try MediaInput(path: original.path)
-                probe = try produce(&item, kind: .video, ext: "mp4", { tmp in
-                    try VideoRemuxer().remux(input, to: tmp)
-                    if let budget, try FileBytes.size(tmp) > budget { throw RemuxTooLarge() }
-                }, inspect: { tmp in thumb = try thumbnailer.thumbnail(path: tmp) })
-                item.route = .remuxed
-            } catch is RemuxTooLarge {
-                probe = try transcodeVideo(original, budget: budget, &item, thumbnail: &thumb, thumbnailer: thumbnailer)
+        let made: ProbeResult
+        do {
+            let input = try MediaInput(path: original.path)
+            made = try produce(&item, kind: .video, ext: "mp4", { tmp in
+                try VideoRemuxer().remux(input, to: tmp)
+                if let budget, try FileBytes.size(tmp) > budget { throw RemuxTooLarge() }
+            }, inspect: { tmp in thumb = try thumbnailer.thumbnail(path: tmp) })
+            item.route = .remuxed
+        } catch is RemuxTooLarge {
+            guard let fallback else {
+                throw MediaPrepError(.overLimit, "the remuxed video is over the \((budget ?? 0).formatted)-byte budget and no encode fits it")
             }
-        default:
-            probe = try transcodeVideo(original, budget: budget, &item, thumbnail: &thumb, thumbnailer: thumbnailer)
+            return try finishVideo(try transcodeVideo(original, fallback, &item), &item)
         }
+        try finishVideo((made, thumb), &item)
+    }
+
+    /// The preview and the duration come from the file that is sent.
+    private func finishVideo(_ sent: (probe: ProbeResult, thumbnail: VideoThumbnail?), _ item: inout PreparedItem) throws {
         try cancellation?.check()
-        guard let t = thumb else { throw MediaPrepError(.corrupt, "no frame of the video could be decoded") }
+        guard let t = sent.thumbnail else { throw MediaPrepError(.corrupt, "no frame of the video could be decoded") }
         let preview = try PreviewMaker.make(from: t.pixels, maxLength: profile.previewMaxLength)
+        let probe = sent.probe
         let duration = Int(probe.durationSeconds ?? 0)  // truncated, as SimpleX does
         item.format = probe.format
         item.bytes = probe.bytes
@@ -181,97 +223,72 @@ public struct AttachmentPreparer: Sendable {
         item.content = .video(text: "", image: preview, duration: duration)
     }
 
-    /// H.264 + AAC in MP4 at constant quality, or fitted to `budget` (two-pass x264).
-    private func transcodeVideo(_ original: ProbeResult, budget: Int?, _ item: inout PreparedItem,
-                                thumbnail: inout VideoThumbnail?, thumbnailer: VideoThumbnailer) throws -> ProbeResult {
-        let source = VideoSource(probe: original)
-        var plan = VideoEncodePlan.compatible(source)
-        var fallback: VideoEncodePlan? = nil
-        if let budget { (plan, fallback) = try VideoBudget.plan(source, maxBytes: budget) }
-        var transcoder = VideoTranscoder(plan: plan)
+    /// H.264 + AAC in MP4 at constant quality, or fitted to the plan's budget (two-pass x264).
+    private func transcodeVideo(_ original: ProbeResult, _ t: VideoTranscodePlan,
+                                _ item: inout PreparedItem) throws -> (probe: ProbeResult, thumbnail: VideoThumbnail?) {
+        var transcoder = VideoTranscoder(plan: t.plan)
         transcoder.cancellation = cancellation
         transcoder.threads = max(threads, 2)
         let path = original.path
         if let report = onProgress { transcoder.progress = { report(path, $0) } }
         var shot: VideoThumbnail?
         let made = try produce(&item, kind: .video, ext: "mp4", { tmp in
-            _ = try transcoder.transcode(source: path, to: tmp, maxBytes: budget, fallback: fallback)
+            _ = try transcoder.transcode(source: path, to: tmp, maxBytes: t.budget, fallback: t.fallback)
         }, inspect: { tmp in shot = try thumbnailer.thumbnail(path: tmp) })
-        thumbnail = shot
         item.route = .encoded
-        return made
+        return (made, shot)
     }
 
-    /// AAC in M4A/MP4 goes as it is; any other audio becomes the app's own format (AAC-LC .m4a,
-    /// mono, 16 kHz, 32 kbit/s), since iPhones cannot play Opus, Vorbis, FLAC or WAV notes. With a
-    /// budget, a note over it is encoded at the rate that fits (never below 16 kbit/s).
-    private func prepareVoice(_ source: ProbedSource, _ item: inout PreparedItem) throws {
-        var probe = source.probe
-        let path = probe.path
-        let seconds = probe.durationSeconds ?? 0
-        guard seconds <= Double(limits.maxVoiceMessageSeconds) else {
-            throw MediaPrepError(.voiceTooLong, String(format: "%.1f s is over the %d s voice message limit", seconds, limits.maxVoiceMessageSeconds))
-        }
+    private func sendVoice(_ probe: ProbeResult, _ item: inout PreparedItem) throws {
+        try copy(probe, &item, base: name(.voice), ext: Self.ext(probe, probe.path))
+        finishVoice(probe, &item)
+    }
+
+    /// Into the app's own voice format; over the budget by a little (the encoder's rate is not exact
+    /// at low rates), once more at a rate scaled down.
+    private func transcodeVoice(_ source: ProbedSource, bitRate: Int32, budget: Int?, _ item: inout PreparedItem) throws {
+        let path = source.probe.path
         var voice = VoiceTranscoder()
-        if let budget = media.voiceMaxBytes {
-            guard let rate = VoiceTranscoder.bitRate(fitting: budget, seconds: seconds) else {
-                throw MediaPrepError(.overLimit, String(format: "%.1f s of voice cannot fit %d bytes even at %d kbit/s",
-                                                        seconds, budget, VoiceTranscoder.minimumBitRate / 1000))
+        voice.bitRate = bitRate
+        let input = try source.media ?? MediaInput(path: path)
+        let made = try produce(&item, kind: .voice, ext: "m4a") { tmp in
+            try voice.transcode(input, to: tmp, cancellation: cancellation)
+            guard let budget else { return }
+            let size = try FileBytes.size(tmp)
+            guard size > budget else { return }
+            var again = voice
+            again.bitRate = Int32(Double(voice.bitRate) * Double(budget) / Double(size) * 0.93)
+            guard again.bitRate >= VoiceTranscoder.minimumBitRate else {
+                throw MediaPrepError(.overLimit, "the voice note came out at \(size) bytes, over the \(budget)-byte budget")
             }
-            voice.bitRate = rate
+            try again.transcode(try MediaInput(path: path), to: tmp, cancellation: cancellation)
+            let second = try FileBytes.size(tmp)
+            if second > budget { throw MediaPrepError(.overLimit, "the voice note came out at \(second) bytes, over the \(budget)-byte budget") }
         }
-        if VoiceTranscoder.playsAsIs(probe), probe.bytes <= media.voiceMaxBytes ?? Int.max {
-            try place(&item, try OutputWriter.stageCopy(from: path, directory: outputDirectory, base: name(.voice),
-                                                        ext: Self.ext(probe, path), cancellation: cancellation))
-            item.route = .original
-        } else {
-            let input = try source.media ?? MediaInput(path: path)
-            probe = try produce(&item, kind: .voice, ext: "m4a") { tmp in
-                try voice.transcode(input, to: tmp, cancellation: cancellation)
-                guard let budget = media.voiceMaxBytes else { return }
-                // Over by a little (the encoder's rate is not exact at low rates): once more, scaled down.
-                let size = try FileBytes.size(tmp)
-                guard size > budget else { return }
-                var again = voice
-                again.bitRate = Int32(Double(voice.bitRate) * Double(budget) / Double(size) * 0.93)
-                guard again.bitRate >= VoiceTranscoder.minimumBitRate else {
-                    throw MediaPrepError(.overLimit, "the voice note came out at \(size) bytes, over the \(budget)-byte budget")
-                }
-                try again.transcode(try MediaInput(path: path), to: tmp, cancellation: cancellation)
-                let second = try FileBytes.size(tmp)
-                if second > budget { throw MediaPrepError(.overLimit, "the voice note came out at \(second) bytes, over the \(budget)-byte budget") }
-            }
-            item.route = .encoded
-            item.format = .m4a
-        }
-        let duration = Int((probe.durationSeconds ?? seconds).rounded())
-        item.bytes = probe.bytes
+        item.route = .encoded
+        item.format = .m4a
+        finishVoice(made, &item, source: source.probe)
+    }
+
+    private func finishVoice(_ made: ProbeResult, _ item: inout PreparedItem, source: ProbeResult? = nil) {
+        let duration = Int((made.durationSeconds ?? source?.durationSeconds ?? 0).rounded())
+        item.bytes = made.bytes
         item.durationSeconds = duration
-        item.autoReceive = probe.bytes <= limits.maxVoiceSizeAutoReceive
+        item.autoReceive = made.bytes <= limits.maxVoiceSizeAutoReceive
         item.content = .voice(text: "", duration: duration)
     }
 
     /// Plain files keep their own name (made unique), as the app sends documents.
-    private func prepareFile(_ path: String, _ probe: ProbeResult, _ item: inout PreparedItem) throws {
-        try checkTransferable(probe)
-        let file = path.split(separator: "/").last.map(String.init) ?? "file"
+    private func prepareFile(_ probe: ProbeResult, _ item: inout PreparedItem) throws {
+        let file = probe.path.split(separator: "/").last.map(String.init) ?? "file"
         var base = file, ext = ""
         if let dot = file.lastIndex(of: "."), dot != file.startIndex {
             base = String(file[..<dot])
             ext = String(file[file.index(after: dot)...])
         }
-        try place(&item, try OutputWriter.stageCopy(from: path, directory: outputDirectory, base: base, ext: ext,
-                                                    cancellation: cancellation))
-        item.bytes = probe.bytes
-        item.route = .original
+        try copy(probe, &item, base: base, ext: ext)
         item.autoReceive = false
         item.content = .file(text: "")
-    }
-
-    private func checkTransferable(_ probe: ProbeResult) throws {
-        if Int64(probe.bytes) > limits.maxFileSizeXFTP {
-            throw MediaPrepError(.overLimit, "\(probe.bytes) bytes is over the \(limits.maxFileSizeXFTP)-byte file limit")
-        }
     }
 
     static func ext(_ probe: ProbeResult, _ path: String) -> String {

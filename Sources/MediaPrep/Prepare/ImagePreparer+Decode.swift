@@ -7,7 +7,7 @@ extension ImagePreparer {
     /// faster, so only JPEGs that will surely need the view (over twice its size after DCT
     /// scaling) do it (measured: Shell-5120.jpg 141 → 151 ms, YellowFlower.jpg 128 → 151 ms when
     /// every JPEG did). Sources scaled in another orientation or to another size give no view.
-    func decodeScalingToView(_ data: [UInt8], header: JPEGDecoder.Header?, orientation: ExifOrientation, format: MediaFormat,
+    func decodeScalingToView(_ data: [UInt8], jpeg: JPEGSource?, format: MediaFormat,
                              already: DecodedImage?, options: DecodeOptions) throws -> (DecodedImage, SliceResizer?) {
         if let already { return (already, nil) }
         let profile = self.profile
@@ -19,15 +19,18 @@ extension ImagePreparer {
                     return (v.width, v.height)
                 }
             }
-        } else if threads > 1, format == .jpeg, let h = header, !h.isCMYK, orientation == .up,
-                  JPEGDecoder.viewIsCertain(h, options: options, view: profile.viewSize(width: h.width, height: h.height)) {
-            let v = profile.viewSize(width: h.width, height: h.height)
+        } else if threads > 1, let j = jpeg, !j.header.isCMYK, j.orientation == .up,
+                  JPEGDecoder.viewIsCertain(j.header, options: options, view: profile.viewSize(width: j.header.width, height: j.header.height)) {
+            let v = profile.viewSize(width: j.header.width, height: j.header.height)
             result = try Trace.time("decode, resizing to view beside it") {
-                try JPEGDecoder.decodeWhileResizing(data, options: options) { _, _ in (v.width, v.height) }
+                try JPEGDecoder.decodeWhileResizing(data, parsed: j, options: options) { _, _ in (v.width, v.height) }
             }
         }
         guard let r = result else {
-            return (try Trace.time("decode") { try ImageLoader.load(data: data, path: nil, options: options) }, nil)
+            return (try Trace.time("decode") {
+                if let j = jpeg { return try JPEGDecoder.decode(data, parsed: j, options: options) }
+                return try ImageLoader.load(data: data, path: nil, options: options)
+            }, nil)
         }
         let view = profile.viewSize(width: r.decoded.displayWidth, height: r.decoded.displayHeight)
         let usable = r.decoded.orientation == .up && r.scaled.map { ($0.width, $0.height) == (view.width, view.height) } == true

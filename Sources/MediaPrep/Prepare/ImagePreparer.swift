@@ -16,41 +16,50 @@ public struct ImagePreparer: Sendable {
         try prepare(source: try MediaProbe.source(path: path, maxPixels: decode.maxPixels))
     }
 
+    /// Plans as `prepare` does (keep or encode), then carries it out.
+    package func prepare(source: ProbedSource) throws -> PreparedImage {
+        var rules = SendRules()
+        (rules.profile, rules.maxPixels) = (profile, decode.maxPixels)
+        let plan = SendPlanner.plan(source, rules)
+        if let e = plan.error { throw e }
+        if case .keepJPEG(let route) = plan.action { return try prepare(source: source, keep: route) }
+        return try prepare(source: source, keep: nil)
+    }
+
     public func prepare(data: [UInt8], path: String?) throws -> PreparedImage {
         let format = FormatSniffer.sniff(data)
         switch format {
-        case .jpeg:
-            let h = try JPEGDecoder.header(data)
-            return try prepare(data: data, header: h, orientation: ExifOrientation.fromJPEG(data), format: format, decoded: nil)
-        case .png:
-            return try prepare(data: data, header: nil, orientation: .up, format: format, decoded: nil)
+        case .jpeg, .png:
+            return try prepare(source: try MediaProbe.source(data: data, name: path ?? "the data"))
         default:
             let decoded = try ImageLoader.load(data: data, path: path, options: decode)
-            return try prepare(data: data, header: nil, orientation: decoded.orientation, format: format, decoded: decoded)
+            return try prepare(data: data, jpeg: nil, keep: nil, format: format, decoded: decoded)
         }
     }
 
-    /// From the one pass `MediaProbe.source` made: nothing is read or parsed again.
-    public func prepare(source: ProbedSource) throws -> PreparedImage {
+    /// From the one pass `MediaProbe.source` made (nothing is read or parsed again), as the plan
+    /// says: `keep` a JPEG by that route (re-encoded if a rotation cannot be done perfectly), or encode.
+    package func prepare(source: ProbedSource, keep: PrepareRoute?) throws -> PreparedImage {
         guard source.probe.kind == .image || source.probe.kind == .animatedImage else {
             throw MediaPrepError(.unsupportedFormat, "not an image this tool decodes (\(source.probe.format.rawValue))")
         }
-        return try prepare(data: source.data ?? [], header: source.jpegHeader, orientation: source.probe.orientation,
-                           format: source.probe.format, decoded: source.firstFrame)
+        return try prepare(data: source.data ?? [], jpeg: source.jpeg, keep: keep, format: source.probe.format,
+                           decoded: source.firstFrame)
     }
 
-    private func prepare(data: [UInt8], header: JPEGDecoder.Header?, orientation: ExifOrientation, format: MediaFormat,
+    private func prepare(data: [UInt8], jpeg: JPEGSource?, keep: PrepareRoute?, format: MediaFormat,
                          decoded already: DecodedImage?) throws -> PreparedImage {
         try cancellation?.check()
-        if let h = header, let kept = try Trace.time("keep the JPEG as it is?", { try keepJPEG(data, header: h, orientation: orientation) }) {
+        if let j = jpeg, let route = keep, let kept = try Trace.time("keep the JPEG as it is", { try keepJPEG(data, j, route) }) {
             return kept
         }
+        let header = jpeg?.header
         // Shrink-on-load only needs to keep the view size: work out the source size first.
         var options = decode
         if let h = header {
-            (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(h, orientation: orientation, profile: profile)
+            (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(h, orientation: jpeg?.orientation ?? .up, profile: profile)
         }
-        let (decoded, scaled) = try decodeScalingToView(data, header: header, orientation: orientation, format: format,
+        let (decoded, scaled) = try decodeScalingToView(data, jpeg: jpeg, format: format,
                                                          already: already, options: options)
         try cancellation?.check()
         let upright = Trace.time("orient") { Orienter.apply(decoded.orientation, to: decoded.pixels) }
@@ -107,28 +116,20 @@ public struct ImagePreparer: Sendable {
                              quality: result.quality, route: .encoded, preview: preview, sourceFormat: format)
     }
 
-    /// A JPEG already within budget, RGB/gray and within the side cap is sent without
-    /// re-encoding: as it is, with its metadata segments cut out, or turned upright in the DCT
-    /// domain when Exif rotates it (if its edges allow a perfect transform).
-    func keepJPEG(_ data: [UInt8], header h: JPEGDecoder.Header, orientation: ExifOrientation) throws -> PreparedImage? {
-        guard data.count <= profile.maxBytes else { return nil }
-        guard !h.isCMYK, max(h.width, h.height) <= profile.maxSide ?? Int.max else { return nil }
-        let markers = JPEGMarkers(data)
-        let clean = markers.metadataSegments(in: data).isEmpty && markers.extraneousBytes == 0
-        let route: PreparedImage.Route
+    /// A JPEG the plan keeps: as it is, with its metadata segments cut out, or turned upright in the
+    /// DCT domain when Exif rotates it (nil when its edges do not allow a perfect transform).
+    func keepJPEG(_ data: [UInt8], _ j: JPEGSource, _ route: PrepareRoute) throws -> PreparedImage? {
         let kept: [UInt8]?
-        if orientation != .up {
-            route = .rotated
-            kept = try JPEGRotator.upright(data, orientation: orientation).flatMap { $0.count <= profile.maxBytes ? $0 : nil }
-        } else {
-            route = clean ? .untouched : .stripped
-            kept = clean ? data : JPEGStripper.strip(data)
+        switch route {
+        case .rotated: kept = try JPEGRotator.upright(data, orientation: j.orientation).flatMap { $0.count <= profile.maxBytes ? $0 : nil }
+        case .stripped: kept = JPEGStripper.strip(data, markers: j.markers)
+        default: kept = data
         }
         guard let out = kept else { return nil }
-        let (w, ht) = orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
+        let (w, ht) = j.displaySize
         // Decoding proves the file is whole; at preview scale it is cheap.
-        let small = try JPEGDecoder.decode(out, options: DecodeOptions(maxPixels: decode.maxPixels, minimumWidth: min(w, 384),
-                                                                       minimumHeight: min(ht, 384)))
+        let small = try JPEGDecoder.decode(out, parsed: route == .untouched ? j : nil,
+                                           options: DecodeOptions(maxPixels: decode.maxPixels, minimumWidth: min(w, 384), minimumHeight: min(ht, 384)))
         let preview = try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength)
         return PreparedImage(data: out, format: .jpeg, width: w, height: ht, quality: nil,
                              route: route, preview: preview, sourceFormat: .jpeg)

@@ -20,6 +20,8 @@ public struct PreparedItem: Sendable {
     /// The message content without text; the composer adds text to the last one.
     public var content: MsgContent?
     public var error: MediaPrepError?
+    /// How the named output travels (computed once it has its final name).
+    public var transfer: TransferPlan?
     /// With `AttachmentPreparer.stagesOutputs`: the file, written but not yet named (`output` is nil until then).
     public var staged: StagedFile?
 

@@ -2,52 +2,13 @@ import CFFmpeg
 
 /// Classifies and measures any file: images natively, audio and video through libavformat.
 public enum MediaProbe {
-    /// - Parameter thorough: also scan pixels for real transparency; preparation does not need it,
-    ///   and skipping it avoids decoding a large photo twice.
+    /// - Parameter thorough: also decode a JPEG or PNG, proving it whole and finding real
+    ///   transparency; deciding what to do with a file needs neither.
     public static func probe(path: String, thorough: Bool = true) throws -> ProbeResult {
-        let size = try FileBytes.size(path)
-        guard size > 0 else { throw MediaPrepError(.emptyInput, "\(path) is empty") }
-        let format = FormatSniffer.sniff(try FileBytes.head(path))
-        var r = ProbeResult(path: path, kind: .file, format: format, bytes: size)
-        switch format {
-        case .jpeg where !thorough:
-            // Exif and the frame header sit at the start; a large Exif thumbnail can push the
-            // frame header further, and then the whole file is read after all.
-            var data = try FileBytes.head(path, count: 262_144)
-            let h: JPEGDecoder.Header
-            if let quick = try? JPEGDecoder.header(data) { h = quick } else {
-                data = try FileBytes.read(path)
-                h = try JPEGDecoder.header(data)
-            }
-            r.orientation = ExifOrientation.fromJPEG(data)
-            (r.width, r.height) = r.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
-            r.kind = .image
-            r.frameCount = 1
-        case .png where !thorough:  // PNG is always a still image; IHDR holds its size
-            if let (w, h) = PNGHeader.size(try FileBytes.head(path, count: 24)) { (r.width, r.height) = (w, h) }
-            r.kind = .image
-            r.frameCount = 1
-        case .jpeg, .png:
-            let d = try ImageLoader.load(path: path)
-            r.kind = .image
-            r.width = d.displayWidth
-            r.height = d.displayHeight
-            r.orientation = d.orientation
-            r.hasAlpha = AlphaOps.hasRealAlpha(d.pixels)
-            r.frameCount = 1
-        case .gif, .webp, .bmp, .tiff:
-            let d = try FFmpegImageDecoder.decode(path: path, format: format, countFrames: format == .gif)
-            r.animated = d.frameCount > 1
-            r.kind = r.animated ? .animatedImage : .image
-            r.width = d.image.displayWidth
-            r.height = d.image.displayHeight
-            r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
-            r.frameCount = d.frameCount
-            r.videoCodec = format.rawValue
-        case _ where format.isAudioVisual:
-            try probeAV(input: try MediaInput(path: path), path: path, into: &r)
-        default:
-            r.kind = .file
+        let s = try source(path: path, depth: thorough ? .whole : .headers(wholeUpTo: 0))
+        var r = s.probe
+        if thorough, let data = s.data {
+            r.hasAlpha = AlphaOps.hasRealAlpha(try ImageLoader.load(data: data, path: path, options: DecodeOptions()).pixels)
         }
         return r
     }

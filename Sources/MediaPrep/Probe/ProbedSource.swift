@@ -2,11 +2,14 @@
 ///
 /// `@unchecked Sendable`: the opened container is used by one thread at a time, handed from the
 /// probing stage to the preparing stage and never shared.
-public struct ProbedSource: @unchecked Sendable {
-    public internal(set) var probe: ProbeResult
-    /// The whole file, for JPEG and PNG (the image pipeline needs every byte anyway).
+package struct ProbedSource: @unchecked Sendable {
+    package internal(set) var probe: ProbeResult
+    /// JPEG and PNG: the whole file (`ProbeDepth.whole`), or its start (`headers`).
     let data: [UInt8]?
-    let jpegHeader: JPEGDecoder.Header?
+    /// True when `data` is the whole file.
+    let isWhole: Bool
+    /// JPEG: header, segments, orientation and metadata, parsed once.
+    let jpeg: JPEGSource?
     /// GIF, WebP, BMP, TIFF: the first frame, decoded while probing.
     let firstFrame: DecodedImage?
     /// Audio and video: the opened container, read on by the thumbnailer.
@@ -14,13 +17,12 @@ public struct ProbedSource: @unchecked Sendable {
 
     /// Pixels the image pipeline will hold decoded at once, after JPEG shrink-on-load to the
     /// view size; what a batch's memory budget is charged.
-    public func decodedPixels(profile: ImageProfile) -> Int {
+    package func decodedPixels(profile: ImageProfile) -> Int {
         guard let w = probe.width, let h = probe.height else { return 0 }
         switch probe.kind {
         case .image:
-            if let header = jpegHeader {
-                let (mw, mh) = JPEGDecoder.minimumSize(header, orientation: probe.orientation, profile: profile)
-                let size = JPEGDecoder.decodedSize(header, options: DecodeOptions(minimumWidth: mw, minimumHeight: mh))
+            if let j = jpeg {
+                let size = JPEGDecoder.decodedSize(j, profile: profile)
                 return size.width * size.height
             }
             return w * h
@@ -31,32 +33,40 @@ public struct ProbedSource: @unchecked Sendable {
     }
 }
 
+/// How much of a file a probe reads: `check` needs headers (and a small JPEG whole, to prove it is
+/// not damaged before saying it goes as it is); `prepare` needs every byte of an image anyway.
+package enum ProbeDepth: Sendable {
+    case headers(wholeUpTo: Int)
+    case whole
+}
+
 extension MediaProbe {
-    /// One typed pass over a file for preparation: bytes read once, JPEG header and Exif parsed
-    /// once, a GIF's first frame decoded once, a video's container opened once.
-    public static func source(path: String, maxPixels: Int = 100_000_000) throws -> ProbedSource {
+    /// One typed pass over a file: bytes read once, a JPEG's header and Exif parsed once, a PNG's
+    /// header and transparency read once, a GIF's first frame decoded once, a video's container
+    /// opened once. What it finds is what `SendPlanner` decides on.
+    package static func source(path: String, depth: ProbeDepth = .whole, maxPixels: Int = 100_000_000) throws -> ProbedSource {
         let size = try FileBytes.size(path)
         guard size > 0 else { throw MediaPrepError(.emptyInput, "\(path) is empty") }
-        let format = FormatSniffer.sniff(try FileBytes.head(path))
+        var head = try FileBytes.head(path, count: 262_144)
+        let format = FormatSniffer.sniff(head)
         var r = ProbeResult(path: path, kind: .file, format: format, bytes: size)
+        var whole = head.count == size
+        func readWhole() throws {
+            if !whole { head = try FileBytes.read(path); whole = true }
+        }
         switch format {
         case .jpeg:
-            let data = try FileBytes.read(path)
-            let h = try JPEGDecoder.header(data)
-            r.orientation = ExifOrientation.fromJPEG(data)
-            (r.width, r.height) = r.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
-            r.kind = .image
-            r.frameCount = 1
-            return ProbedSource(probe: r, data: data, jpegHeader: h, firstFrame: nil, media: nil)
+            if case .headers(let limit) = depth, size > limit {
+                // Every segment sits before the first scan; a large Exif thumbnail can push the frame
+                // header past the first 256 KiB, and then the whole file is read after all.
+                if (try? JPEGDecoder.header(head)) == nil { try readWhole() }
+            } else {
+                try readWhole()
+            }
+            return try still(head, isWhole: whole, &r)
         case .png:
-            let data = try FileBytes.read(path)
-            guard let (w, h) = PNGHeader.size(data) else { throw MediaPrepError(.truncated, "\(path) has no complete PNG header") }
-            // PNG has no shrink-on-load: the whole image would be decoded, so the limit applies here.
-            guard w * h <= maxPixels else { throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(maxPixels)-pixel limit") }
-            (r.width, r.height) = (w, h)
-            r.kind = .image
-            r.frameCount = 1
-            return ProbedSource(probe: r, data: data, jpegHeader: nil, firstFrame: nil, media: nil)
+            if case .whole = depth { try readWhole() }
+            return try still(head, isWhole: whole, &r)
         case .gif, .webp, .bmp, .tiff:
             let d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
                                                   countFrames: format == .gif)
@@ -65,14 +75,45 @@ extension MediaProbe {
             (r.width, r.height) = (d.image.displayWidth, d.image.displayHeight)
             r.frameCount = d.frameCount
             r.videoCodec = format.rawValue
-            return ProbedSource(probe: r, data: nil, jpegHeader: nil, firstFrame: d.image, media: nil)
+            r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
+            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, firstFrame: d.image, media: nil)
         case _ where format.isAudioVisual:
             let input = try MediaInput(path: path)
             try probeAV(input: input, path: path, into: &r)
-            return ProbedSource(probe: r, data: nil, jpegHeader: nil, firstFrame: nil, media: input)
+            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, firstFrame: nil, media: input)
         default:
-            return ProbedSource(probe: r, data: nil, jpegHeader: nil, firstFrame: nil, media: nil)
+            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, firstFrame: nil, media: nil)
         }
+    }
+}
+
+extension MediaProbe {
+    /// A JPEG or PNG already in memory (an upload not yet on disk), probed as a file would be.
+    package static func source(data: [UInt8], name: String = "the data") throws -> ProbedSource {
+        guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "\(name) is empty") }
+        let format = FormatSniffer.sniff(data)
+        guard format == .jpeg || format == .png else {
+            throw MediaPrepError(.unsupportedFormat, "\(name): only JPEG and PNG are probed from memory, not \(format.rawValue)")
+        }
+        var r = ProbeResult(path: name, kind: .file, format: format, bytes: data.count)
+        return try still(data, isWhole: true, &r)
+    }
+
+    /// JPEG and PNG: the header (and a JPEG's segments) parsed once, no pixel decoded.
+    private static func still(_ data: [UInt8], isWhole: Bool, _ r: inout ProbeResult) throws -> ProbedSource {
+        r.kind = .image
+        r.frameCount = 1
+        if r.format == .jpeg {
+            let j = try JPEGSource(data)
+            r.orientation = j.orientation
+            (r.width, r.height) = j.displaySize
+            return ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: j, firstFrame: nil, media: nil)
+        }
+        guard let (w, h) = PNGHeader.size(data) else { throw MediaPrepError(.truncated, "\(r.path) has no complete PNG header") }
+        r.orientation = PNGChunks.exifOrientation(data)
+        (r.width, r.height) = r.orientation.swapsDimensions ? (h, w) : (w, h)
+        r.hasAlpha = PNGHeader.mayHaveAlpha(data)
+        return ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: nil, firstFrame: nil, media: nil)
     }
 }
 
@@ -85,5 +126,13 @@ enum PNGHeader {
         // The PNG spec caps both at 2^31 − 1, which also keeps w × h within Int (found by fuzzing:
         // 0xFFFFFFFF × 0xFFFFFFFF overflowed the pixel-limit check).
         return w > 0 && h > 0 && w <= 0x7FFF_FFFF && h <= 0x7FFF_FFFF ? (w, h) : nil
+    }
+
+    /// Colour types 4 and 6 carry alpha, as does a tRNS chunk (before IDAT, so in the head). Whether any
+    /// pixel is really transparent is known only once decoded.
+    static func mayHaveAlpha(_ head: [UInt8]) -> Bool {
+        head.count > 25 && (head[25] == 4 || head[25] == 6) || head.indices.dropLast(4).contains { i in
+            head[i] == 0x74 && head[i + 1] == 0x52 && head[i + 2] == 0x4E && head[i + 3] == 0x53
+        }
     }
 }

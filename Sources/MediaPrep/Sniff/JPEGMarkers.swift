@@ -1,6 +1,6 @@
 /// The header segments of a JPEG (everything before the first SOS), read without decoding.
-struct JPEGMarkers {
-    struct Segment {
+struct JPEGMarkers: Sendable {
+    struct Segment: Sendable {
         let marker: UInt8
         /// Range of the payload, after the two length bytes.
         let payload: Range<Int>

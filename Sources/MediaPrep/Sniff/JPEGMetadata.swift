@@ -11,12 +11,13 @@ public struct JPEGMetadata: Sendable, Equatable {
     public var isEmpty: Bool { !(exif || gps || xmp || iccProfile || comment || other) }
 
     /// Reads the header segments only; malformed blocks count as present, never as an error.
-    public init(jpeg data: [UInt8]) {
+    public init(jpeg data: [UInt8]) { self.init(jpeg: data, markers: JPEGMarkers(data)) }
+
+    init(jpeg data: [UInt8], markers: JPEGMarkers) {
         func starts(_ s: JPEGMarkers.Segment, _ prefix: String) -> Bool {
             let p = Array(prefix.utf8)
             return s.payload.count >= p.count && Array(data[s.payload.lowerBound..<s.payload.lowerBound + p.count]) == p
         }
-        let markers = JPEGMarkers(data)
         for s in markers.metadataSegments(in: data) {
             switch s.marker {
             case 0xFE: comment = true

@@ -1,0 +1,48 @@
+import UploadPlanner
+
+/// What becomes of one input, decided once from its probe: `prepare` carries it out, `check`
+/// prints it. Made by `SendPlanner.plan`, a pure function of the probed source and the rules.
+package struct SendPlan: Sendable {
+    package enum Action: Sendable {
+        /// A JPEG within budget sent without re-encoding (`untouched`, `stripped` or `rotated`; a rotation
+        /// the DCT cannot do perfectly falls back to encoding).
+        case keepJPEG(PrepareRoute)
+        /// Decoded, resized and encoded within the budget (JPEG, or PNG when transparency fits).
+        case encodeImage
+        /// The input's own bytes under a message's name (`keepName`: a document keeps its own).
+        case copy(keepName: Bool)
+        /// H.264/HEVC (+ AAC) from Matroska/WebM into an MP4, packets untouched; over `budget`, the
+        /// transcode plan takes over (nil: none fits).
+        case remux(budget: Int?, fallback: VideoTranscodePlan?)
+        case transcodeVideo(VideoTranscodePlan)
+        /// Any audio into the app's voice format, at `bitRate`, within `budget` when there is one.
+        case transcodeVoice(bitRate: Int32, budget: Int?)
+        case reject(MediaPrepError)
+    }
+
+    package var kind: UploadContentKind
+    package var action: Action
+    /// In words, what preparation does or why the input cannot be sent, as `check` prints it.
+    package var reasons: [String]
+
+    package var verdict: SendCheck.Verdict {
+        switch action {
+        case .copy, .keepJPEG(.untouched): return .asIs
+        case .reject: return .cannotSend
+        default: return .afterPreparation
+        }
+    }
+
+    package var error: MediaPrepError? {
+        if case .reject(let e) = action { return e }
+        return nil
+    }
+}
+
+/// An H.264 + AAC encode: the plan, and the plan to fall back to when constant quality comes out
+/// over the budget.
+package struct VideoTranscodePlan: Sendable {
+    var plan: VideoEncodePlan
+    var fallback: VideoEncodePlan?
+    var budget: Int?
+}

@@ -1,0 +1,173 @@
+import UploadPlanner
+
+/// The one place that decides what becomes of an input: kept, re-encoded, remuxed, transcoded, sent
+/// as a file or refused, and why in words. A pure function of what the probe found and the rules.
+package enum SendPlanner {
+    package static func plan(_ s: ProbedSource, _ rules: SendRules) -> SendPlan {
+        let p = s.probe
+        do {
+            switch p.kind {
+            case .image: return try image(s, rules)
+            case .animatedImage: return try animated(p, rules)
+            case .video: return try video(p, rules, forceTranscode: false)
+            case .voice: return try voice(p, rules)
+            case .file: return try copy(p, rules, kind: .file, keepName: true,
+                                        reasons: ["\(p.bytes.formatted) bytes within the \(Int(rules.limits.maxFileSizeXFTP).formatted)-byte limit"])
+            }
+        } catch let e as MediaPrepError {
+            return SendPlan(kind: p.kind, action: .reject(e), reasons: [e.message])
+        } catch {
+            return SendPlan(kind: p.kind, action: .reject(MediaPrepError(.decodeFailed, "\(error)")), reasons: ["\(error)"])
+        }
+    }
+
+    // MARK: images
+
+    private static func image(_ s: ProbedSource, _ rules: SendRules) throws -> SendPlan {
+        let p = s.probe, profile = rules.profile
+        let fit = p.bytes > profile.maxBytes ? ["re-encoded to fit \(profile.maxBytes.formatted) bytes"] : []
+        let side = max(p.width ?? 0, p.height ?? 0)
+        let cap = profile.maxSide.flatMap { side > $0 ? ["resized to \($0) px on the long side"] : nil } ?? []
+        if let j = s.jpeg {
+            // As prepare counts pixels: after shrink-on-load to the view size.
+            let decoded = JPEGDecoder.decodedSize(j, profile: profile)
+            try checkPixels(decoded.width * decoded.height, j.header.width, j.header.height, rules)
+            var changes = fit + cap
+            if j.header.isCMYK { changes.append("CMYK converted to RGB") }
+            if j.orientation != .up { changes.append("EXIF rotation applied") }
+            changes += j.metadata.removals
+            if j.markers.extraneousBytes > 0 { changes.append("stray bytes between segments removed") }
+            // Within budget, not CMYK, within the side cap: sent with its own entropy-coded data.
+            let keep = p.bytes <= profile.maxBytes && !j.header.isCMYK && side <= (profile.maxSide ?? Int.max)
+            guard keep else { return SendPlan(kind: .image, action: .encodeImage, reasons: changes) }
+            let route: PrepareRoute = j.orientation != .up ? .rotated : j.isClean ? .untouched : .stripped
+            let reasons = route == .untouched ? ["JPEG within \(profile.maxBytes.formatted) bytes, upright, no metadata"] : changes
+            return SendPlan(kind: .image, action: .keepJPEG(route), reasons: reasons)
+        }
+        if let w = p.width, let h = p.height { try checkPixels(w * h, w, h, rules) }
+        let how: String
+        switch p.format {
+        case .png: how = p.hasAlpha ? "re-encoded: PNG if the transparency fits, else JPEG on white" : "re-encoded as JPEG"
+        default: how = "\(p.format.rawValue) re-encoded as JPEG"
+        }
+        return SendPlan(kind: .image, action: .encodeImage, reasons: [how] + fit + cap)
+    }
+
+    private static func checkPixels(_ decoded: Int, _ w: Int, _ h: Int, _ rules: SendRules) throws {
+        if decoded > rules.maxPixels {
+            throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(rules.maxPixels)-pixel limit")
+        }
+    }
+
+    /// Animated GIFs go as their original bytes (re-encoding would lose frames or grow them), except
+    /// where the destination does not animate them (Bluesky): there they become a short H.264 video.
+    private static func animated(_ p: ProbeResult, _ rules: SendRules) throws -> SendPlan {
+        if rules.profile.animatedAsVideo {
+            var plan = try video(p, rules, forceTranscode: true)
+            plan.reasons = ["animated GIF turned into an H.264 MP4 (\(rules.profile.name) does not animate GIFs)"]
+            return plan
+        }
+        let limit = rules.limits.maxImageSizeAutoReceive
+        return try copy(p, rules, kind: .animatedImage, keepName: false, reasons: [p.bytes <= limit ? "animated GIF, sent as it is, auto-received"
+            : "animated GIF over \(limit.formatted) bytes: sent as it is, recipients must accept it"])
+    }
+
+    // MARK: video and voice
+
+    /// MP4/MOV with H.264/HEVC and AAC goes as it is; the same codecs in Matroska/WebM are moved
+    /// into an MP4 untouched (iPhones cannot open MKV); anything else (VP9, AV1, Opus…) is
+    /// transcoded to H.264 + AAC. A byte budget re-encodes whatever is over it.
+    private static func video(_ p: ProbeResult, _ rules: SendRules, forceTranscode: Bool) throws -> SendPlan {
+        try checkFileLimit(p, rules)
+        let budget = rules.videoBudget
+        let original = rules.media.video == .original
+        let compatibility: VideoCompatibility = forceTranscode ? .needsTranscode : original ? .playable : .of(p)
+        let fits = budget.map { p.bytes <= $0 } ?? true
+        let codec = p.videoCodec ?? "video"
+        switch (compatibility, fits) {
+        case (.playable, true):
+            return try copy(p, rules, kind: .video, keepName: false,
+                            reasons: ["\(p.bytes.formatted) bytes within the \(Int(rules.limits.maxFileSizeXFTP).formatted)-byte limit"])
+        case (.playable, false) where original:
+            throw MediaPrepError(.overLimit, "\(p.bytes.formatted) bytes is over the \((budget ?? 0).formatted)-byte video budget (--video original does not re-encode)")
+        case (.remux, true):
+            let fallback = budget.flatMap { try? transcodePlan(p, budget: $0) }
+            return SendPlan(kind: .video, action: .remux(budget: budget, fallback: fallback),
+                            reasons: ["\(codec) remuxed from \(p.format.rawValue) into MP4 (packets untouched)"])
+        default:
+            let plan = try transcodePlan(p, budget: budget)
+            let reason = budget.map { b in p.bytes > b ? "\(codec) re-encoded as H.264 + AAC to fit \(b.formatted) bytes" : nil } ?? nil
+            return SendPlan(kind: .video, action: .transcodeVideo(plan), reasons: [reason
+                ?? "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays"])
+        }
+    }
+
+    /// Constant quality, or fitted to `budget` (resolution and rate chosen together; refused below the floor).
+    private static func transcodePlan(_ p: ProbeResult, budget: Int?) throws -> VideoTranscodePlan {
+        let source = VideoSource(probe: p)
+        guard let budget else { return VideoTranscodePlan(plan: .compatible(source), fallback: nil, budget: nil) }
+        let (plan, fallback) = try VideoBudget.plan(source, maxBytes: budget)
+        return VideoTranscodePlan(plan: plan, fallback: fallback, budget: budget)
+    }
+
+    /// AAC in M4A/MP4 within the budget goes as it is; any other audio becomes the app's own format
+    /// (AAC-LC .m4a, mono, 16 kHz, 32 kbit/s), since iPhones cannot play Opus, Vorbis, FLAC or WAV
+    /// notes; with a budget, at the rate that fits (never below 16 kbit/s).
+    private static func voice(_ p: ProbeResult, _ rules: SendRules) throws -> SendPlan {
+        let d = p.durationSeconds ?? 0, limits = rules.limits
+        guard d <= Double(limits.maxVoiceMessageSeconds) else {
+            throw MediaPrepError(.voiceTooLong, "voice over \(limits.maxVoiceMessageSeconds) s (\(seconds(d)) s): cannot be sent")
+        }
+        let budget = rules.media.voiceMaxBytes
+        if VoiceTranscoder.playsAsIs(p), p.bytes <= budget ?? Int.max {
+            let auto = p.bytes <= limits.maxVoiceSizeAutoReceive ? ", auto-received" : ""
+            return try copy(p, rules, kind: .voice, keepName: false, reasons: ["\(seconds(d)) s voice note" + auto])
+        }
+        var rate = VoiceTranscoder.bitRate
+        if let budget {
+            guard let fitting = VoiceTranscoder.bitRate(fitting: budget, seconds: d) else {
+                throw MediaPrepError(.overLimit, "\(seconds(d)) s of voice cannot fit \(budget.formatted) bytes even at \(VoiceTranscoder.minimumBitRate / 1000) kbit/s")
+            }
+            rate = fitting
+        }
+        return SendPlan(kind: .voice, action: .transcodeVoice(bitRate: rate, budget: budget),
+                        reasons: ["\(p.audioCodec ?? "audio") transcoded to AAC .m4a (mono, 16 kHz), as the app records voice"])
+    }
+
+    // MARK: sent as they are
+
+    /// The input's own bytes, if they can travel at all (XFTP's limit, or SMP's without XFTP).
+    private static func copy(_ p: ProbeResult, _ rules: SendRules, kind: UploadContentKind, keepName: Bool,
+                             reasons: [String]) throws -> SendPlan {
+        try checkFileLimit(p, rules)
+        let planner = TransferPlanner(limits: rules.limits, xftpAvailable: rules.xftp)
+        let transfer = planner.plan(size: Int64(p.bytes), kind: kind, fileName: "file", recipients: rules.recipients)
+        if transfer.method == .rejected { throw MediaPrepError(.overLimit, transfer.reason ?? "cannot be sent") }
+        return SendPlan(kind: kind, action: .copy(keepName: keepName), reasons: reasons)
+    }
+
+    private static func checkFileLimit(_ p: ProbeResult, _ rules: SendRules) throws {
+        let limit = rules.limits.maxFileSizeXFTP
+        if Int64(p.bytes) > limit {
+            throw MediaPrepError(.overLimit, "\(p.bytes.formatted) bytes is over the \(Int(limit).formatted)-byte limit")
+        }
+    }
+
+    static func seconds(_ d: Double) -> String {
+        let tenths = Int((d * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}
+
+extension Int {
+    /// 261120 → "261,120", as limits are quoted to people.
+    var formatted: String {
+        let s = String(Swift.abs(self))
+        var out = ""
+        for (i, c) in s.enumerated() {
+            if i > 0 && (s.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return (self < 0 ? "-" : "") + out
+    }
+}
