@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MediaPrep
+@_spi(Fuzz) @testable import MediaPrep
 import UploadPlanner
 
 /// Every input a fuzzer crashed on, minimised and kept in testdata/fuzz/ (named TARGET-HASH),

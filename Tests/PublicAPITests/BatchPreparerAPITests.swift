@@ -24,26 +24,36 @@ private let testdata: String = {
         let inputs = ["photo.jpg", "h264.mp4", "voice.m4a", "truncated.mp4"].map { testdata + "/" + $0 }
         let result = await BatchPreparer(options).prepare(inputs)
 
-        #expect(result.items.map(\.item.input) == inputs)
+        #expect(result.items.map(\.input) == inputs)
         #expect(result.items.map(\.index) == [0, 1, 2, 3])
-        #expect(result.items.map(\.item.kind) == [.image, .video, .voice, .file])
+        let prepared = result.items.compactMap { try? $0.result.get() }
+        #expect(prepared.map(\.kind) == [.image, .video, .voice])
         #expect(result.summary.prepared == 3 && result.summary.failed == 1 && !result.summary.interrupted)
-        let photo = result.items[0]
-        #expect((photo.item.bytes ?? .max) <= 261_120)
-        #expect(photo.item.format == .jpeg && photo.item.route == .encoded)
-        #expect(photo.transfer?.method == .xftp)
-        #expect(photo.composedMessage?.msgContent.text == "")
-        let voice = result.items[2]
-        #expect(voice.transfer?.method == .smpInline)
-        #expect(voice.composedMessage?.msgContent.text == "look")
-        #expect(voice.composedMessage?.quotedItemId == 42)
-        #expect(voice.composedMessage?.mentions == ["alice": 7])
-        #expect(result.items[3].composedMessage == nil && result.items[3].item.error != nil)
+        let photo = try result.items[0].result.get()
+        #expect(photo.bytes <= 261_120)
+        #expect(photo.format == .jpeg && photo.route == .encoded)
+        #expect(photo.transfer.method == .xftp)
+        #expect(photo.composedMessage.msgContent.text == "")
+        guard case .image(let w, let h, let quality?, let preview) = photo.media else {
+            Issue.record("the photo is not an encoded image: \(photo.media)")
+            return
+        }
+        #expect(w == 1440 && h == 1080 && quality > 50 && preview.hasPrefix("data:image/jpg;base64,") && preview.count <= 14_000)
+        let voice = try result.items[2].result.get()
+        #expect(voice.transfer.method == .smpInline)
+        #expect(voice.composedMessage.msgContent.text == "look")
+        #expect(voice.composedMessage.quotedItemId == 42)
+        #expect(voice.composedMessage.mentions == ["alice": 7])
+        #expect(voice.media == .voice(seconds: 5))
+        switch result.items[3].result {
+        case .success(let a): Issue.record("a cut-off MP4 was sent as \(a.output)")
+        case .failure(let e): #expect(e.code == .unsupportedFormat || e.code == .truncated)
+        }
         #expect(result.messages.count == 1 && result.messages[0].count == 3)
         #expect(result.sendLines.count == 1)
         #expect(result.sendLines[0].hasPrefix("/_send #3 live=off ttl=default json [{\"fileSource\":{\"filePath\":\"IMG_"))
         // The JSON the CLI prints comes from the same value.
-        let json = photo.json.serialized
+        let json = result.items[0].json.serialized
         #expect(json.contains("\"transfer\":{\"method\":\"xftp\""))
     }
 
@@ -61,7 +71,7 @@ private let testdata: String = {
         let summary = await BatchPreparer(options).run(.list(inputs)) { event in seen.add(event) }
         #expect(summary.prepared == 12)
         #expect(seen.items.map(\.index) == Array(0..<12))
-        #expect(seen.items.map(\.item.input) == inputs)
+        #expect(seen.items.map(\.input) == inputs)
         #expect(seen.batches.map(\.count) == [10, 2])
         #expect(seen.batches[0].allSatisfy { $0.msgContent.text == "" })
         #expect(seen.batches[1].last?.msgContent.text == "twelve")
@@ -69,12 +79,36 @@ private let testdata: String = {
         // Names follow the input order, whatever finished first: IMG_…, IMG_…_1, … per extension.
         var counters: [String: Int] = [:]
         for item in seen.items {
-            let out = try #require(item.item.output)
+            let out = try item.result.get().output
             let ext = String(out.split(separator: ".").last ?? "")
             let n = counters[ext, default: 0]
             counters[ext] = n + 1
             #expect(out.hasSuffix("/IMG_19700101_000000" + (n == 0 ? "" : "_\(n)") + "." + ext))
         }
+    }
+
+    @Test func oneFileAlone() async throws {
+        let out = NSTemporaryDirectory() + "mediaprep-api-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let preparer = BatchPreparer(BatchOptions(outputDirectory: out, timestamp: 0))
+        let clip = try await preparer.prepare(file: testdata + "/vp9.webm")
+        #expect(clip.kind == .video && clip.format == .mp4 && clip.route == .encoded)
+        guard case .video(_, _, let seconds, let preview) = clip.media else { throw MediaPrepError(.corrupt, "not a video") }
+        #expect(seconds == 2 && !preview.isEmpty)
+        do {
+            _ = try await preparer.prepare(file: testdata + "/voice-long.ogg")
+            Issue.record("a 305 s voice note was prepared")
+        } catch {
+            #expect(error.code == .voiceTooLong)  // typed: no cast needed
+        }
+    }
+
+    /// What `check` says, from the same rules `prepare` follows.
+    @Test func checkSaysWhatPrepareWouldDo() {
+        let check = SendCheck()
+        #expect(check.check(path: testdata + "/small.jpg").verdict == .asIs)
+        #expect(check.check(path: testdata + "/photo.jpg").verdict == .afterPreparation)
+        #expect(check.check(path: testdata + "/voice-long.ogg").verdict == .cannotSend)
     }
 
     @Test func textAloneIsATextMessage() async {

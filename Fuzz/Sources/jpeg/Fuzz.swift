@@ -1,5 +1,5 @@
 import FuzzSupport
-import MediaPrep
+@_spi(Fuzz) import MediaPrep
 
 @_cdecl("fuzz_jpeg_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {

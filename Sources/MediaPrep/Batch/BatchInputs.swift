@@ -13,6 +13,10 @@ public struct BatchInputs: Sendable {
         return BatchInputs(stream: stream, count: paths.count)
     }
 
+    /// Command-line arguments as files: folders walked recursively in sorted order, hidden entries
+    /// skipped, each real folder once.
+    public static func expand(_ arguments: [String]) -> [String] { InputWalker.expand(arguments) }
+
     public static func stream(_ paths: AsyncStream<String>) -> BatchInputs {
         BatchInputs(stream: paths, count: nil)
     }
@@ -45,8 +49,8 @@ public struct BatchInputs: Sendable {
 
 /// Expands command-line arguments into files: folders walked recursively in sorted order,
 /// hidden entries skipped, each real folder visited once (symlink loops end there).
-public enum InputWalker {
-    public static func expand(_ arguments: [String]) -> [String] {
+package enum InputWalker {
+    package static func expand(_ arguments: [String]) -> [String] {
         var out: [String] = []
         var seen = Set<String>()
         for a in arguments { walk(a, top: true, into: &out, seen: &seen) }
@@ -54,7 +58,7 @@ public enum InputWalker {
     }
 
     /// True when `path` names a folder (following links).
-    public static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var isDir: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
     }

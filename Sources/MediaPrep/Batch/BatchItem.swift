@@ -1,14 +1,20 @@
 import UploadPlanner
 
-/// One input's whole outcome: the prepared file, how it travels, and the message that sends it.
+/// One input's whole outcome, in input order: `result` is the prepared attachment or its error;
+/// `json` and `summary` are what the CLI prints for it.
 public struct BatchItem: Sendable {
     /// Position in the input, counting from 0.
-    public var index: Int
-    public var item: PreparedItem
+    public let index: Int
+    package var item: PreparedItem
     /// nil when preparation failed.
-    public var transfer: TransferPlan?
+    package var transfer: TransferPlan?
     /// nil when the input cannot be sent.
-    public var composedMessage: ComposedMessage?
+    package var composedMessage: ComposedMessage?
+
+    package init(index: Int, item: PreparedItem) {
+        self.index = index
+        self.item = item
+    }
 
     /// The object of SPEC section 7's `prepare --json` array (and of each `--jsonl` line).
     public var json: JSONValue {

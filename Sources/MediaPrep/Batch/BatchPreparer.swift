@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import UploadPlanner
 
@@ -8,19 +9,26 @@ public struct BatchPreparer: Sendable {
 
     public init(_ options: BatchOptions) { self.options = options }
 
-    /// Everything at once, in input order. Folders are not expanded here (see `InputWalker`).
+    /// One file, prepared as a batch of one would be (the options' text goes on its message).
+    public func prepare(file path: String) async throws(MediaPrepError) -> PreparedAttachment {
+        guard let item = await prepare([path]).items.first else { throw MediaPrepError(.cancelled, "\(path) was not prepared") }
+        return try item.result.get()
+    }
+
+    /// Everything at once, in input order. Folders are not expanded here (`BatchInputs.expand`).
     public func prepare(_ paths: [String]) async -> BatchResult {
         let collected = Collector()
         let summary = await run(.list(paths)) { event in collected.add(event) }
-        return BatchResult(items: collected.items, text: collected.text, messages: collected.messages, sendLines: collected.lines,
-                           summary: summary)
+        var result = collected.result
+        result.summary = summary
+        return result
     }
 
     /// Streams `.item` for every input in input order as soon as it (and every input before it)
     /// is done, and `.messages` as each batch closes. Cancel the calling task to stop: jobs in
     /// flight end at their next stage and leave no temporary file behind.
     public func run(_ inputs: BatchInputs, cancellation: CancellationFlag = CancellationFlag(),
-                    progress: (@Sendable (BatchRunner.Progress) -> Void)? = nil,
+                    progress: (@Sendable (BatchProgress) -> Void)? = nil,
                     onEvent: (BatchEvent) async -> Void) async -> BatchSummary {
         let opts = options
         var preparer = AttachmentPreparer(profile: opts.profile, limits: opts.limits, outputDirectory: opts.outputDirectory,
@@ -38,7 +46,7 @@ public struct BatchPreparer: Sendable {
         let started = StartCounter()
         var sequencer = MessageSequencer(options: opts)
         var summary = BatchSummary()
-        var runnerProgress: (@Sendable (BatchRunner.Progress) -> Void)? = nil
+        var runnerProgress: (@Sendable (BatchProgress) -> Void)? = nil
         if let relay { runnerProgress = { p in relay.runner(p) } }
         let ran = await BatchRunner(jobs: opts.jobs).run(inputs, cancellation: cancellation, progress: runnerProgress,
                                                          work: { _, path in
@@ -80,47 +88,43 @@ public struct BatchPreparer: Sendable {
 }
 
 /// Gathers streamed events for the all-at-once call.
-private final class Collector: @unchecked Sendable {
-    var items: [BatchItem] = []
-    var messages: [[ComposedMessage]] = []
-    var lines: [String] = []
-    var text: TextMessage?
+private final class Collector: Sendable {
+    private let state = Mutex(BatchResult(items: [], text: nil, messages: [], sendLines: [], summary: BatchSummary()))
+    var result: BatchResult { state.withLock { $0 } }
     func add(_ e: BatchEvent) {
-        switch e {
-        case .item(let i): items.append(i)
-        case .text(let t): text = t
-        case .messages(let m, let line):
-            messages.append(m)
-            if let line { lines.append(line) }
+        state.withLock { r in
+            switch e {
+            case .item(let i): r.items.append(i)
+            case .text(let t): r.text = t
+            case .messages(let m, let line):
+                r.messages.append(m)
+                if let line { r.sendLines.append(line) }
+            }
         }
     }
 }
 
 /// Passes the runner's progress on, and between its events a transcode's own progress.
-private final class ProgressRelay: @unchecked Sendable {
-    private let lock = NSLock()
-    private var last = BatchRunner.Progress()
-    private let forward: @Sendable (BatchRunner.Progress) -> Void
-    init(_ forward: @escaping @Sendable (BatchRunner.Progress) -> Void) { self.forward = forward }
+private final class ProgressRelay: Sendable {
+    private let last = Mutex(BatchProgress())
+    private let forward: @Sendable (BatchProgress) -> Void
+    init(_ forward: @escaping @Sendable (BatchProgress) -> Void) { self.forward = forward }
 
-    func runner(_ p: BatchRunner.Progress) {
-        lock.lock(); last = p; lock.unlock()
+    func runner(_ p: BatchProgress) {
+        last.withLock { $0 = p }
         forward(p)
     }
 
     func fraction(_ f: Double, of path: String) {
-        lock.lock()
-        var p = last
+        var p = last.withLock { $0 }
         p.current = path
         p.fraction = f
-        lock.unlock()
         forward(p)
     }
 }
 
 /// Counts inputs as workers start them (from several threads).
-private final class StartCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var n = 0
-    func next() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n - 1 }
+private final class StartCounter: Sendable {
+    private let n = Atomic<Int>(0)
+    func next() -> Int { n.add(1, ordering: .relaxed).oldValue }
 }

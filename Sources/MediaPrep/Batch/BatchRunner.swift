@@ -1,46 +1,36 @@
+import Synchronization
 import Dispatch
 import Foundation
 
 /// Runs one job per input on worker threads, `jobs` at a time, and hands results back in input
 /// order whatever finishes first; the engine under `prepare`, `check`, `probe` and `thumbnail`.
-public struct BatchRunner: Sendable {
-    public var jobs: Int
+package struct BatchRunner: Sendable {
+    package var jobs: Int
     /// Inputs read ahead of the workers; among them the largest file starts first, so a long job
     /// does not start last and leave the other cores idle at the end.
-    public var lookahead: Int
+    package var lookahead: Int
     /// At most this many finished results wait for an earlier, slower one.
-    public var window: Int
+    package var window: Int
 
-    public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    package init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.jobs = max(1, jobs)
         lookahead = max(8, 4 * self.jobs)
         window = max(64, 16 * self.jobs)
     }
 
     /// Threads each job may use itself so that jobs × threads fills, but does not oversubscribe, the cores.
-    public static func threadsPerJob(jobs: Int, inputs: Int?) -> Int {
+    package static func threadsPerJob(jobs: Int, inputs: Int?) -> Int {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let running = max(1, min(jobs, inputs ?? jobs))
         return max(1, cores / running)
     }
 
     /// Where a batch stands, for progress bars: called as each input starts and finishes.
-    public struct Progress: Sendable {
-        public var started: Int
-        public var done: Int
-        public var total: Int?
-        public var current: String?
-        /// How far `current` is, 0…1, for inputs that take long (video transcodes); nil otherwise.
-        public var fraction: Double?
+    package typealias Progress = BatchProgress
 
-        public init(started: Int = 0, done: Int = 0, total: Int? = nil, current: String? = nil, fraction: Double? = nil) {
-            (self.started, self.done, self.total, self.current, self.fraction) = (started, done, total, current, fraction)
-        }
-    }
-
-    public struct Summary: Sendable {
-        public var emitted: Int
-        public var cancelled: Bool
+    package struct Summary: Sendable {
+        package var emitted: Int
+        package var cancelled: Bool
     }
 
     private enum Event: Sendable {
@@ -51,7 +41,7 @@ public struct BatchRunner: Sendable {
     /// Runs `work` for every input; `emit` sees every started input once, in input order.
     /// Cancelling the calling task (or `cancellation`) starts nothing new and lets jobs in flight
     /// stop at their next stage; what was started is still emitted.
-    public func run<R: Sendable>(_ inputs: BatchInputs, cancellation: CancellationFlag = CancellationFlag(),
+    package func run<R: Sendable>(_ inputs: BatchInputs, cancellation: CancellationFlag = CancellationFlag(),
                                  progress: (@Sendable (Progress) -> Void)? = nil,
                                  work: @escaping @Sendable (_ index: Int, _ path: String) -> R,
                                  emit: (_ index: Int, _ path: String, _ result: R) async -> Void) async -> Summary {
@@ -140,12 +130,11 @@ public struct BatchRunner: Sendable {
 }
 
 /// Finished results by input index, written from worker tasks, read by the emitting loop.
-private final class ResultStore<R>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var store: [Int: R] = [:]
-    func put(_ i: Int, _ r: R) { lock.lock(); store[i] = r; lock.unlock() }
-    func take(_ i: Int) -> R? { lock.lock(); defer { lock.unlock() }; return store.removeValue(forKey: i) }
-    func indices() -> [Int] { lock.lock(); defer { lock.unlock() }; return store.keys.sorted() }
+private final class ResultStore<R: Sendable>: Sendable {
+    private let store = Mutex<[Int: R]>([:])
+    func put(_ i: Int, _ r: R) { store.withLock { $0[i] = r } }
+    func take(_ i: Int) -> R? { store.withLock { $0.removeValue(forKey: i) } }
+    func indices() -> [Int] { store.withLock { $0.keys.sorted() } }
 }
 
 /// The input stream's iterator; only one pull is ever outstanding, so it is never used concurrently.

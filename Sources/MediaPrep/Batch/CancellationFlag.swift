@@ -1,15 +1,15 @@
+import Synchronization
 import Foundation
 
 /// Lets blocking C work on worker threads see a Swift task's cancellation between stages.
-public final class CancellationFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cancelled = false
+public final class CancellationFlag: Sendable {
+    private let cancelled = Atomic<Bool>(false)
 
     public init() {}
 
-    public var isCancelled: Bool { lock.lock(); defer { lock.unlock() }; return cancelled }
+    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-    public func cancel() { lock.lock(); cancelled = true; lock.unlock() }
+    public func cancel() { cancelled.store(true, ordering: .releasing) }
 
     /// Throws `cancelled` once the flag is set.
     public func check() throws {

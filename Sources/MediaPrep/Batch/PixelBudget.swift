@@ -4,16 +4,16 @@ import Foundation
 ///
 /// A job asks for its decoded size before decoding and waits while the budget is spent; one
 /// larger than the whole budget is charged the whole budget, so it runs, alone.
-public final class PixelBudget: @unchecked Sendable {
-    public let capacity: Int
+package final class PixelBudget: @unchecked Sendable {
+    package let capacity: Int
     private let condition = NSCondition()
     private var used = 0
 
     /// - Parameter capacity: pixels in flight at most (default: 192 MP, about 1.5 GB of pipeline buffers).
-    public init(capacity: Int = 192_000_000) { self.capacity = max(1, capacity) }
+    package init(capacity: Int = 192_000_000) { self.capacity = max(1, capacity) }
 
     /// Blocks until `pixels` fit; returns what was charged (to give back), or nil when cancelled.
-    public func acquire(_ pixels: Int, cancellation: CancellationFlag? = nil) -> Int? {
+    package func acquire(_ pixels: Int, cancellation: CancellationFlag? = nil) -> Int? {
         let charge = min(max(pixels, 0), capacity)
         condition.lock()
         defer { condition.unlock() }
@@ -25,7 +25,7 @@ public final class PixelBudget: @unchecked Sendable {
         return charge
     }
 
-    public func release(_ charge: Int) {
+    package func release(_ charge: Int) {
         condition.lock()
         used -= charge
         condition.broadcast()
@@ -33,5 +33,5 @@ public final class PixelBudget: @unchecked Sendable {
     }
 
     /// Pixels charged right now; for tests and the trace.
-    public var inUse: Int { condition.lock(); defer { condition.unlock() }; return used }
+    package var inUse: Int { condition.lock(); defer { condition.unlock() }; return used }
 }

@@ -4,37 +4,37 @@
 /// first; if it is high, that is the answer (smooth photos: measured best on the whole corpus).
 /// Otherwise size is hill-climbed by measured SSIM, since for detailed or noisy images a
 /// different size at another quality can win (see scripts/budget-grid.py).
-public struct BudgetSearch: Sendable {
-    public let profile: ImageProfile
+package struct BudgetSearch: Sendable {
+    package let profile: ImageProfile
     /// At or above this quality at view size, resizing cannot pay for itself.
-    public var acceptQuality = 88
+    package var acceptQuality = 88
     /// A decoded image at most twice the view size (the source itself, or a large JPEG after
     /// DCT shrink-on-load) is sent at that size when this quality fits: the viewer's downscale
     /// then averages JPEG error away and no extra resample blurs it (corpus: 2560 px at q83–84
     /// scored 0.997–0.998 against 0.993–0.995 at 1600; at q71 the 1600 version won). Above 2×
     /// the crossover was not consistent, so larger images always go to the view size first.
-    public var sourceSideQuality = 80
+    package var sourceSideQuality = 80
     /// Each size step multiplies the long side by this (or its inverse).
-    public var sideStep = 1.25
-    public var maxSizeSteps = 4
+    package var sideStep = 1.25
+    package var maxSizeSteps = 4
     /// Threads one image may use (encodes side by side, swscale slices); a full batch sets 1.
-    public var threads = 2
+    package var threads = 2
 
-    public init(profile: ImageProfile) {
+    package init(profile: ImageProfile) {
         self.profile = profile
     }
 
     /// The chosen JPEG, and a small RGB image the preview can be cut from cheaply.
-    public struct Outcome: Sendable {
-        public let image: EncodedImage
-        public let previewSource: PixelBuffer?
+    package struct Outcome: Sendable {
+        package let image: EncodedImage
+        package let previewSource: PixelBuffer?
     }
 
     /// - Parameters:
     ///   - work: upright, opaque pixels at least as large as the view (shrink-on-load output).
     ///   - view: the size the phone shows full screen.
     ///   - atView: `work` scaled to `view`, when the decoder made it on the side (asked for only if needed).
-    public func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil) throws -> Outcome {
+    package func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil) throws -> Outcome {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).
         var search = QualitySearch()
         search.threads = threads
@@ -135,7 +135,7 @@ public struct BudgetSearch: Sendable {
     ///
     /// - Parameter willEncode: called once, when the prediction says a full PNG encode (one core,
     ///   zlib) is worth trying: the caller may start work of its own on the other core.
-    public func encodePNG(work: PixelBuffer, view: (width: Int, height: Int), atView scaled: PixelBuffer? = nil,
+    package func encodePNG(work: PixelBuffer, view: (width: Int, height: Int), atView scaled: PixelBuffer? = nil,
                           minSideFraction: Double = 2.0 / 3.0, willEncode: (() -> Void)? = nil) throws -> EncodedImage? {
         let viewLong = max(view.width, view.height)
         let atView = try scaled ?? Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }

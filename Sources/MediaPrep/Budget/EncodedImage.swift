@@ -1,12 +1,12 @@
 /// A prepared image file's bytes and what the search chose.
-public struct EncodedImage: Sendable {
-    public enum Format: String, Sendable { case jpeg, png }
-    public let data: [UInt8]
-    public let format: Format
-    public let width: Int
-    public let height: Int
+package struct EncodedImage: Sendable {
+    package enum Format: String, Sendable { case jpeg, png }
+    package let data: [UInt8]
+    package let format: Format
+    package let width: Int
+    package let height: Int
     /// JPEG quality used (nil for PNG).
-    public let quality: Int?
+    package let quality: Int?
     /// In-process SSIM against the view-size reference, when the search measured it.
-    public let score: Double?
+    package let score: Double?
 }

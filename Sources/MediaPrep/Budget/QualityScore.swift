@@ -1,10 +1,10 @@
 /// SPEC section 6's score in-process, so benchmarks compare tools without Python: luma SSIM at
 /// the size a phone shows, both images upright and flattened on white.
-public enum QualityScore {
+package enum QualityScore {
     /// - Parameters:
     ///   - source: the original file's bytes.
     ///   - prepared: the prepared file's bytes (any format the decoders read).
-    public static func score(source: [UInt8], sourcePath: String?, prepared: [UInt8], preparedPath: String? = nil,
+    package static func score(source: [UInt8], sourcePath: String?, prepared: [UInt8], preparedPath: String? = nil,
                              displaySide: Int = 1600) throws -> Double {
         let s = try viewable(source, path: sourcePath)
         let p = try viewable(prepared, path: preparedPath)

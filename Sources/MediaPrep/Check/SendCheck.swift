@@ -10,7 +10,7 @@ public struct SendCheck: Sendable {
     /// One file's answer, and in words what preparation would do or why it cannot be sent.
     public struct Result: Sendable {
         public var input: String
-        public var kind: MediaKind = .file
+        public var kind: UploadContentKind = .file
         public var format: MediaFormat = .unknown
         public var bytes: Int?
         public var width: Int?

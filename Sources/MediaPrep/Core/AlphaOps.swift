@@ -1,7 +1,7 @@
 /// Transparency checks and flattening, as SimpleX's `imageHasAlpha` and a white chat bubble need.
-public enum AlphaOps {
+package enum AlphaOps {
     /// True only when some pixel is not fully opaque; an RGBA file that is all 255 counts as opaque.
-    public static func hasRealAlpha(_ image: PixelBuffer) -> Bool {
+    package static func hasRealAlpha(_ image: PixelBuffer) -> Bool {
         guard image.layout == .rgba else { return false }
         // AND of every pixel word: its alpha byte stays 0xFF only if all alphas are (vectorizes).
         return image.bytes.withUnsafeBytes { raw in
@@ -19,7 +19,7 @@ public enum AlphaOps {
     }
 
     /// Composites on white, the background a viewer shows behind a transparent image.
-    public static func flattenOnWhite(_ image: PixelBuffer) -> PixelBuffer {
+    package static func flattenOnWhite(_ image: PixelBuffer) -> PixelBuffer {
         if image.layout == .rgbx { return dropX(image) }
         guard image.layout == .rgba else { return image }
         var out = PixelBuffer.storage(image.pixelCount * 3)
@@ -37,7 +37,7 @@ public enum AlphaOps {
     }
 
     /// Marks an alpha channel that carries nothing as padding (no copy), so the image goes the JPEG way.
-    public static func droppingOpaqueAlpha(_ image: PixelBuffer) -> PixelBuffer {
+    package static func droppingOpaqueAlpha(_ image: PixelBuffer) -> PixelBuffer {
         guard image.layout == .rgba, !hasRealAlpha(image) else { return image }
         return PixelBuffer(width: image.width, height: image.height, layout: .rgbx, storage: image.bytes)
     }

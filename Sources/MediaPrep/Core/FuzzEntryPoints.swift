@@ -3,7 +3,7 @@ import UploadPlanner
 
 /// One call per parser that sees untrusted bytes, for the libFuzzer targets in `Fuzz/`
 /// (`scripts/fuzz.sh`). Each swallows typed errors: only a crash, a hang or a leak is a finding.
-public enum FuzzEntryPoints {
+@_spi(Fuzz) public enum FuzzEntryPoints {
     /// Small enough that libFuzzer's 2 GB RSS limit is never the finding.
     static let pixels = 4_000_000
 

@@ -1,40 +1,45 @@
 /// A failure that input data can cause, with a stable code scripts can match on.
 public struct MediaPrepError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Stable, machine-readable reasons; the raw value is what the CLI prints.
-    public enum Code: String, Sendable, Codable {
-        case emptyInput
-        case unreadableFile
-        case unsupportedFormat
-        case truncated
-        case corrupt
-        case tooManyPixels
-        case invalidDimensions
-        case decodeFailed
-        case encodeFailed
-        case resizeFailed
-        case writeFailed
-        case noVideoStream
-        case noAudioStream
-        case codecUnavailable
-        case voiceTooLong
-        case overLimit
-        case invalidArgument
+    /// Stable, machine-readable reasons; the raw value is what the CLI prints. A struct, not an enum,
+    /// so that new codes do not break a caller's `switch` (match the ones you handle, then `default`).
+    public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let emptyInput = Code(rawValue: "emptyInput")
+        public static let unreadableFile = Code(rawValue: "unreadableFile")
+        public static let unsupportedFormat = Code(rawValue: "unsupportedFormat")
+        public static let truncated = Code(rawValue: "truncated")
+        public static let corrupt = Code(rawValue: "corrupt")
+        public static let tooManyPixels = Code(rawValue: "tooManyPixels")
+        public static let invalidDimensions = Code(rawValue: "invalidDimensions")
+        public static let decodeFailed = Code(rawValue: "decodeFailed")
+        public static let encodeFailed = Code(rawValue: "encodeFailed")
+        public static let resizeFailed = Code(rawValue: "resizeFailed")
+        public static let writeFailed = Code(rawValue: "writeFailed")
+        public static let noVideoStream = Code(rawValue: "noVideoStream")
+        public static let noAudioStream = Code(rawValue: "noAudioStream")
+        public static let codecUnavailable = Code(rawValue: "codecUnavailable")
+        public static let voiceTooLong = Code(rawValue: "voiceTooLong")
+        public static let overLimit = Code(rawValue: "overLimit")
+        public static let invalidArgument = Code(rawValue: "invalidArgument")
         /// Link previews: the address is loopback, private, link-local or multicast (or resolves to one).
-        case blockedHost
+        public static let blockedHost = Code(rawValue: "blockedHost")
         /// Link previews: connecting or the whole fetch took longer than allowed.
-        case timeout
+        public static let timeout = Code(rawValue: "timeout")
         /// Link previews: the page or image is larger than the cap.
-        case tooLarge
+        public static let tooLarge = Code(rawValue: "tooLarge")
         /// Link previews: the address does not serve an HTML page.
-        case notHTML
+        public static let notHTML = Code(rawValue: "notHTML")
         /// Link previews: the request failed (HTTP error, refused connection, bad redirect, unknown host…).
-        case fetchFailed
+        public static let fetchFailed = Code(rawValue: "fetchFailed")
         /// Link previews: the page names no image, or its image cannot be decoded.
-        case noImage
+        public static let noImage = Code(rawValue: "noImage")
         /// Link previews: not an http(s) URL.
-        case invalidURL
+        public static let invalidURL = Code(rawValue: "invalidURL")
         /// The batch was interrupted (SIGINT/SIGTERM or task cancellation) before this input finished.
-        case cancelled
+        public static let cancelled = Code(rawValue: "cancelled")
     }
 
     public let code: Code

@@ -3,11 +3,11 @@
 /// pipeline frees and allocates such buffers dozens of times (decodes, planes, candidates,
 /// encoder output). Keeping them for reuse measured 2314 → 2171 ms over the hard corpus and
 /// 2430 → 2375 ms over the easy one (min of 5 per image, same binary, MALLOC_*_ environment).
-public enum MemoryTuning {
+package enum MemoryTuning {
     /// For a process that prepares images: allocations up to 32 MB (glibc's maximum threshold) come
     /// from the heap, and freed heap memory is kept up to 512 MB. Peak memory is unchanged; what is
     /// freed is reused instead of returned.
-    public static func keepFreedBuffers() {
+    package static func keepFreedBuffers() {
         _ = glibcMallopt(-3, 32 << 20)  // M_MMAP_THRESHOLD
         _ = glibcMallopt(-1, 512 << 20)  // M_TRIM_THRESHOLD
     }

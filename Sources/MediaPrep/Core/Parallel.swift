@@ -1,3 +1,4 @@
+import Synchronization
 import Dispatch
 import Foundation
 
@@ -13,13 +14,12 @@ enum Parallel {
         return try box.values()
     }
 
-    private final class ResultBox<T>: @unchecked Sendable {
-        private var results: [Result<T, Error>?]
-        private let lock = NSLock()
-        init(_ n: Int) { results = Array(repeating: nil, count: n) }
-        func set(_ i: Int, _ r: Result<T, Error>) { lock.lock(); results[i] = r; lock.unlock() }
+    private final class ResultBox<T: Sendable>: Sendable {
+        private let results: Mutex<[Result<T, Error>?]>
+        init(_ n: Int) { results = Mutex(Array(repeating: nil, count: n)) }
+        func set(_ i: Int, _ r: Result<T, Error>) { results.withLock { $0[i] = r } }
         func values() throws -> [T] {
-            try results.map { r in
+            try results.withLock { $0 }.map { r in
                 guard let r else { throw MediaPrepError(.encodeFailed, "a parallel job did not finish") }
                 return try r.get()
             }

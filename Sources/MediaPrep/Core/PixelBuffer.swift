@@ -1,7 +1,7 @@
 import Glibc
 
 /// Channel layout of 8-bit interleaved pixels; gray stays gray so JPEGs of it stay one-channel.
-public enum PixelLayout: Int, Sendable {
+package enum PixelLayout: Int, Sendable {
     case gray = 1
     case rgb = 3
     case rgba = 4
@@ -9,19 +9,19 @@ public enum PixelLayout: Int, Sendable {
     /// swscale reads it as RGB0 and TurboJPEG as RGBX.
     case rgbx = 5
 
-    public var channels: Int { self == .rgbx ? 4 : rawValue }
+    package var channels: Int { self == .rgbx ? 4 : rawValue }
 }
 
 /// Decoded pixels kept as one contiguous value so every pipeline stage can be pure.
-public struct PixelBuffer: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
-    public let layout: PixelLayout
+package struct PixelBuffer: Sendable, Equatable {
+    package let width: Int
+    package let height: Int
+    package let layout: PixelLayout
     /// Rows top to bottom, `width * layout.channels` bytes each, no padding.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
 
     /// Validates that `bytes` holds exactly `width × height` pixels of `layout`.
-    public init(width: Int, height: Int, layout: PixelLayout, bytes: [UInt8]) throws {
+    package init(width: Int, height: Int, layout: PixelLayout, bytes: [UInt8]) throws {
         guard width > 0, height > 0, bytes.count == width * height * layout.channels else {
             throw MediaPrepError(.invalidDimensions, "\(bytes.count) bytes is not \(width)×\(height) \(layout) pixels")
         }
@@ -36,17 +36,17 @@ public struct PixelBuffer: Sendable, Equatable {
         self.bytes = storage
     }
 
-    public var rowBytes: Int { width * layout.channels }
+    package var rowBytes: Int { width * layout.channels }
 
     /// Zeroed pixel storage with 64 bytes of capacity past its end: swscale's SIMD loads read up
     /// to 16 bytes beyond the last row, which must stay inside the allocation.
     static func storage(_ count: Int) -> [UInt8] {
         HugePages.zeroed(count, spare: 64)
     }
-    public var pixelCount: Int { width * height }
+    package var pixelCount: Int { width * height }
 
     /// The pixel at (x, y) as RGBA, gray and RGB expanded; for tests and sampling.
-    public func rgba(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+    package func rgba(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
         let i = (y * width + x) * layout.channels
         switch layout {
         case .gray: return (bytes[i], bytes[i], bytes[i], 255)

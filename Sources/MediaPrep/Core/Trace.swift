@@ -1,16 +1,17 @@
+import Synchronization
 import Foundation
 
 /// Stage timings on stderr when MEDIAPREP_TRACE is set; how the pipeline's costs were measured.
 ///
 /// A stage inside another is indented two spaces per level, so the unindented lines add up to the
 /// whole run (`scripts/trace-coverage.py` checks that they cover ≥ 90 % of wall time per image).
-public enum Trace {
+package enum Trace {
     static let enabled = ProcessInfo.processInfo.environment["MEDIAPREP_TRACE"] != nil
     private static let state = State()
 
     /// Runs `body` as a stage named `label`, timing it when tracing is on.
     @discardableResult
-    public static func time<T>(_ label: @autoclosure () -> String, _ body: () throws -> T) rethrows -> T {
+    package static func time<T>(_ label: @autoclosure () -> String, _ body: () throws -> T) rethrows -> T {
         guard enabled else { return try body() }
         let level = state.enter()
         defer { state.leave() }
@@ -30,7 +31,7 @@ public enum Trace {
         return r
     }
 
-    public static func note(_ s: @autoclosure () -> String) {
+    package static func note(_ s: @autoclosure () -> String) {
         guard enabled else { return }
         let indent = String(repeating: "  ", count: state.depth)
         FileHandle.standardError.write(Data("trace \(indent)\(s())\n".utf8))
@@ -40,7 +41,7 @@ public enum Trace {
     /// When MEDIAPREP_TRACE holds the caller's CLOCK_MONOTONIC reading in nanoseconds, taken just
     /// before it spawned us (scripts/trace-coverage.py does this), that is wall time from the spawn;
     /// otherwise the process's CPU time so far, which that CPU-bound work nearly equals.
-    public static func startup() {
+    package static func startup() {
         guard enabled else { return }
         state.mainStarted(at: DispatchTime.now().uptimeNanoseconds)
         var t = timespec()
@@ -57,7 +58,7 @@ public enum Trace {
     }
 
     /// From `startup()` to here: handing the command to a task (the runtime's thread pool starts).
-    public static func commandStarted() {
+    package static func commandStarted() {
         guard enabled, let start = state.mainStart else { return }
         emit(0, "start the command task", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
     }
@@ -69,14 +70,12 @@ public enum Trace {
 
     /// Nesting level (stages run on one thread at a time; parallel jobs inside a stage are not
     /// traced) and when `main` began.
-    private final class State: @unchecked Sendable {
-        private let lock = NSLock()
-        private var level = 0
-        private var start: UInt64?
-        var depth: Int { lock.lock(); defer { lock.unlock() }; return level }
-        var mainStart: UInt64? { lock.lock(); defer { lock.unlock() }; return start }
-        func mainStarted(at t: UInt64) { lock.lock(); start = t; lock.unlock() }
-        func enter() -> Int { lock.lock(); defer { lock.unlock() }; level += 1; return level - 1 }
-        func leave() { lock.lock(); level -= 1; lock.unlock() }
+    private final class State: Sendable {
+        private let value = Mutex<(level: Int, start: UInt64?)>((0, nil))
+        var depth: Int { value.withLock { $0.level } }
+        var mainStart: UInt64? { value.withLock { $0.start } }
+        func mainStarted(at t: UInt64) { value.withLock { $0.start = t } }
+        func enter() -> Int { value.withLock { $0.level += 1; return $0.level - 1 } }
+        func leave() { value.withLock { $0.level -= 1 } }
     }
 }

@@ -1,26 +1,26 @@
 /// What a decoder hands the pipeline: pixels as stored plus what is needed to show them upright.
-public struct DecodedImage: Sendable {
-    public var pixels: PixelBuffer
-    public let format: MediaFormat
+package struct DecodedImage: Sendable {
+    package var pixels: PixelBuffer
+    package let format: MediaFormat
     /// Size of the stored image before any shrink-on-load or orientation.
-    public let sourceWidth: Int
-    public let sourceHeight: Int
-    public let orientation: ExifOrientation
+    package let sourceWidth: Int
+    package let sourceHeight: Int
+    package let orientation: ExifOrientation
 
     /// Size as a viewer shows it: orientation applied, no shrink-on-load.
-    public var displayWidth: Int { orientation.swapsDimensions ? sourceHeight : sourceWidth }
-    public var displayHeight: Int { orientation.swapsDimensions ? sourceWidth : sourceHeight }
+    package var displayWidth: Int { orientation.swapsDimensions ? sourceHeight : sourceWidth }
+    package var displayHeight: Int { orientation.swapsDimensions ? sourceWidth : sourceHeight }
 }
 
 /// Options shared by every decoder.
-public struct DecodeOptions: Sendable {
+package struct DecodeOptions: Sendable {
     /// Refuse images with more pixels than this after shrink-on-load, to bound memory.
-    public var maxPixels: Int
+    package var maxPixels: Int
     /// The smallest size (stored orientation) the caller still needs; lets JPEG shrink on load.
-    public var minimumWidth: Int?
-    public var minimumHeight: Int?
+    package var minimumWidth: Int?
+    package var minimumHeight: Int?
 
-    public init(maxPixels: Int = 100_000_000, minimumWidth: Int? = nil, minimumHeight: Int? = nil) {
+    package init(maxPixels: Int = 100_000_000, minimumWidth: Int? = nil, minimumHeight: Int? = nil) {
         self.maxPixels = maxPixels
         self.minimumWidth = minimumWidth
         self.minimumHeight = minimumHeight

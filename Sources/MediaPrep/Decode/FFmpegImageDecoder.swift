@@ -1,20 +1,20 @@
 import CFFmpeg
 
 /// GIF, WebP, BMP and TIFF through FFmpeg's image decoders: the first frame, plus how many there are.
-public enum FFmpegImageDecoder {
-    public struct Result: Sendable {
-        public let image: DecodedImage
+package enum FFmpegImageDecoder {
+    package struct Result: Sendable {
+        package let image: DecodedImage
         /// Frames in the file (GIF animation); 1 for still images.
-        public let frameCount: Int
+        package let frameCount: Int
     }
 
-    public static func decode(path: String, format: MediaFormat, options: DecodeOptions = DecodeOptions(),
+    package static func decode(path: String, format: MediaFormat, options: DecodeOptions = DecodeOptions(),
                               countFrames: Bool = false) throws -> Result {
         try decode(try MediaInput(path: path), format: format, options: options, countFrames: countFrames)
     }
 
     /// The same from bytes in memory (libavformat reads them through a custom AVIOContext).
-    public static func decode(data: [UInt8], format: MediaFormat, options: DecodeOptions = DecodeOptions(),
+    package static func decode(data: [UInt8], format: MediaFormat, options: DecodeOptions = DecodeOptions(),
                               countFrames: Bool = false) throws -> Result {
         try decode(try MediaInput(data: data), format: format, options: options, countFrames: countFrames)
     }

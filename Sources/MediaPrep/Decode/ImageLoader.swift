@@ -1,15 +1,15 @@
 import Foundation
 
 /// Picks the decoder for a file by its content: the single entry point for still images.
-public enum ImageLoader {
+package enum ImageLoader {
     /// Reads a file, refusing empty files and anything that is not an image we decode.
-    public static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
+    package static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         let data = try FileBytes.read(path)
         return try load(data: data, path: path, options: options)
     }
 
     /// Decodes bytes already in memory; FFmpeg-decoded formats are read from `path` when given.
-    public static func load(data: [UInt8], path: String?, options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
+    package static func load(data: [UInt8], path: String?, options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
         let format = FormatSniffer.sniff(data)
         switch format {
@@ -27,13 +27,13 @@ public enum ImageLoader {
 }
 
 /// File reading with errors typed for the CLI.
-public enum FileBytes {
+package enum FileBytes {
     /// Files larger than this are never read into memory (images over it are refused; videos,
     /// voice and plain files are copied and planned by size without being read).
-    public static let maxReadBytes = 256 * 1024 * 1024
+    package static let maxReadBytes = 256 * 1024 * 1024
 
     /// The whole file, by POSIX reads (Foundation's `contents(atPath:)` leaks 4 KB on an empty file).
-    public static func read(_ path: String, limit: Int = maxReadBytes) throws -> [UInt8] {
+    package static func read(_ path: String, limit: Int = maxReadBytes) throws -> [UInt8] {
         let size = try size(path)  // refuses missing paths, directories and other non-files
         guard size > 0 else { throw MediaPrepError(.emptyInput, "\(path) is empty") }
         guard size <= limit else {
@@ -60,7 +60,7 @@ public enum FileBytes {
     }
 
     /// The first bytes only, for sniffing large files without reading them whole.
-    public static func head(_ path: String, count: Int = FormatSniffer.headerLength) throws -> [UInt8] {
+    package static func head(_ path: String, count: Int = FormatSniffer.headerLength) throws -> [UInt8] {
         guard let h = FileHandle(forReadingAtPath: path) else {
             throw MediaPrepError(.unreadableFile, "cannot read \(path)")
         }
@@ -70,7 +70,7 @@ public enum FileBytes {
     }
 
     /// The last bytes only (end markers of a file that may be cut off).
-    public static func tail(_ path: String, count: Int) throws -> [UInt8] {
+    package static func tail(_ path: String, count: Int) throws -> [UInt8] {
         guard let h = FileHandle(forReadingAtPath: path) else {
             throw MediaPrepError(.unreadableFile, "cannot read \(path)")
         }
@@ -83,7 +83,7 @@ public enum FileBytes {
 
     /// Size of a regular file; directories, missing paths and other non-files are refused here,
     /// before any stage tries to read or copy them.
-    public static func size(_ path: String) throws -> Int {
+    package static func size(_ path: String) throws -> Int {
         guard let attrs = try? FileManager.default.attributesOfItem(atPath: path) else {
             throw MediaPrepError(.unreadableFile, "no such file: \(path)")
         }

@@ -1,19 +1,19 @@
 import CJpeg
 
 /// JPEG through TurboJPEG, shrinking in the DCT when the caller needs fewer pixels.
-public enum JPEGDecoder {
-    public struct Header: Sendable {
-        public let width: Int
-        public let height: Int
-        public let isGray: Bool
-        public let isCMYK: Bool
-        public let isProgressive: Bool
-        public let isArithmetic: Bool
+package enum JPEGDecoder {
+    package struct Header: Sendable {
+        package let width: Int
+        package let height: Int
+        package let isGray: Bool
+        package let isCMYK: Bool
+        package let isProgressive: Bool
+        package let isArithmetic: Bool
     }
 
     /// Parses the markers up to the first scan with libjpeg itself (benign warnings such as stray
     /// bytes before a marker are tolerated, as libjpeg, browsers and phones tolerate them).
-    public static func header(_ data: [UInt8]) throws -> Header {
+    package static func header(_ data: [UInt8]) throws -> Header {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
         var info = cjpeg_header_info()
         let rc = data.withUnsafeBufferPointer { cjpeg_read_header($0.baseAddress, UInt(data.count), &info) }

@@ -2,8 +2,8 @@ import CPng
 
 /// PNG through libpng: the row API for plain 8-bit files, the simplified API (palette, gray,
 /// 16-bit, interlace and gamma handled) for the rest.
-public enum PNGDecoder {
-    public static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
+package enum PNGDecoder {
+    package static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         if let rows = try decodeWhileResizing(data, options: options, to: { _, _ in nil }) { return rows.decoded }
         return try decodeSimplified(data, options: options)
     }

@@ -3,7 +3,7 @@ import Foundation
 
 /// JPEG through TurboJPEG. A class owning one tjhandle (not thread-safe, hence not Sendable):
 /// each thread of a parallel search makes its own.
-public final class JPEGEncoder {
+package final class JPEGEncoder {
     private let handle: TurboJPEGHandle
 
     /// TurboJPEG 2.1 turns on optimized Huffman tables for baseline JPEG only through this
@@ -11,7 +11,7 @@ public final class JPEGEncoder {
     /// encode's time. Set once, before the first encoder exists.
     private static let optimizeHuffman: Void = { setenv("TJ_OPTIMIZE", "1", 1) }()
 
-    public init() throws {
+    package init() throws {
         _ = Self.optimizeHuffman
         handle = try TurboJPEGHandle(.compress)
     }
@@ -27,7 +27,7 @@ public final class JPEGEncoder {
     }
 
     /// Encodes with 4:2:0 chroma (gray stays one channel); output carries JFIF only, no metadata.
-    public func encode(_ image: PixelBuffer, quality: Int, progressive: Bool = false) throws -> [UInt8] {
+    package func encode(_ image: PixelBuffer, quality: Int, progressive: Bool = false) throws -> [UInt8] {
         let (src, format, subsampling) = Self.input(image)
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
@@ -47,7 +47,7 @@ public final class JPEGEncoder {
 
     /// Color-converts and downsamples once, exactly as `encode` would, so a quality search
     /// can compress the same planes many times without redoing that work.
-    public func planes(_ image: PixelBuffer) throws -> YUVPlanes {
+    package func planes(_ image: PixelBuffer) throws -> YUVPlanes {
         let (src, format, subsampling) = Self.input(image)
         var yuv = YUVPlanes(width: src.width, height: src.height, subsampling: subsampling)
         let rc = src.bytes.withUnsafeBufferPointer { p in
@@ -61,7 +61,7 @@ public final class JPEGEncoder {
     }
 
     /// Compresses YUV planes (from `planes(_:)` or a resize straight to 4:2:0).
-    public func encode(_ yuv: YUVPlanes, quality: Int, progressive: Bool = false) throws -> [UInt8] {
+    package func encode(_ yuv: YUVPlanes, quality: Int, progressive: Bool = false) throws -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         defer { if let out { tjFree(out) } }
@@ -81,9 +81,9 @@ public final class JPEGEncoder {
 
 /// An image in JPEG's color space and chroma layout (Y, Cb, Cr planes; Y only for gray) in one
 /// allocation, each plane followed by a gap so SIMD writers may overshoot a row harmlessly.
-public struct YUVPlanes: Sendable {
-    public let width: Int
-    public let height: Int
+package struct YUVPlanes: Sendable {
+    package let width: Int
+    package let height: Int
     let subsampling: TJSAMP
     var storage: [UInt8]
     let offsets: [Int]

@@ -1,8 +1,8 @@
 import CPng
 
 /// PNG through libpng's simplified writer; it writes pixels and sRGB information, no text or Exif.
-public enum PNGEncoder {
-    public static func encode(_ image: PixelBuffer) throws -> [UInt8] {
+package enum PNGEncoder {
+    package static func encode(_ image: PixelBuffer) throws -> [UInt8] {
         let image = image.layout == .rgbx ? AlphaOps.dropX(image) : image
         var png = png_image()
         png.version = cpng_version()
@@ -30,7 +30,7 @@ public enum PNGEncoder {
     /// predicted against 211,420 encoded (+1.1 %; a quarter: +2.6 %), in 15 ms instead of 113.
     /// - Parameter level: zlib level for the sample; below the default (6) only for a quick look,
     ///   since a lower level writes more bytes.
-    public static func estimate(_ image: PixelBuffer, every: Int = 8, level: Int = 6) throws -> Int {
+    package static func estimate(_ image: PixelBuffer, every: Int = 8, level: Int = 6) throws -> Int {
         guard image.height >= 16 * every * 2 else { return try size(image, level: level) }
         let sample = image.everyBand(every, from: 0, below: (image.height + 15) / 16)
         return Int(Double(try size(sample, level: level)) * Double(image.height) / Double(sample.height))

@@ -2,32 +2,32 @@ import Foundation
 
 /// Decides which hosts a link preview may contact: a bot fetches what strangers send, so nothing
 /// on the machine's own networks unless the user opts in.
-public struct AddressPolicy: Sendable {
-    public var allowPrivateHosts = false
+package struct AddressPolicy: Sendable {
+    package var allowPrivateHosts = false
     /// Host names (as written in URLs) trusted anyway, e.g. one internal service.
-    public var allowedHosts: Set<String> = []
+    package var allowedHosts: Set<String> = []
 
-    public init(allowPrivateHosts: Bool = false, allowedHosts: Set<String> = []) {
+    package init(allowPrivateHosts: Bool = false, allowedHosts: Set<String> = []) {
         self.allowPrivateHosts = allowPrivateHosts
         self.allowedHosts = allowedHosts
     }
 
     /// Resolves `host` and refuses it if any address is loopback, private, link-local, multicast,
-    /// unspecified or otherwise not public. Checked again for every redirect. Returns the addresses
+    /// unspecified or otherwise not package. Checked again for every redirect. Returns the addresses
     /// checked, for the connection to use (none when the host is trusted without a check).
     @discardableResult
-    public func check(host: String) throws -> [Address] {
+    package func check(host: String) throws -> [Address] {
         if allowPrivateHosts || allowedHosts.contains(host.lowercased()) { return [] }
         let addresses = try Self.resolve(host)
         guard !addresses.isEmpty else { throw MediaPrepError(.fetchFailed, "\(host) has no address") }
         for a in addresses where !Self.isPublic(a) {
-            throw MediaPrepError(.blockedHost, "\(host) resolves to \(Self.format(a)), a non-public address (--allow-private-hosts to allow)")
+            throw MediaPrepError(.blockedHost, "\(host) resolves to \(Self.format(a)), a non-package address (--allow-private-hosts to allow)")
         }
         return addresses
     }
 
     /// One resolved address: 4 or 16 bytes.
-    public typealias Address = [UInt8]
+    package typealias Address = [UInt8]
 
     static func resolve(_ host: String) throws -> [Address] {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host

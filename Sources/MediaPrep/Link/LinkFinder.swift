@@ -2,15 +2,15 @@ import Foundation
 
 /// Finds the URL a message's link preview is made for, as the app does: the first link that is not
 /// a SimpleX link (those open a chat, they are never fetched).
-public enum LinkFinder {
+package enum LinkFinder {
     /// The first previewable http(s) URL in `text` (`www.` links get `https://`), or nil.
-    public static func firstPreviewable(in text: String) -> String? {
+    package static func firstPreviewable(in text: String) -> String? {
         candidates(in: text).first { !isSimplexLink($0) }
     }
 
     /// SimpleX contact, invitation and group links: `simplex:/…`, simplex.chat pages, and the
     /// short links served from *.simplex.im.
-    public static func isSimplexLink(_ link: String) -> Bool {
+    package static func isSimplexLink(_ link: String) -> Bool {
         let l = link.lowercased()
         if l.hasPrefix("simplex:") { return true }
         guard let host = URL(string: link)?.host?.lowercased() else { return false }

@@ -1,12 +1,12 @@
 /// The 8 EXIF orientations: how stored pixels must be turned to appear upright.
-public enum ExifOrientation: Int, Sendable, Codable, CaseIterable {
+package enum ExifOrientation: Int, Sendable, Codable, CaseIterable {
     case up = 1, upMirrored, down, downMirrored, leftMirrored, right, rightMirrored, left
 
     /// Orientations 5–8 swap width and height.
-    public var swapsDimensions: Bool { rawValue >= 5 }
+    package var swapsDimensions: Bool { rawValue >= 5 }
 
     /// Reads the orientation from a JPEG's Exif APP1; any damage means "up", never an error.
-    public static func fromJPEG(_ data: [UInt8]) -> ExifOrientation { fromJPEG(data, markers: JPEGMarkers(data)) }
+    package static func fromJPEG(_ data: [UInt8]) -> ExifOrientation { fromJPEG(data, markers: JPEGMarkers(data)) }
 
     static func fromJPEG(_ data: [UInt8], markers: JPEGMarkers) -> ExifOrientation {
         let exifHeader: [UInt8] = Array("Exif\0\0".utf8)
@@ -19,7 +19,7 @@ public enum ExifOrientation: Int, Sendable, Codable, CaseIterable {
     }
 
     /// Parses a TIFF-structured Exif block (JPEG APP1 body or PNG eXIf chunk) for tag 0x0112.
-    public static func fromTIFF(_ tiff: ArraySlice<UInt8>) -> ExifOrientation {
+    package static func fromTIFF(_ tiff: ArraySlice<UInt8>) -> ExifOrientation {
         guard let r = TIFFReader(tiff), let entries = r.ifd0Entries else { return .up }
         for entry in entries {
             guard let tag = r.u16(entry) else { return .up }

@@ -1,6 +1,6 @@
 /// Turns stored pixels upright; a pure copy, so it runs after resizing on the smaller image.
-public enum Orienter {
-    public static func apply(_ o: ExifOrientation, to src: PixelBuffer) -> PixelBuffer {
+package enum Orienter {
+    package static func apply(_ o: ExifOrientation, to src: PixelBuffer) -> PixelBuffer {
         if o == .up { return src }
         let w = src.width, h = src.height, c = src.layout.channels
         let (dw, dh) = o.swapsDimensions ? (h, w) : (w, h)

@@ -1,29 +1,29 @@
 import UploadPlanner
 
 /// Prepares any file the compose bar accepts, dispatching on what the file really is.
-public struct AttachmentPreparer: Sendable {
-    public var profile: ImageProfile
-    public var limits: SimplexLimits
-    public var outputDirectory: String
+package struct AttachmentPreparer: Sendable {
+    package var profile: ImageProfile
+    package var limits: SimplexLimits
+    package var outputDirectory: String
     /// Moment used for `IMG_yyyyMMdd_HHmmss` names, seconds since 1970 UTC.
-    public var timestamp: Int64
-    public var maxPixels = 100_000_000
+    package var timestamp: Int64
+    package var maxPixels = 100_000_000
     /// Long side of video thumbnails that previews are cut from.
-    public var thumbnailSide = 640
+    package var thumbnailSide = 640
     /// Threads one image may use; a batch running a job per core sets 1.
-    public var threads = 2
+    package var threads = 2
     /// Checked between stages and before an output is linked into place.
-    public var cancellation: CancellationFlag?
+    package var cancellation: CancellationFlag?
     /// Decoded pixels in flight across a batch; each input waits for its share before decoding.
-    public var pixelBudget: PixelBudget?
+    package var pixelBudget: PixelBudget?
     /// Leave outputs under temporary names (`PreparedItem.staged`) for the caller to name in order.
-    public var stagesOutputs = false
+    package var stagesOutputs = false
     /// Videos and voice notes: playable everywhere or as they came, and their byte budgets.
-    public var media = MediaOptions()
+    package var media = MediaOptions()
     /// How far a long job (a transcode) is, 0…1, with the input's path.
-    public var onProgress: (@Sendable (_ path: String, _ fraction: Double) -> Void)?
+    package var onProgress: (@Sendable (_ path: String, _ fraction: Double) -> Void)?
 
-    public init(profile: ImageProfile = .simplex, limits: SimplexLimits = .simplex, outputDirectory: String, timestamp: Int64) {
+    package init(profile: ImageProfile = .simplex, limits: SimplexLimits = .simplex, outputDirectory: String, timestamp: Int64) {
         self.profile = profile
         self.limits = limits
         self.outputDirectory = outputDirectory
@@ -31,8 +31,8 @@ public struct AttachmentPreparer: Sendable {
     }
 
     /// Sending over XFTP (else SMP only) and to how many recipients: how outputs travel.
-    public var xftp = true
-    public var recipients = 1
+    package var xftp = true
+    package var recipients = 1
 
     /// The limits every decision reads, the same ones `SendCheck` reads.
     var rules: SendRules {
@@ -42,7 +42,7 @@ public struct AttachmentPreparer: Sendable {
     }
 
     /// Never throws: a failure is recorded in the item so the rest of a batch goes on.
-    public func prepare(path: String) -> PreparedItem {
+    package func prepare(path: String) -> PreparedItem {
         var item = PreparedItem(input: path, kind: .file)
         do {
             try cancellation?.check()

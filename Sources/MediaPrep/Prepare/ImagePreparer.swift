@@ -1,18 +1,18 @@
 /// Photo or picture in, the file SimpleX would send out: within budget, upright, no metadata.
-public struct ImagePreparer: Sendable {
-    public var profile: ImageProfile
-    public var decode: DecodeOptions
+package struct ImagePreparer: Sendable {
+    package var profile: ImageProfile
+    package var decode: DecodeOptions
     /// Threads one image may use; a batch that already fills the cores sets 1.
-    public var threads = 2
+    package var threads = 2
     /// Checked between stages, so an interrupted batch stops within one stage.
-    public var cancellation: CancellationFlag?
+    package var cancellation: CancellationFlag?
 
-    public init(profile: ImageProfile = .simplex, maxPixels: Int = 100_000_000) {
+    package init(profile: ImageProfile = .simplex, maxPixels: Int = 100_000_000) {
         self.profile = profile
         decode = DecodeOptions(maxPixels: maxPixels)
     }
 
-    public func prepare(path: String) throws -> PreparedImage {
+    package func prepare(path: String) throws -> PreparedImage {
         try prepare(source: try MediaProbe.source(path: path, maxPixels: decode.maxPixels))
     }
 
@@ -26,7 +26,7 @@ public struct ImagePreparer: Sendable {
         return try prepare(source: source, keep: nil)
     }
 
-    public func prepare(data: [UInt8], path: String?) throws -> PreparedImage {
+    package func prepare(data: [UInt8], path: String?) throws -> PreparedImage {
         let format = FormatSniffer.sniff(data)
         switch format {
         case .jpeg, .png:

@@ -1,17 +1,18 @@
+import Synchronization
 import Foundation
 
 /// Writes prepared files atomically under unique names, never replacing anything.
-public enum OutputWriter {
+package enum OutputWriter {
     /// Writes `data` as `dir/base.ext`, or `base_1.ext`, `base_2.ext`… if taken (as SimpleX's
     /// uniqueCombine does). The bytes go to a temporary file first and are hard-linked into
     /// place, which fails rather than overwrites if the name appeared meanwhile.
-    public static func writeUnique(_ data: [UInt8], directory dir: String, base: String, ext: String,
+    package static func writeUnique(_ data: [UInt8], directory dir: String, base: String, ext: String,
                                    cancellation: CancellationFlag? = nil) throws -> String {
         try stage(data, directory: dir, base: base, ext: ext, cancellation: cancellation).commit()
     }
 
     /// Copies a file (a video may be large: it is never read into memory) under a unique name.
-    public static func copyUnique(from source: String, directory dir: String, base: String, ext: String,
+    package static func copyUnique(from source: String, directory dir: String, base: String, ext: String,
                                   cancellation: CancellationFlag? = nil) throws -> String {
         try stageCopy(from: source, directory: dir, base: base, ext: ext, cancellation: cancellation).commit()
     }
@@ -20,10 +21,10 @@ public enum OutputWriter {
     private static let pending = TemporaryFiles()
 
     /// Removes every temporary file still being written (for a signal handler's last step).
-    public static func removeTemporaryFiles() { pending.removeAll() }
+    package static func removeTemporaryFiles() { pending.removeAll() }
 
     /// Writes `data` under a temporary name in `dir`; `commit` gives it its final, unique name.
-    public static func stage(_ data: [UInt8], directory dir: String, base: String, ext: String,
+    package static func stage(_ data: [UInt8], directory dir: String, base: String, ext: String,
                              cancellation: CancellationFlag? = nil) throws -> StagedFile {
         try stage(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in
             FileManager.default.createFile(atPath: tmp, contents: Data(data))
@@ -31,7 +32,7 @@ public enum OutputWriter {
     }
 
     /// Copies `source` under a temporary name in `dir`, for `commit` to name.
-    public static func stageCopy(from source: String, directory dir: String, base: String, ext: String,
+    package static func stageCopy(from source: String, directory dir: String, base: String, ext: String,
                                  cancellation: CancellationFlag? = nil) throws -> StagedFile {
         try stage(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in
             (try? FileManager.default.copyItem(atPath: source, toPath: tmp)) != nil
@@ -40,7 +41,7 @@ public enum OutputWriter {
 
     /// Lets `produce` write the file itself (an encoder or muxer) under the temporary name; a
     /// throw removes whatever it wrote.
-    public static func stageProduced(directory dir: String, base: String, ext: String, cancellation: CancellationFlag? = nil,
+    package static func stageProduced(directory dir: String, base: String, ext: String, cancellation: CancellationFlag? = nil,
                                      produce: (String) throws -> Void) throws -> StagedFile {
         var failure: Error? = nil
         do {
@@ -84,7 +85,7 @@ public enum OutputWriter {
 
     /// Writes `data` to an explicit path atomically (temporary file, then rename), refusing to
     /// replace `protected` (the input it was made from).
-    public static func writeReplacing(_ data: [UInt8], to path: String, protecting protected: String? = nil) throws {
+    package static func writeReplacing(_ data: [UInt8], to path: String, protecting protected: String? = nil) throws {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         if let protected, URL(fileURLWithPath: protected).standardizedFileURL.resolvingSymlinksInPath() == url.resolvingSymlinksInPath() {
             throw MediaPrepError(.writeFailed, "refusing to overwrite the input \(protected)")
@@ -104,16 +105,16 @@ public enum OutputWriter {
 
 /// A prepared file under a temporary name, waiting for its final one: a batch names its files in
 /// input order, whatever order they finish in.
-public struct StagedFile: Sendable {
-    public let directory: String
-    public let base: String
-    public let ext: String
+package struct StagedFile: Sendable {
+    package let directory: String
+    package let base: String
+    package let ext: String
     let temporaryPath: String
 
     /// Links the file into place as `base.ext`, or `base_1.ext`, `base_2.ext`… if taken (as
     /// SimpleX's uniqueCombine does); a hard link fails rather than overwrites a name that
     /// appeared meanwhile. The temporary name goes either way.
-    public func commit() throws -> String {
+    package func commit() throws -> String {
         defer { OutputWriter.discard(temporaryPath) }
         let dotExt = ext.isEmpty ? "" : "." + ext
         for n in 0..<10_000 {
@@ -126,19 +127,18 @@ public struct StagedFile: Sendable {
     }
 
     /// Removes the file without naming it (its input turned out unsendable).
-    public func discard() { OutputWriter.discard(temporaryPath) }
+    package func discard() { OutputWriter.discard(temporaryPath) }
 }
 
 /// Paths of temporary files in progress, guarded by a lock (workers add and remove them concurrently).
-private final class TemporaryFiles: @unchecked Sendable {
-    private let lock = NSLock()
-    private var paths = Set<String>()
-    func add(_ p: String) { lock.lock(); paths.insert(p); lock.unlock() }
-    func remove(_ p: String) { lock.lock(); paths.remove(p); lock.unlock() }
+private final class TemporaryFiles: Sendable {
+    private let paths = Mutex(Set<String>())
+    func add(_ p: String) { paths.withLock { _ = $0.insert(p) } }
+    func remove(_ p: String) { paths.withLock { _ = $0.remove(p) } }
     func removeAll() {
-        lock.lock()
-        for p in paths { unlink(p) }
-        paths.removeAll()
-        lock.unlock()
+        paths.withLock { set in
+            for p in set { unlink(p) }
+            set.removeAll()
+        }
     }
 }

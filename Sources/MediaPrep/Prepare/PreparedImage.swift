@@ -1,13 +1,13 @@
 /// The image file to send, its inline preview, and how it was made.
-public struct PreparedImage: Sendable {
-    public typealias Route = PrepareRoute
+package struct PreparedImage: Sendable {
+    package typealias Route = PrepareRoute
 
-    public let data: [UInt8]
-    public let format: EncodedImage.Format
-    public let width: Int
-    public let height: Int
-    public let quality: Int?
-    public let route: Route
-    public let preview: String
-    public let sourceFormat: MediaFormat
+    package let data: [UInt8]
+    package let format: EncodedImage.Format
+    package let width: Int
+    package let height: Int
+    package let quality: Int?
+    package let route: Route
+    package let preview: String
+    package let sourceFormat: MediaFormat
 }

@@ -1,5 +1,5 @@
 /// The inline preview: a data URI whose whole length stays within the message's budget.
-public enum PreviewMaker {
+package enum PreviewMaker {
     static let jpegPrefix = "data:image/jpg;base64,"
     static let pngPrefix = "data:image/png;base64,"
     /// Long sides tried, largest first; the first that reaches `minQuality` wins.
@@ -12,7 +12,7 @@ public enum PreviewMaker {
     }
 
     /// - Parameter image: upright pixels; RGBA with real alpha gets a PNG preview when one fits.
-    public static func make(from full: PixelBuffer, maxLength: Int = 14_000) throws -> String {
+    package static func make(from full: PixelBuffer, maxLength: Int = 14_000) throws -> String {
         // One pass down to the largest candidate; the smaller ones are cut from that.
         let top = Resizer.fit(width: full.width, height: full.height, maxSide: sides[0])
         let image = try Resizer.resize(full, width: top.width, height: top.height)

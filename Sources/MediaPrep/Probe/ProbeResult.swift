@@ -1,7 +1,9 @@
+import UploadPlanner
+
 /// Everything `probe` learns about a file without preparing it.
 public struct ProbeResult: Sendable, Equatable {
     public var path: String
-    public var kind: MediaKind
+    public var kind: UploadContentKind
     public var format: MediaFormat
     public var bytes: Int
     /// FFmpeg's demuxer name (e.g. "mov,mp4,m4a,3gp,3g2,mj2"), nil for JPEG/PNG read natively.
@@ -15,7 +17,7 @@ public struct ProbeResult: Sendable, Equatable {
     public var height: Int?
     /// Clockwise degrees to turn stored frames upright (0, 90, 180, 270).
     public var rotation: Int = 0
-    public var orientation: ExifOrientation = .up
+    package var orientation: ExifOrientation = .up
     public var hasAlpha: Bool = false
     public var durationSeconds: Double?
     public var bitRate: Int?

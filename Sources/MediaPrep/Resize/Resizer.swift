@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// Resampling through libswscale's Lanczos; no hand-written filter.
-public enum Resizer {
+package enum Resizer {
     static func avFormat(_ layout: PixelLayout) -> AVPixelFormat {
         switch layout {
         case .gray: return AV_PIX_FMT_GRAY8
@@ -15,7 +15,7 @@ public enum Resizer {
     static let flags = SWS_LANCZOS | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
 
     /// - Parameter threads: at most this many swscale slice threads.
-    public static func resize(_ src: PixelBuffer, width: Int, height: Int, threads maxThreads: Int = 2) throws -> PixelBuffer {
+    package static func resize(_ src: PixelBuffer, width: Int, height: Int, threads maxThreads: Int = 2) throws -> PixelBuffer {
         guard width > 0, height > 0 else {
             throw MediaPrepError(.invalidDimensions, "cannot resize to \(width)×\(height)")
         }
@@ -65,7 +65,7 @@ public enum Resizer {
     }
 
     /// Size that fits inside `maxSide` on the long side, never upscaling, never below 1 px.
-    public static func fit(width: Int, height: Int, maxSide: Int) -> (width: Int, height: Int) {
+    package static func fit(width: Int, height: Int, maxSide: Int) -> (width: Int, height: Int) {
         let long = max(width, height)
         guard long > maxSide, maxSide > 0 else { return (width, height) }
         let scale = Double(maxSide) / Double(long)

@@ -1,9 +1,9 @@
 /// Identifies a file by its leading bytes, never by its name.
-public enum FormatSniffer {
+package enum FormatSniffer {
     /// How many leading bytes `sniff` looks at; callers may pass just this much.
-    public static let headerLength = 64
+    package static let headerLength = 64
 
-    public static func sniff<C: Collection>(_ data: C) -> MediaFormat where C.Element == UInt8 {
+    package static func sniff<C: Collection>(_ data: C) -> MediaFormat where C.Element == UInt8 {
         let b = Array(data.prefix(headerLength))
         func at(_ offset: Int, _ ascii: String) -> Bool {
             let bytes = Array(ascii.utf8)

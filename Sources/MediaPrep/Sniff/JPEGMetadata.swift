@@ -1,17 +1,17 @@
 /// Which kinds of metadata a JPEG's header carries, so a check can say what preparation removes.
-public struct JPEGMetadata: Sendable, Equatable {
-    public var exif = false
+package struct JPEGMetadata: Sendable, Equatable {
+    package var exif = false
     /// A GPSInfo IFD in the Exif block: where the photo was taken.
-    public var gps = false
-    public var xmp = false
-    public var iccProfile = false
-    public var comment = false
-    public var other = false
+    package var gps = false
+    package var xmp = false
+    package var iccProfile = false
+    package var comment = false
+    package var other = false
 
-    public var isEmpty: Bool { !(exif || gps || xmp || iccProfile || comment || other) }
+    package var isEmpty: Bool { !(exif || gps || xmp || iccProfile || comment || other) }
 
     /// Reads the header segments only; malformed blocks count as present, never as an error.
-    public init(jpeg data: [UInt8]) { self.init(jpeg: data, markers: JPEGMarkers(data)) }
+    package init(jpeg data: [UInt8]) { self.init(jpeg: data, markers: JPEGMarkers(data)) }
 
     init(jpeg data: [UInt8], markers: JPEGMarkers) {
         func starts(_ s: JPEGMarkers.Segment, _ prefix: String) -> Bool {
@@ -38,7 +38,7 @@ public struct JPEGMetadata: Sendable, Equatable {
     }
 
     /// "GPS metadata removed", "Exif metadata removed", … as `check` reports them.
-    public var removals: [String] {
+    package var removals: [String] {
         var r: [String] = []
         if gps { r.append("GPS location removed") }
         var kinds: [String] = []

@@ -1,6 +1,6 @@
 /// Chooses resolution and rates together so a video fits a byte budget: a long clip at a tiny
 /// budget looks better at 480p than blocky at 1080p.
-public enum VideoBudget {
+package enum VideoBudget {
     /// Long sides tried, largest first (1080p, 720p, 540p, 480p, 360p, 240p for 16:9).
     static let longSides = [1920, 1280, 960, 854, 640, 426]
     /// Bits per pixel per frame below which a smaller picture scores higher once both are shown at
@@ -16,7 +16,7 @@ public enum VideoBudget {
 
     /// The plan for `source` within `maxBytes`, and a two-pass fallback when the plan is constant
     /// quality; throws `overLimit` with what would fit when even the floor does not.
-    public static func plan(_ source: VideoSource, maxBytes: Int,
+    package static func plan(_ source: VideoSource, maxBytes: Int,
                             maxLongSide: Int = VideoEncodePlan.defaultLongSide) throws -> (plan: VideoEncodePlan, fallback: VideoEncodePlan?) {
         let seconds = max(0.1, source.seconds)
         let fps = min(30, source.frameRate > 0 ? source.frameRate : 30)

@@ -1,21 +1,21 @@
 /// How a video is re-encoded to H.264 + AAC: a bot can pin these, a byte budget chooses them.
-public struct VideoEncodePlan: Sendable, Equatable {
+package struct VideoEncodePlan: Sendable, Equatable {
     /// Cap on the long side of the picture as displayed (never upscaled); even sizes are kept.
-    public var maxLongSide: Int
+    package var maxLongSide: Int
     /// Frames faster than this are dropped (a 60 fps screen capture at 30 uses half the bits).
-    public var maxFrameRate: Double
+    package var maxFrameRate: Double
     /// Average video rate for a two-pass encode; nil encodes at constant quality `crf`.
-    public var videoBitRate: Int?
-    public var crf = 23
+    package var videoBitRate: Int?
+    package var crf = 23
     /// With `crf`, a ceiling on the rate (VBV), so a generous budget still bounds the size.
-    public var maxRate: Int?
-    public var audioBitRate: Int
-    public var audioChannels: Int
-    public var audioSampleRate: Int
+    package var maxRate: Int?
+    package var audioBitRate: Int
+    package var audioChannels: Int
+    package var audioSampleRate: Int
     /// libx264 preset: medium, x264's own default (what `ffmpeg -c:v libx264` uses).
-    public var preset = "medium"
+    package var preset = "medium"
 
-    public init(maxLongSide: Int, maxFrameRate: Double, videoBitRate: Int? = nil, audioBitRate: Int,
+    package init(maxLongSide: Int, maxFrameRate: Double, videoBitRate: Int? = nil, audioBitRate: Int,
                 audioChannels: Int, audioSampleRate: Int) {
         self.maxLongSide = maxLongSide
         self.maxFrameRate = maxFrameRate
@@ -26,28 +26,28 @@ public struct VideoEncodePlan: Sendable, Equatable {
     }
 
     /// Long side cap without a budget: what a phone shows full screen, and what every client decodes.
-    public static let defaultLongSide = 1920
+    package static let defaultLongSide = 1920
 
     /// Without a byte budget: constant quality (x264's default CRF 23) at ≤ 1920 px and ≤ 60 fps,
     /// AAC at 128 kbit/s (FFmpeg's default), the source's channels up to stereo.
-    public static func compatible(_ source: VideoSource) -> VideoEncodePlan {
+    package static func compatible(_ source: VideoSource) -> VideoEncodePlan {
         VideoEncodePlan(maxLongSide: defaultLongSide, maxFrameRate: 60, audioBitRate: source.audioChannels > 1 ? 128_000 : 64_000,
                         audioChannels: min(2, source.audioChannels), audioSampleRate: AACRates.nearest(source.audioSampleRate))
     }
 }
 
 /// What the plan needs to know of a source, from the probe.
-public struct VideoSource: Sendable, Equatable {
+package struct VideoSource: Sendable, Equatable {
     /// As displayed (rotation applied).
-    public var width: Int
-    public var height: Int
-    public var seconds: Double
-    public var frameRate: Double
+    package var width: Int
+    package var height: Int
+    package var seconds: Double
+    package var frameRate: Double
     /// 0 when there is no audio stream.
-    public var audioChannels: Int
-    public var audioSampleRate: Int
+    package var audioChannels: Int
+    package var audioSampleRate: Int
 
-    public init(width: Int, height: Int, seconds: Double, frameRate: Double, audioChannels: Int, audioSampleRate: Int) {
+    package init(width: Int, height: Int, seconds: Double, frameRate: Double, audioChannels: Int, audioSampleRate: Int) {
         (self.width, self.height, self.seconds, self.frameRate) = (width, height, seconds, frameRate)
         (self.audioChannels, self.audioSampleRate) = (audioChannels, audioSampleRate)
     }

@@ -1,12 +1,12 @@
 import CFFmpeg
 
 /// A video's representative frame, upright, as pixels and as the time it was taken from.
-public struct VideoThumbnail: Sendable {
-    public let pixels: PixelBuffer
-    public let seconds: Double
+package struct VideoThumbnail: Sendable {
+    package let pixels: PixelBuffer
+    package let seconds: Double
     /// Clockwise degrees applied from the display matrix.
-    public let rotation: Int
-    public let framesDecoded: Int
+    package let rotation: Int
+    package let framesDecoded: Int
 }
 
 /// Picks and decodes a thumbnail frame in-process (no ffmpeg CLI).
@@ -18,15 +18,15 @@ public struct VideoThumbnail: Sendable {
 /// decoded in order. Failing that, we seek to 10 %, 25 % and 50 % of the duration
 /// (ffmpegthumbnailer seeks to 10 %). At most `maxDecodedFrames` frames are decoded in all; if
 /// nothing passes, the most detailed frame seen is used.
-public struct VideoThumbnailer: Sendable {
-    public var maxSide: Int
-    public var maxDecodedFrames = 400
-    public var scanSeconds = 5.0
-    public var checkEvery = 0.5
+package struct VideoThumbnailer: Sendable {
+    package var maxSide: Int
+    package var maxDecodedFrames = 400
+    package var scanSeconds = 5.0
+    package var checkEvery = 0.5
 
-    public init(maxSide: Int = 1280) { self.maxSide = maxSide }
+    package init(maxSide: Int = 1280) { self.maxSide = maxSide }
 
-    public func thumbnail(path: String) throws -> VideoThumbnail {
+    package func thumbnail(path: String) throws -> VideoThumbnail {
         try thumbnail(input: try MediaInput(path: path), path: path)
     }
 
