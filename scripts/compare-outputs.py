@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prepares every file of the given folders with two builds of mediaprep and compares what each sent,
-byte for byte (prepare --json: output, route, quality; video and voice outputs too).
+byte for byte (the output file and its preview; error codes where both failed).
 usage: compare-outputs.py BASE_BINARY NEW_BINARY DIR... — exits 1 when any output differs."""
 import json, os, subprocess, sys, tempfile, filecmp
 
@@ -21,7 +21,7 @@ with tempfile.TemporaryDirectory() as tmp:
         a, b = got["base"], got["new"]
         same = (a.get("output") is None) == (b.get("output") is None)
         if same and a.get("output"):
-            same = filecmp.cmp(a["output"], b["output"], shallow=False)
+            same = filecmp.cmp(a["output"], b["output"], shallow=False) and a.get("preview") == b.get("preview")
         elif same:
             same = (a.get("error") or {}).get("code") == (b.get("error") or {}).get("code")
         desc = lambda x: x.get("output") and f"{x.get('route')} q{x.get('quality')} {x.get('bytes')} B" or (x.get("error") or {}).get("code")

@@ -1,6 +1,7 @@
 #ifndef CJPEG_SHIM_H
 #define CJPEG_SHIM_H
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <setjmp.h>
@@ -174,4 +175,116 @@ static inline int cjpeg_space_rgb(void) { return JCS_RGB; }
 static inline int cjpeg_space_cmyk(void) { return JCS_CMYK; }
 static inline int cjpeg_space_ycck(void) { return JCS_YCCK; }
 static inline int cjpeg_is_eof_warning(int code) { return code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER; }
+
+/* ---- Encoding through libjpeg's API: baseline (or progressive), accurate DCT, optimized Huffman
+   tables. TurboJPEG 2.1 turns optimized tables on only through the TJ_OPTIMIZE environment
+   variable, which a library must not set for its whole process; these write the same bytes as
+   tjCompress2 / tjCompressFromYUVPlanes with it set (same defaults, same edge padding). ---- */
+
+typedef struct { struct jpeg_compress_struct c; cjpeg_err err; unsigned char *buffer; unsigned long size; } cjpeg_writer;
+
+/* TurboJPEG's setCompDefaults for 4:2:0 (gray: one component) at `quality`. */
+static inline void cjpeg_writer_defaults(cjpeg_writer *w, int width, int height, J_COLOR_SPACE in, int components,
+                                         int gray, int quality, int progressive) {
+    struct jpeg_compress_struct *c = &w->c;
+    c->image_width = (JDIMENSION)width;
+    c->image_height = (JDIMENSION)height;
+    c->in_color_space = in;
+    c->input_components = components;
+    jpeg_set_defaults(c);
+    c->optimize_coding = TRUE;
+    jpeg_set_quality(c, quality, TRUE);
+    c->dct_method = JDCT_ISLOW;
+    jpeg_set_colorspace(c, gray ? JCS_GRAYSCALE : JCS_YCbCr);
+    if (progressive) jpeg_simple_progression(c);
+    c->comp_info[0].h_samp_factor = gray ? 1 : 2;
+    c->comp_info[0].v_samp_factor = gray ? 1 : 2;
+    if (!gray) {
+        c->comp_info[1].h_samp_factor = c->comp_info[1].v_samp_factor = 1;
+        c->comp_info[2].h_samp_factor = c->comp_info[2].v_samp_factor = 1;
+    }
+}
+
+/* Sets up `w`; after a longjmp to its err.jump, cjpeg_writer_fail releases it. */
+static inline void cjpeg_writer_open(cjpeg_writer *w) {
+    memset(w, 0, sizeof(*w));
+    w->c.err = jpeg_std_error(&w->err.pub);
+    w->err.pub.error_exit = cjpeg_error_exit;
+    jpeg_create_compress(&w->c);
+    jpeg_mem_dest(&w->c, &w->buffer, &w->size);
+}
+
+static inline long cjpeg_writer_fail(cjpeg_writer *w, char *message, int message_len) {
+    snprintf(message, (size_t)message_len, "%s", w->err.message);
+    jpeg_destroy_compress(&w->c);
+    free(w->buffer);
+    return -1;
+}
+
+/* Packed rows (`components` 1, 3 or 4 bytes a pixel: gray, RGB, RGBX). Returns the size and the
+   malloc'd JPEG in *out (free with free()), or -1 with a message. */
+static inline long cjpeg_encode_pixels(const unsigned char *pixels, int stride, int width, int height, int components,
+                                       int quality, int progressive, unsigned char **out, char *message, int message_len) {
+    cjpeg_writer w;
+    cjpeg_writer_open(&w);
+    if (setjmp(w.err.jump)) return cjpeg_writer_fail(&w, message, message_len);
+    J_COLOR_SPACE in = components == 1 ? JCS_GRAYSCALE : components == 4 ? JCS_EXT_RGBX : JCS_EXT_RGB;
+    cjpeg_writer_defaults(&w, width, height, in, components, components == 1, quality, progressive);
+    jpeg_start_compress(&w.c, TRUE);
+    while (w.c.next_scanline < w.c.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)w.c.next_scanline * (size_t)stride);
+        jpeg_write_scanlines(&w.c, &row, 1);
+    }
+    jpeg_finish_compress(&w.c);
+    jpeg_destroy_compress(&w.c);
+    *out = w.buffer;
+    return (long)w.size;
+}
+
+/* Y, Cb, Cr planes of 4:2:0 (or Y alone) as TurboJPEG's YUV functions lay them out: each plane
+   PAD(size, 2) scaled by its sampling, rows `strides` apart. As tjCompressFromYUVPlanes does, rows
+   and columns past a plane's padded size repeat its last ones to fill whole 8x8 blocks. */
+static inline long cjpeg_encode_planes(unsigned char *const planes[3], const int strides[3], int width, int height, int gray,
+                                       int quality, int progressive, unsigned char **out, char *message, int message_len) {
+    cjpeg_writer w;
+    unsigned char *tmp = NULL;
+    cjpeg_writer_open(&w);
+    if (setjmp(w.err.jump)) { free(tmp); return cjpeg_writer_fail(&w, message, message_len); }
+    cjpeg_writer_defaults(&w, width, height, JCS_EXT_RGB, 3, gray, quality, progressive);
+    w.c.raw_data_in = TRUE;
+    jpeg_start_compress(&w.c, TRUE);
+    int n = w.c.num_components, maxh = w.c.max_h_samp_factor, maxv = w.c.max_v_samp_factor;
+    int pw[3], ph[3], iw[3], th[3];
+    size_t offset[3], total = 0;
+    for (int i = 0; i < n; i++) {
+        jpeg_component_info *ci = &w.c.comp_info[i];
+        iw[i] = (int)ci->width_in_blocks * DCTSIZE;
+        pw[i] = (width + maxh - 1) / maxh * maxh * ci->h_samp_factor / maxh;
+        ph[i] = (height + maxv - 1) / maxv * maxv * ci->v_samp_factor / maxv;
+        th[i] = ci->v_samp_factor * DCTSIZE;
+        offset[i] = total;
+        total += (size_t)iw[i] * (size_t)th[i];
+    }
+    if (!(tmp = malloc(total))) { snprintf(w.err.message, sizeof(w.err.message), "out of memory"); return cjpeg_writer_fail(&w, message, message_len); }
+    JSAMPROW rows[3][2 * DCTSIZE];
+    JSAMPARRAY arrays[3] = { rows[0], rows[1], rows[2] };
+    for (int row = 0; row < height; row += maxv * DCTSIZE) {
+        for (int i = 0; i < n; i++) {
+            int crow = row * w.c.comp_info[i].v_samp_factor / maxv;
+            for (int j = 0; j < th[i]; j++) {
+                unsigned char *dst = tmp + offset[i] + (size_t)j * (size_t)iw[i];
+                rows[i][j] = dst;
+                int r = crow + j < ph[i] ? crow + j : ph[i] - 1;  /* the last row again past the end */
+                memcpy(dst, planes[i] + (size_t)r * (size_t)strides[i], (size_t)pw[i]);
+                for (int k = pw[i]; k < iw[i]; k++) dst[k] = dst[pw[i] - 1];
+            }
+        }
+        jpeg_write_raw_data(&w.c, arrays, (JDIMENSION)(maxv * DCTSIZE));
+    }
+    jpeg_finish_compress(&w.c);
+    jpeg_destroy_compress(&w.c);
+    free(tmp);
+    *out = w.buffer;
+    return (long)w.size;
+}
 #endif
