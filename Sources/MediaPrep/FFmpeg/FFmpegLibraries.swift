@@ -1,4 +1,5 @@
 import CFFmpeg
+import Dispatch
 import Synchronization
 
 /// FFmpeg's entry points, unwrapped once from the typed tables of `shim.h`: libavutil and libswscale
@@ -41,6 +42,12 @@ package enum FFmpegLibraries {
             return .failure(MediaPrepError(.codecUnavailable, "FFmpeg's \(what) are not available: \(text)"))
         }
         return .success(raw.load(as: T.self))  // every member checked non-NULL by the loader
+    }
+
+    /// Starts loading libavutil and libswscale on another core, for an image that will surely be
+    /// scaled: the ~2 ms of loading overlap reading and decoding it.
+    static func prefetchScaling() {
+        DispatchQueue.global(qos: .userInitiated).async { _ = try? util() }
     }
 
     /// libavutil and libswscale, or `codecUnavailable` when they are missing.

@@ -52,6 +52,7 @@ package struct AttachmentPreparer: Sendable {
             item.kind = plan.kind
             item.format = source.probe.format
             if let e = plan.error { throw e }
+            if plan.kind == .image || plan.kind == .animatedImage { FFmpegLibraries.prefetchScaling() }  // every image is scaled (its preview at least)
             var charge: Int? = 0
             if let budget = pixelBudget {
                 charge = budget.acquire(source.decodedPixels(profile: profile), cancellation: cancellation)

@@ -128,9 +128,11 @@ package struct ImagePreparer: Sendable {
         guard let out = kept else { return nil }
         let (w, ht) = j.displaySize
         // Decoding proves the file is whole; at preview scale it is cheap.
-        let small = try JPEGDecoder.decode(out, parsed: route == .untouched ? j : nil,
-                                           options: DecodeOptions(maxPixels: decode.maxPixels, minimumWidth: min(w, 384), minimumHeight: min(ht, 384)))
-        let preview = try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength)
+        let small = try Trace.time("decode (proves it whole)") {
+            try JPEGDecoder.decode(out, parsed: route == .untouched ? j : nil,
+                                   options: DecodeOptions(maxPixels: decode.maxPixels, minimumWidth: min(w, 384), minimumHeight: min(ht, 384)))
+        }
+        let preview = try Trace.time("preview") { try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength) }
         return PreparedImage(data: out, format: .jpeg, width: w, height: ht, quality: nil,
                              route: route, preview: preview, sourceFormat: .jpeg)
     }
