@@ -15,7 +15,7 @@ package enum PreviewMaker {
     package static func make(from full: PixelBuffer, maxLength: Int = 14_000) throws -> String {
         // One pass down to the largest candidate; the smaller ones are cut from that.
         let top = Resizer.fit(width: full.width, height: full.height, maxSide: sides[0])
-        let image = try Trace.time("resize for the preview") { try Resizer.resize(full, width: top.width, height: top.height) }
+        let image = try Resizer.resize(full, width: top.width, height: top.height)
         if AlphaOps.hasRealAlpha(image), let png = try pngPreview(image, maxLength: maxLength) { return png }
         let opaque = AlphaOps.flattenOnWhite(image)
         let budget = byteBudget(maxLength: maxLength, prefix: jpegPrefix)
@@ -24,7 +24,7 @@ package enum PreviewMaker {
         for side in sides where side <= max(opaque.width, opaque.height) || side == sides.last {
             let s = Resizer.fit(width: opaque.width, height: opaque.height, maxSide: side)
             let small = try Resizer.resize(opaque, width: s.width, height: s.height)
-            guard let r = try Trace.time("preview quality search at \(side)", { try search.search(small, maxBytes: budget, start: 70) }) else { continue }
+            guard let r = try search.search(small, maxBytes: budget, start: 70) else { continue }
             if r.quality >= minQuality { return jpegPrefix + Base64.encode(r.data) }
             if fallback == nil { fallback = r.data }
         }

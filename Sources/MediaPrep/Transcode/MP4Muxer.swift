@@ -21,7 +21,7 @@ final class MP4Muxer {
     }
 
     deinit {
-        if context.pointee.pb != nil { ff.media.avio_closep(&context.pointee.pb) }
+        if context.pointee.pb != nil { _ = ff.media.avio_closep(&context.pointee.pb) }
         ff.media.avformat_free_context(context)
     }
 
