@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// libFuzzer targets, one per parser that sees untrusted bytes. Built and run by scripts/fuzz.sh:
+// libFuzzer targets, one per parser that sees untrusted bytes. Built and run by scripts/qa/fuzz.sh:
 //   swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 import PackageDescription
 

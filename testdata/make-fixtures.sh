@@ -51,7 +51,7 @@ $IM quadrants.png -compress none image.tiff
 
 rm -f quadrants.png
 
-# ---- Audio and video (issue: video, voice and GIF through FFmpeg) ----
+# ---- Audio and video (video, voice and GIF through FFmpeg) ----
 FF="ffmpeg -hide_banner -loglevel error -y"
 # H.264 + AAC in MP4, 3 s, with a moving test pattern.
 $FF -f lavfi -i testsrc2=s=320x240:r=25:d=3 -f lavfi -i sine=f=440:d=3 -c:v libx264 -crf 32 -pix_fmt yuv420p \
@@ -119,7 +119,7 @@ PY
 } > ffprobe-durations.json
 cat ffprobe-durations.json
 
-# ---- Videos every client plays (issue #12) ----
+# ---- Videos every client plays ----
 FF="ffmpeg -hide_banner -loglevel error -y"
 # MPEG-4 Part 2 (no iPhone plays it) in MOV, red over blue, display matrix rotated 90°: transcoded, still upright.
 $FF -f lavfi -i color=red:s=320x120:r=25:d=2 -f lavfi -i color=blue:s=320x120:r=25:d=2 -f lavfi -i sine=f=500:d=2 \

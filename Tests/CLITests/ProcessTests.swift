@@ -237,7 +237,7 @@ func runMeasuringMemory(_ args: [String]) throws -> (status: Int32, peakMiB: Dou
     return (exitStatus, Double(peakKiB) / 1024)
 }
 
-/// Sanitizer builds (scripts/sanitize.sh) carry shadow memory; memory bounds are for real builds.
+/// Sanitizer builds (scripts/qa/sanitize.sh) carry shadow memory; memory bounds are for real builds.
 let underSanitizer = ProcessInfo.processInfo.environment["MEDIAPREP_SANITIZER"] != nil
 
 @Suite(.serialized, .disabled(if: underSanitizer, "shadow memory inflates RSS")) struct MemoryBoundTests {

@@ -184,7 +184,7 @@ import Testing
         #expect(corner.r > 240 && corner.g > 240 && corner.b > 240)
     }
 
-    // The decision is made from a prediction, not from trial encodes (issue #10); these pin it.
+    // The decision is made from a prediction, not from trial encodes; these pin it.
     @Test func pngEstimateIsCloseToTheEncode() throws {
         let sticker = try PNGDecoder.decode(try Fixture.bytes("sticker.png")).pixels
         let small = try Resizer.resize(sticker, width: 400, height: 400)

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import MediaPrep
 
-/// Videos every client plays, in the size the sender chooses (issue #12).
+/// Videos every client plays, in the size the sender chooses.
 @Suite struct VideoTranscodeTests {
     static let durations: [String: Double] = VoiceTranscodeTests.durations
 

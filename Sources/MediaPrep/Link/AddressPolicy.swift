@@ -13,7 +13,7 @@ package struct AddressPolicy: Sendable {
     }
 
     /// Resolves `host` and refuses it if any address is loopback, private, link-local, multicast,
-    /// unspecified or otherwise not package. Checked again for every redirect. Returns the addresses
+    /// unspecified or otherwise not public. Checked again for every redirect. Returns the addresses
     /// checked, for the connection to use (none when the host is trusted without a check).
     @discardableResult
     package func check(host: String) throws -> [Address] {
@@ -21,7 +21,7 @@ package struct AddressPolicy: Sendable {
         let addresses = try Self.resolve(host)
         guard !addresses.isEmpty else { throw MediaPrepError(.fetchFailed, "\(host) has no address") }
         for a in addresses where !Self.isPublic(a) {
-            throw MediaPrepError(.blockedHost, "\(host) resolves to \(Self.format(a)), a non-package address (--allow-private-hosts to allow)")
+            throw MediaPrepError(.blockedHost, "\(host) resolves to \(Self.format(a)), a non-public address (--allow-private-hosts to allow)")
         }
         return addresses
     }

@@ -45,14 +45,14 @@ extension MediaProbe {
     /// header and transparency read once, a GIF's first frame decoded once, a video's container
     /// opened once. What it finds is what `SendPlanner` decides on.
     package static func source(path: String, depth: ProbeDepth = .whole, maxPixels: Int = 100_000_000) throws -> ProbedSource {
-        let size = try FileBytes.size(path)
-        guard size > 0 else { throw MediaPrepError(.emptyInput, "\(path) is empty") }
-        var head = try FileBytes.head(path, count: 262_144)
+        let file = try InputFile(path)
+        let size = file.size
+        var head = file.head(262_144)
         let format = FormatSniffer.sniff(head)
         var r = ProbeResult(path: path, kind: .file, format: format, bytes: size)
         var whole = head.count == size
         func readWhole() throws {
-            if !whole { head = try FileBytes.read(path); whole = true }
+            if !whole { head = try file.whole(after: head); whole = true }
         }
         switch format {
         case .jpeg:

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (Fuzz/Package.swift) with AddressSanitizer, seeded from testdata/.
-# usage: scripts/fuzz.sh TARGET SECONDS      TARGET: sniff exif jpeg png container plan
+# usage: scripts/qa/fuzz.sh TARGET SECONDS      TARGET: sniff exif jpeg png container plan
 # Crashes, leaks and hangs (> 10 s per input) land in Fuzz/findings/; the growing corpus in Fuzz/corpus/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-target=${1:?usage: scripts/fuzz.sh TARGET SECONDS}
-seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS}
+cd "$(dirname "$0")/../.."
+target=${1:?usage: scripts/qa/fuzz.sh TARGET SECONDS}
+seconds=${2:?usage: scripts/qa/fuzz.sh TARGET SECONDS}
 case $target in sniff|exif|jpeg|png|container|plan) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 ./scripts/install-deps.sh
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes 20 short video clips for the batch thumbnail benchmark (ffmpeg from Debian 12): H.264,
 # HEVC and VP9 at 480p–1080p, some opening on black, some rotated. Not committed: ~15 MB.
-# usage: [PHOTO=big.jpg] scripts/make-clips.sh [OUT_DIR]   (default: ./clips; PHOTO adds the 60 s budget clip)
+# usage: [PHOTO=big.jpg] scripts/bench/make-clips.sh [OUT_DIR]   (default: ./clips; PHOTO adds the 60 s budget clip)
 set -euo pipefail
 out=${1:-clips}
 mkdir -p "$out"
@@ -25,7 +25,7 @@ for n in 1 2 3; do mk hevc-720p 1280x720 3 "-c:v libx265 -preset ultrafast -x265
 for n in 1 2 3; do mk vp9-480p 854x480 3 "-c:v libvpx-vp9 -deadline realtime -cpu-used 8 -c:a libopus" webm; done
 for n in 1 2; do mk black-open-720p 1280x720 2 "-c:v libx264 -preset veryfast -g 1000" mp4 3; done
 for n in 1 2; do mk rotated-720p 1280x720 3 "-c:v libx264 -preset veryfast -c:a aac -metadata:s:v rotate=90" mov; done
-# For the video byte-budget figure (#12): 60 s of 1080p H.264 + AAC, a slow zoom over a photo with
+# For the video byte-budget figure: 60 s of 1080p H.264 + AAC, a slow zoom over a photo with
 # grain and a moving caption, so that motion, texture and flat areas all compete for the bits.
 photo=${PHOTO:-}
 if [ -n "$photo" ] && [ ! -s "$out/budget-1080p-60s.mp4" ]; then

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The test suite under AddressSanitizer (with LeakSanitizer) and ThreadSanitizer, then valgrind's
 # leak check over `mediaprep prepare` on every fixture. Each in its own build folder.
-# usage: scripts/sanitize.sh [address|thread|valgrind]...   (default: all three)
+# usage: scripts/qa/sanitize.sh [address|thread|valgrind]...   (default: all three)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ./scripts/install-deps.sh
 status=0
 for what in "${@:-address thread valgrind}"; do
@@ -12,7 +12,7 @@ for what in "${@:-address thread valgrind}"; do
       address)
         # LSan is on by default with ASan on Linux; every leak it reports fails the run.
         log=$PWD/.build-asan.log
-        ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0 MEDIAPREP_SANITIZER=address \
+        ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/scripts/qa/lsan.supp:print_suppressions=0 MEDIAPREP_SANITIZER=address \
           swift test --sanitize=address --scratch-path .build-asan >"$log" 2>&1 || status=1
         grep -E "^✘|ERROR: (Address|Leak)Sanitizer|SUMMARY: AddressSanitizer" "$log" | head -20
         grep -q "ERROR: .*Sanitizer" "$log" && status=1

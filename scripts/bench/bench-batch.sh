@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The batch engine's figures, each measured side by side in one run (the machine is shared and
 # noisy: ratios, not absolute times). Needs hyperfine, ffmpeg and /usr/bin/time.
-# usage: scripts/bench-batch.sh CORPUS CLIPS [MEDIAPREP_BINARY]
-#   CORPUS: ../shared/bench/make-corpus.sh's photos; CLIPS: scripts/make-clips.sh's 20 clips
+# usage: scripts/bench/bench-batch.sh CORPUS CLIPS [MEDIAPREP_BINARY]
+#   CORPUS: the benchmark tools' make-corpus.sh photos; CLIPS: scripts/bench/make-clips.sh's 20 clips
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 corpus=$1 clips=$2 mp=${3:-.build/release/mediaprep}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mean() { python3 -c "import json,sys;r=json.load(open('$1'))['results'];print(' '.join(str(x['mean']) for x in r))"; }

@@ -12,7 +12,7 @@ by_tool = defaultdict(dict)
 for r in rows:
     by_tool[r["tool"]][r["image"]] = r
 images = sorted({r["image"] for r in rows})
-# The criterion compares against ImageMagick jpeg:extent and the SimpleX loop; an output
+# The criterion compares against ImageMagick jpeg:extent and the SimpleX loop; an output
 # over the limit is not an answer, so it never counts as "best".
 anchors = [t for t in ("imagemagick", "simplex") if t in by_tool]
 limit = 261120

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Whole-process `mediaprep thumbnail` against `ffmpeg -ss 0 -i X -frames:v 1 -vf scale=…`, same
 # files, one hyperfine run each, interleaved. Needs hyperfine and ffmpeg.
-# usage: scripts/bench-thumbnails.sh [MEDIAPREP_BINARY] [FILE...]   (default: the video fixtures)
+# usage: scripts/bench/bench-thumbnails.sh [MEDIAPREP_BINARY] [FILE...]   (default: the video fixtures)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 mp=${1:-.build/release/mediaprep}; shift || true
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(testdata/h264.mp4 testdata/hevc.mp4 testdata/vp9.webm testdata/rotated.mov testdata/black-start.mp4)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue #12's figures in one run: a clip fitted to a byte budget by `mediaprep prepare`, the same
+# The video budget figures in one run: a clip fitted to a byte budget by `mediaprep prepare`, the same
 # settings through the ffmpeg CLI (two passes, same size, rates, preset), and the naive one-pass
 # command; sizes, wall times (hyperfine, interleaved) and SSIM at 1280x720 as a phone shows it.
-# usage: scripts/bench-video.sh CLIP [BUDGET] [MEDIAPREP_BINARY]   (needs ffmpeg, hyperfine)
+# usage: scripts/bench/bench-video.sh CLIP [BUDGET] [MEDIAPREP_BINARY]   (needs ffmpeg, hyperfine)
 set -euo pipefail
 clip=$(realpath "$1"); budget=${2:-1047552}; mp=$(realpath "${3:-.build/release/mediaprep}")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

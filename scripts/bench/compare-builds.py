@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Two builds of mediaprep side by side on whole corpora: whole-process time per image (3 interleaved
 passes, the fastest of each) and the SPEC section 6 score of every output, to catch a regression.
-usage: compare-builds.py BASE_BINARY NEW_BINARY CORPUS... (needs ../shared/bench's venv: PYTHON env)"""
+usage: compare-builds.py BASE_BINARY NEW_BINARY CORPUS... (needs MEDIAPREP_BENCH, and its venv as PYTHON)"""
 import subprocess, time, os, json, sys, glob, shutil
 bins = {"base": sys.argv[1], "now": sys.argv[2]}
 python = os.environ.get("PYTHON", "python3")
-quality = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "bench", "quality.py")
+quality = os.path.join(os.environ["MEDIAPREP_BENCH"], "quality.py")  # the benchmark tools folder
 for corpus in sys.argv[3:]:
     files = sorted(glob.glob(corpus + "/*"))
     totals = {k: [] for k in bins}
