@@ -51,10 +51,9 @@ struct MessageSequencer {
     private mutating func finish(_ item: BatchItem, last: Bool) -> [BatchEvent] {
         var item = item
         let it = item.item
-        let content = (it.content ?? .file(text: "")).withText(last ? options.text : "")
-        let message = ComposedMessage(fileSource: it.output.map { .init(filePath: Self.fileName($0)) },
-                                      quotedItemId: last ? options.quotedItemId : nil, msgContent: content,
-                                      mentions: last ? options.mentions : [:])
+        let attachment = MessageComposer.Attachment(filePath: it.output.map(Self.fileName), content: it.content ?? .file(text: ""))
+        let message = MessageComposer.message(attachment, last: last, text: options.text, quotedItemId: options.quotedItemId,
+                                              mentions: options.mentions)
         item.composedMessage = message
         sentAny = true
         group.append(message)

@@ -1,3 +1,5 @@
+import UploadPlanner
+
 /// Where a prepared image goes: its byte budget, side cap and how it will be viewed.
 public struct ImageProfile: Sendable, Equatable {
     public var name: String
@@ -14,7 +16,8 @@ public struct ImageProfile: Sendable, Equatable {
     /// The destination does not animate GIFs (Bluesky): they go as a short H.264 video instead.
     public var animatedAsVideo = false
 
-    public init(name: String, maxBytes: Int, maxSide: Int? = nil, displaySide: Int = 1600, previewMaxLength: Int = 14_000) {
+    public init(name: String, maxBytes: Int, maxSide: Int? = nil, displaySide: Int = 1600,
+                previewMaxLength: Int = SimplexLimits.simplex.maxPreviewLength) {
         self.name = name
         self.maxBytes = maxBytes
         self.maxSide = maxSide
@@ -23,7 +26,7 @@ public struct ImageProfile: Sendable, Equatable {
     }
 
     /// SimpleX: MAX_IMAGE_SIZE = 261,120 bytes, no side limit.
-    public static let simplex = ImageProfile(name: "simplex", maxBytes: 261_120)
+    public static let simplex = ImageProfile(name: "simplex", maxBytes: SimplexLimits.simplex.maxImageSize)
     /// Bluesky (app.bsky.embed.images): ≤ 1,000,000 bytes and ≤ 2000×2000.
     /// Videos (app.bsky.embed.video) ≤ 50,000,000 bytes; GIFs are not animated, so composers send video.
     public static let bluesky: ImageProfile = {

@@ -23,14 +23,14 @@ enum CurlLibrary {
 /// One GET through a curl easy handle: headers and body collected up to a cap, redirects returned
 /// (not followed), stoppable from another thread. The handle and header list are freed on every path.
 final class CurlTransfer: Sendable {
+    /// One hop's request: the address, what is accepted, and `host:port:addr[,addr…]` for
+    /// CURLOPT_RESOLVE, so only the addresses just checked are contacted.
     struct Request: Sendable {
         var url: String
         var accept: String
-        var userAgent: String
-        var connectTimeout: TimeInterval
-        var totalTimeout: TimeInterval
-        /// `host:port:addr[,addr…]` for CURLOPT_RESOLVE, so only checked addresses are contacted.
         var resolve: String?
+        /// Seconds left for this hop (the whole preview's deadline counts down across hops).
+        var timeout: TimeInterval
     }
 
     private let cap: Int
@@ -47,7 +47,7 @@ final class CurlTransfer: Sendable {
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 
     /// Blocks until the response is read, cut at the cap, refused, failed or cancelled.
-    func perform(_ r: Request, curl: ccurl) throws -> Hop {
+    func perform(_ r: Request, by fetcher: SafeFetcher, curl: ccurl) throws -> Hop {
         var c = curl
         guard let h = c.curl_easy_init() else { throw MediaPrepError(.fetchFailed, "cannot start a request") }
         var headers: UnsafeMutablePointer<curl_slist>? = nil
@@ -65,12 +65,12 @@ final class CurlTransfer: Sendable {
             ccurl_set_pointer(&c, h, CURLOPT_PROTOCOLS_STR, "http,https"),
             ccurl_set_long(&c, h, CURLOPT_FOLLOWLOCATION, 0),
             ccurl_set_long(&c, h, CURLOPT_NOSIGNAL, 1),
-            ccurl_set_long(&c, h, CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, r.connectTimeout * 1000))),
-            ccurl_set_long(&c, h, CURLOPT_TIMEOUT_MS, Int(max(1, r.totalTimeout * 1000))),
+            ccurl_set_long(&c, h, CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, min(fetcher.connectTimeout, r.timeout) * 1000))),
+            ccurl_set_long(&c, h, CURLOPT_TIMEOUT_MS, Int(max(1, r.timeout * 1000))),
             // "Between bytes": under 1 byte/s for the connect time counts as a stall.
             ccurl_set_long(&c, h, CURLOPT_LOW_SPEED_LIMIT, 1),
-            ccurl_set_long(&c, h, CURLOPT_LOW_SPEED_TIME, Int(max(1, r.connectTimeout.rounded(.up)))),
-            ccurl_set_pointer(&c, h, CURLOPT_USERAGENT, r.userAgent),
+            ccurl_set_long(&c, h, CURLOPT_LOW_SPEED_TIME, Int(max(1, fetcher.connectTimeout.rounded(.up)))),
+            ccurl_set_pointer(&c, h, CURLOPT_USERAGENT, fetcher.userAgent),
             ccurl_set_pointer(&c, h, CURLOPT_HTTPHEADER, headers),
             ccurl_set_pointer(&c, h, CURLOPT_ACCEPT_ENCODING, ""),
             ccurl_set_pointer(&c, h, CURLOPT_COOKIEFILE, nil),

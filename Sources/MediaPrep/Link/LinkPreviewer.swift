@@ -19,7 +19,7 @@ public struct LinkPreviewer: Sendable {
         public var maxImageBytes = 8 * 1024 * 1024
         public var maxRedirects = 5
         /// Data-URI characters of the preview image, as every SimpleX preview.
-        public var previewMaxLength = 14_000
+        public var previewMaxLength = SimplexLimits.simplex.maxPreviewLength
         /// Lengths of title and description after trimming (cut at a word, with "…").
         public var maxTitleLength = 200
         public var maxDescriptionLength = 300

@@ -62,8 +62,7 @@ struct SafeFetcher: Sendable {
     private func once(_ url: URL, pinned: [AddressPolicy.Address], cap: Int, refuseDeclaredOverCap: Bool, accept: String,
                       timeout: TimeInterval) async throws -> Hop {
         let transfer = CurlTransfer(cap: cap, refuseDeclaredOverCap: refuseDeclaredOverCap)
-        var request = CurlTransfer.Request(url: url.absoluteString, accept: accept, userAgent: userAgent,
-                                           connectTimeout: min(connectTimeout, timeout), totalTimeout: timeout)
+        var request = CurlTransfer.Request(url: url.absoluteString, accept: accept, resolve: nil, timeout: timeout)
         if !pinned.isEmpty, let host = url.host {
             let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
             let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
@@ -74,7 +73,7 @@ struct SafeFetcher: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Hop, Error>) in
                 // curl_easy_perform blocks: it runs on a Dispatch thread, never on Swift's cooperative pool.
-                DispatchQueue.global().async { c.resume(with: Result { try transfer.perform(r, curl: try CurlLibrary.table()) }) }
+                DispatchQueue.global().async { c.resume(with: Result { try transfer.perform(r, by: self, curl: try CurlLibrary.table()) }) }
             }
         } onCancel: {
             transfer.cancel()

@@ -1,3 +1,5 @@
+import UploadPlanner
+
 /// The inline preview: a data URI whose whole length stays within the message's budget.
 package enum PreviewMaker {
     static let jpegPrefix = "data:image/jpg;base64,"
@@ -12,7 +14,7 @@ package enum PreviewMaker {
     }
 
     /// - Parameter image: upright pixels; RGBA with real alpha gets a PNG preview when one fits.
-    package static func make(from full: PixelBuffer, maxLength: Int = 14_000) throws -> String {
+    package static func make(from full: PixelBuffer, maxLength: Int = SimplexLimits.simplex.maxPreviewLength) throws -> String {
         // One pass down to the largest candidate; the smaller ones are cut from that.
         let top = Resizer.fit(width: full.width, height: full.height, maxSide: sides[0])
         let image = try Resizer.resize(full, width: top.width, height: top.height)

@@ -36,12 +36,15 @@ public struct MessageComposer: Sendable {
             return [ComposedMessage(quotedItemId: quotedItemId, msgContent: .text(text), mentions: mentions)]
         }
         return attachments.enumerated().map { i, a in
-            let last = i == attachments.count - 1
-            return ComposedMessage(
-                fileSource: a.filePath.map { .init(filePath: $0) },
-                quotedItemId: last ? quotedItemId : nil,
-                msgContent: a.content.withText(last ? text : ""),
-                mentions: last ? mentions : [:])
+            Self.message(a, last: i == attachments.count - 1, text: text, quotedItemId: quotedItemId, mentions: mentions)
         }
+    }
+
+    /// One attachment's message: as the iOS app does, only the last of a send carries the text, the
+    /// quote and the mentions (a batch that streams its messages calls this as each one is known).
+    public static func message(_ a: Attachment, last: Bool, text: String, quotedItemId: Int64?,
+                               mentions: [String: Int64]) -> ComposedMessage {
+        ComposedMessage(fileSource: a.filePath.map { .init(filePath: $0) }, quotedItemId: last ? quotedItemId : nil,
+                        msgContent: a.content.withText(last ? text : ""), mentions: last ? mentions : [:])
     }
 }
