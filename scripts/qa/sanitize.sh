@@ -31,7 +31,7 @@ for what in "${@:-address thread valgrind}"; do
         out=$(mktemp -d)
         fixtures=$(ls testdata/* | grep -v -E 'make-fixtures|README|\.json$')
         # One process over every fixture (good and bad): FFmpeg, libjpeg, libpng, swscale paths.
-        valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=3 -q \
+        valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=3 -q --suppressions=scripts/qa/valgrind.supp \
           .build-valgrind/debug/mediaprep prepare $fixtures --out "$out" --jobs 1 -q >/dev/null
         rc=$?
         echo "valgrind: exit $rc over $(echo $fixtures | wc -w) fixtures (1: some fixtures are bad input, as meant; 3: memory errors or leaks)"
