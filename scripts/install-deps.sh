@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages mediaprep builds against (idempotent; quick when present).
 set -euo pipefail
 pkgs=(pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
-      libcurl4-openssl-dev)  # curl: URLSession (link previews) when linked with --static-swift-stdlib
+      libcurl4-openssl-dev   # link previews (opened on first use)
+      liblcms2-dev)          # ICC colour profiles (opened on first use)
 if dpkg-query -W -f='${Status}\n' "${pkgs[@]}" 2>/dev/null | grep -qv "install ok installed" \
    || ! dpkg-query -W "${pkgs[@]}" >/dev/null 2>&1; then
   SUDO=""

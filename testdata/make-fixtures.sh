@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates every fixture in testdata/. Needs: imagemagick ffmpeg libimage-exiftool-perl webp.
+# Regenerates every fixture in testdata/. Needs: imagemagick ffmpeg libimage-exiftool-perl webp colord-data libgs-common.
 # The committed outputs are what the tests read; the tests never run these tools.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -132,3 +132,35 @@ $FF -f lavfi -i testsrc2=s=256x192:r=25:d=2 -f lavfi -i sine=f=300:d=2 -vf noise
 # A 4K HEVC phone clip, one second at 5 fps (thumbnails of large frames).
 $FF -f lavfi -i testsrc2=s=3840x2160:r=5:d=1 -c:v libx265 -preset ultrafast -crf 40 -tag:v hvc1 -pix_fmt yuv420p \
     -x265-params log-level=none hevc-4k.mp4
+
+# ---- Colour as it was shot: wide-gamut profiles (colord-data's Adobe RGB; Display P3 built below) ----
+# Display P3: sRGB's tone curve (colord's sRGB.icc) with P3's D50-adapted colorants, named "Display P3".
+python3 - /usr/share/color/icc/colord/sRGB.icc p3.icc <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read(); n = struct.unpack('>I', d[128:132])[0]
+tags = [(d[132+12*i:136+12*i], *struct.unpack('>II', d[136+12*i:144+12*i])) for i in range(n)]
+data = {sig: d[off:off+size] for sig, off, size in tags}
+def xyz(v): return b'XYZ ' + bytes(4) + b''.join(struct.pack('>i', round(x * 65536)) for x in v)
+data.update({b'rXYZ': xyz((0.515121, 0.241196, -0.001053)), b'gXYZ': xyz((0.291977, 0.692245, 0.041885)),
+             b'bXYZ': xyz((0.157104, 0.066574, 0.784073))})
+name = b'Display P3\0'
+data[b'desc'] = b'desc' + bytes(4) + struct.pack('>I', len(name)) + name + bytes(4 + 4 + 2 + 1 + 67)
+body, table, off = b'', b'', 128 + 4 + 12 * len(data)
+for sig, blob in data.items():
+    blob += bytes(-len(blob) % 4); table += sig + struct.pack('>II', off + len(body), len(blob)); body += blob
+o = bytearray(d[:128] + struct.pack('>I', len(data)) + table + body)
+o[0:4] = struct.pack('>I', len(o)); o[84:100] = bytes(16)
+open(sys.argv[2], 'wb').write(o)
+PY
+srgb=/usr/share/color/icc/colord/sRGB.icc; adobe=/usr/share/color/icc/colord/AdobeRGB1998.icc
+# Patches of known sRGB colours (iOS system blue, orange, a green, a skin tone) converted into the
+# wide gamut: prepared, they must come back as these sRGB values.
+patches() { $IM -size 48x48 xc:'rgb(0,122,255)' xc:'rgb(255,149,0)' xc:'rgb(52,199,89)' xc:'rgb(224,172,138)' +append "$@"; }
+patches -profile $srgb -profile p3.icc -quality 95 p3-small.jpg           # fits the budget: would be kept if sRGB
+patches -profile $srgb -profile $adobe PNG24:adobe.png
+$IM -seed 5 -size 700x525 plasma:fractal -profile $srgb -profile p3.icc -quality 97 p3-photo.jpg   # over the budget
+patches -profile $srgb -profile /usr/share/color/icc/ghostscript/ps_cmyk.icc -quality 95 cmyk-profile.jpg
+rm -f p3.icc
+patches -profile $srgb -quality 95 srgb-tagged.jpg   # an sRGB profile: recognised by what it does, kept (stripped)
+# 16-bit samples with no gamma chunk: sRGB-encoded as 8-bit ones are (not linear, as libpng's simplified API assumes).
+$IM -size 16x256 gradient:black-white -strip -depth 16 PNG48:ramp16.png

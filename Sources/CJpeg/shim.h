@@ -183,9 +183,9 @@ static inline int cjpeg_is_eof_warning(int code) { return code == JWRN_JPEG_EOF 
 
 typedef struct { struct jpeg_compress_struct c; cjpeg_err err; unsigned char *buffer; unsigned long size; } cjpeg_writer;
 
-/* TurboJPEG's setCompDefaults for 4:2:0 (gray: one component) at `quality`. */
+/* TurboJPEG's setCompDefaults for 4:2:0, 4:4:4 (`full_chroma`) or gray (one component) at `quality`. */
 static inline void cjpeg_writer_defaults(cjpeg_writer *w, int width, int height, J_COLOR_SPACE in, int components,
-                                         int gray, int quality, int progressive) {
+                                         int gray, int full_chroma, int quality, int progressive) {
     struct jpeg_compress_struct *c = &w->c;
     c->image_width = (JDIMENSION)width;
     c->image_height = (JDIMENSION)height;
@@ -197,8 +197,8 @@ static inline void cjpeg_writer_defaults(cjpeg_writer *w, int width, int height,
     c->dct_method = JDCT_ISLOW;
     jpeg_set_colorspace(c, gray ? JCS_GRAYSCALE : JCS_YCbCr);
     if (progressive) jpeg_simple_progression(c);
-    c->comp_info[0].h_samp_factor = gray ? 1 : 2;
-    c->comp_info[0].v_samp_factor = gray ? 1 : 2;
+    c->comp_info[0].h_samp_factor = gray || full_chroma ? 1 : 2;
+    c->comp_info[0].v_samp_factor = gray || full_chroma ? 1 : 2;
     if (!gray) {
         c->comp_info[1].h_samp_factor = c->comp_info[1].v_samp_factor = 1;
         c->comp_info[2].h_samp_factor = c->comp_info[2].v_samp_factor = 1;
@@ -229,7 +229,7 @@ static inline long cjpeg_encode_pixels(const unsigned char *pixels, int stride, 
     cjpeg_writer_open(&w);
     if (setjmp(w.err.jump)) return cjpeg_writer_fail(&w, message, message_len);
     J_COLOR_SPACE in = components == 1 ? JCS_GRAYSCALE : components == 4 ? JCS_EXT_RGBX : JCS_EXT_RGB;
-    cjpeg_writer_defaults(&w, width, height, in, components, components == 1, quality, progressive);
+    cjpeg_writer_defaults(&w, width, height, in, components, components == 1, 0, quality, progressive);
     jpeg_start_compress(&w.c, TRUE);
     while (w.c.next_scanline < w.c.image_height) {
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)w.c.next_scanline * (size_t)stride);
@@ -241,16 +241,17 @@ static inline long cjpeg_encode_pixels(const unsigned char *pixels, int stride, 
     return (long)w.size;
 }
 
-/* Y, Cb, Cr planes of 4:2:0 (or Y alone) as TurboJPEG's YUV functions lay them out: each plane
+/* Y, Cb, Cr planes of 4:2:0, 4:4:4 (`full_chroma`) or Y alone, as TurboJPEG's YUV functions lay them out: each plane
    PAD(size, 2) scaled by its sampling, rows `strides` apart. As tjCompressFromYUVPlanes does, rows
    and columns past a plane's padded size repeat its last ones to fill whole 8x8 blocks. */
 static inline long cjpeg_encode_planes(unsigned char *const planes[3], const int strides[3], int width, int height, int gray,
-                                       int quality, int progressive, unsigned char **out, char *message, int message_len) {
+                                       int full_chroma, int quality, int progressive, unsigned char **out, char *message,
+                                       int message_len) {
     cjpeg_writer w;
     unsigned char *tmp = NULL;
     cjpeg_writer_open(&w);
     if (setjmp(w.err.jump)) { free(tmp); return cjpeg_writer_fail(&w, message, message_len); }
-    cjpeg_writer_defaults(&w, width, height, JCS_EXT_RGB, 3, gray, quality, progressive);
+    cjpeg_writer_defaults(&w, width, height, JCS_EXT_RGB, 3, gray, full_chroma, quality, progressive);
     w.c.raw_data_in = TRUE;
     jpeg_start_compress(&w.c, TRUE);
     int n = w.c.num_components, maxh = w.c.max_h_samp_factor, maxv = w.c.max_v_samp_factor;

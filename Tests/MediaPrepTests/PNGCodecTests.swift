@@ -17,7 +17,16 @@ import Testing
         let simplified = try PNGDecoder.decodeSimplified(data, options: DecodeOptions()).pixels
         #expect(rows == simplified)
         let usesRows = try PNGRowReader.with(data) { _ in true } ?? false
-        #expect(usesRows == !["rgb16.png", "interlaced.png"].contains(name))
+        #expect(usesRows == (name != "interlaced.png"))
+    }
+
+    /// A 16-bit file without a gamma chunk holds sRGB-encoded samples: scaled to 8 bits, not brightened
+    /// as if linear (libpng's simplified API made mid-grey 128 into ~187, and wide-gamut PNGs too light).
+    @Test func sixteenBitWithoutGammaIsNotBrightened() throws {
+        let d = try PNGDecoder.decode(try Fixture.bytes("ramp16.png")).pixels
+        #expect(d.width == 16 && d.height == 256)
+        let mid = d.rgba(x: 8, y: 128)
+        #expect(abs(Int(mid.r) - 128) <= 2 && mid.r == mid.g && mid.g == mid.b)
     }
 
     @Test func rowReaderSeesDamageAndTruncation() throws {

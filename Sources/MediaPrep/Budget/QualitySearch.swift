@@ -14,6 +14,8 @@ struct QualitySearch: Sendable {
     var maxQuality = 98
     /// When set, a result below `minQuality` is of no use, so the search starts by probing it.
     var floorOnly = false
+    /// 4:4:4 chroma instead of 4:2:0.
+    var fullChroma = false
     /// Encodes run side by side on this many threads (1 inside a batch that fills the cores).
     var threads = 2
 
@@ -43,7 +45,7 @@ struct QualitySearch: Sendable {
     }
 
     func search(_ image: PixelBuffer, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Result? {
-        try trials(planes: try JPEGEncoder().planes(image), maxBytes: maxBytes, start: start, prior: prior).result
+        try trials(planes: try JPEGEncoder().planes(image, fullChroma: fullChroma), maxBytes: maxBytes, start: start, prior: prior).result
     }
 
     /// Predicts from a quarter of the rows first (`PixelBuffer.sampledBands`), then searches the
@@ -52,11 +54,11 @@ struct QualitySearch: Sendable {
     /// even converted to YUV (garden-noisy-5640 at source: 71 → 38 ms).
     func sampledTrials(_ image: PixelBuffer, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
         guard image.pixelCount >= Self.sampleFrom, let (sample, fraction) = image.sampledBands(every: 4) else {
-            return try trials(planes: try JPEGEncoder().planes(image), maxBytes: maxBytes, start: start, prior: prior)
+            return try trials(planes: try JPEGEncoder().planes(image, fullChroma: fullChroma), maxBytes: maxBytes, start: start, prior: prior)
         }
         let header = 600.0  // markers and tables, not scaled with the rows
         let sampleBudget = Int((Double(maxBytes) - header) * fraction + header)
-        let s = try trials(planes: try JPEGEncoder().planes(sample), maxBytes: sampleBudget, start: start, prior: prior)
+        let s = try trials(planes: try JPEGEncoder().planes(sample, fullChroma: fullChroma), maxBytes: sampleBudget, start: start, prior: prior)
         let scaled = s.sizes.mapValues { Int((Double($0) - header) / fraction + header) }
         let slope = RateModel.slope(RateModel.points(scaled, near: log(Double(maxBytes)))) ?? prior?.slope ?? RateModel.defaultSlope
         let predicted = s.result?.quality ?? minQuality
@@ -64,7 +66,7 @@ struct QualitySearch: Sendable {
         if floorOnly, s.result == nil, (scaled[minQuality] ?? 0) > maxBytes * 11 / 10 {
             return Trials(result: nil, sizes: scaled)  // the floor is clearly out of reach
         }
-        return try trials(planes: try JPEGEncoder().planes(image), maxBytes: maxBytes, start: start,
+        return try trials(planes: try JPEGEncoder().planes(image, fullChroma: fullChroma), maxBytes: maxBytes, start: start,
                           prior: RatePrior(quality: predicted, slope: slope))
     }
 

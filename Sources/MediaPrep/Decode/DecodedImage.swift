@@ -14,6 +14,8 @@ package struct DecodedImage: Sendable {
 
 /// Options shared by every decoder.
 package struct DecodeOptions: Sendable {
+    /// The source's colour profile: a CMYK JPEG's is applied while converting to RGB.
+    package var colour: SourceColour?
     /// Refuse images with more pixels than this after shrink-on-load, to bound memory.
     package var maxPixels: Int
     /// The smallest size (stored orientation) the caller still needs; lets JPEG shrink on load.

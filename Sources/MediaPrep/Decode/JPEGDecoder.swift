@@ -105,7 +105,12 @@ package enum JPEGDecoder {
         }
         let pixels: PixelBuffer
         if hdr.isCMYK {
-            pixels = CMYKConverter.toRGB(out, width: w, height: ht, adobeInverted: hasAdobeMarker(data, src.markers))
+            let inverted = hasAdobeMarker(data, src.markers)
+            if let c = options.colour, c.isCMYK {
+                pixels = try CMYKConverter.toRGB(out, width: w, height: ht, profile: c.profile, adobeInverted: inverted)
+            } else {
+                pixels = CMYKConverter.toRGB(out, width: w, height: ht, adobeInverted: inverted)
+            }
         } else {
             pixels = PixelBuffer(width: w, height: ht, layout: layout, storage: out)
         }
@@ -134,8 +139,18 @@ package enum JPEGDecoder {
     }
 }
 
-/// CMYK JPEGs (print workflows) have no ICC-free exact RGB; the naive product is what browsers and Pillow show.
+/// CMYK JPEGs (print workflows): through their profile when they carry one (Little CMS), else the
+/// naive product, which is what browsers and Pillow show for an untagged file.
 enum CMYKConverter {
+    static func toRGB(_ cmyk: [UInt8], width: Int, height: Int, profile: [UInt8], adobeInverted: Bool) throws -> PixelBuffer {
+        let t = try ColourTransform(profile: profile, input: adobeInverted ? .cmykInverted : .cmyk)
+        var rgb = PixelBuffer.storage(width * height * 3)
+        cmyk.withUnsafeBytes { s in rgb.withUnsafeMutableBytes { d in
+            if let sb = s.baseAddress, let db = d.baseAddress { t.run(sb, db, count: width * height) }
+        } }
+        return PixelBuffer(width: width, height: height, layout: .rgb, storage: rgb)
+    }
+
     static func toRGB(_ cmyk: [UInt8], width: Int, height: Int, adobeInverted: Bool) -> PixelBuffer {
         var rgb = PixelBuffer.storage(width * height * 3)
         Parallel.pixels(width * height, from: cmyk, into: &rgb, threads: 2) { s, d, range in

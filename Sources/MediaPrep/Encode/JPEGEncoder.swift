@@ -52,8 +52,10 @@ package final class JPEGEncoder {
 
     /// Color-converts and downsamples once, exactly as `encode` would, so a quality search
     /// can compress the same planes many times without redoing that work.
-    package func planes(_ image: PixelBuffer) throws -> YUVPlanes {
-        let (src, format, subsampling) = Self.input(image)
+    /// - Parameter fullChroma: 4:4:4 instead of 4:2:0 (saturated colours keep their edges).
+    package func planes(_ image: PixelBuffer, fullChroma: Bool = false) throws -> YUVPlanes {
+        var (src, format, subsampling) = Self.input(image)
+        if fullChroma && subsampling == TJSAMP_420 { subsampling = TJSAMP_444 }
         var yuv = YUVPlanes(width: src.width, height: src.height, subsampling: subsampling)
         let rc = src.bytes.withUnsafeBufferPointer { p in
             yuv.withPlanePointers { planes, strides in
@@ -69,9 +71,10 @@ package final class JPEGEncoder {
     package func encode(_ yuv: YUVPlanes, quality: Int, progressive: Bool = false) throws -> [UInt8] {
         var planes = yuv
         let q = Int32(min(100, max(1, quality))), gray: Int32 = yuv.subsampling == TJSAMP_GRAY ? 1 : 0
+        let full: Int32 = yuv.subsampling == TJSAMP_444 ? 1 : 0
         return try Self.collect { out, message, length in
             planes.withPlanePointers { p, strides in
-                cjpeg_encode_planes(p, strides, Int32(yuv.width), Int32(yuv.height), gray, q, progressive ? 1 : 0, out, message, length)
+                cjpeg_encode_planes(p, strides, Int32(yuv.width), Int32(yuv.height), gray, full, q, progressive ? 1 : 0, out, message, length)
             }
         }
     }

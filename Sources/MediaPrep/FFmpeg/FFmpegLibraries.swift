@@ -22,26 +22,15 @@ package enum FFmpegLibraries {
 
     // Loaded on whichever thread first needs them, so timed as a note, not a nested stage.
     private static let utilTable: Result<Util, MediaPrepError> = Trace.noteTime("loaded libavutil, libswscale") {
-        load(cff_util_size(), cff_load_util, as: cff_util.self, "libavutil and libswscale").map { table in
+        DynamicTable.load(cff_util_size(), cff_load_util, as: cff_util.self, failing: .codecUnavailable, "FFmpeg's libavutil and libswscale are").map { table in
             if let level = logLevel.withLock({ $0 }) { table.av_log_set_level(level) }
             return Util(table: table)
         }
     }
 
     private static let mediaTable: Result<Media, MediaPrepError> = Trace.noteTime("loaded libavformat, libavcodec, libswresample") {
-        load(cff_media_size(), cff_load_media, as: cff_media.self, "libavformat, libavcodec and libswresample").map(Media.init)
-    }
-
-    private static func load<T>(_ size: Int, _ fill: (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int32) -> Int32,
-                                as: T.Type, _ what: String) -> Result<T, MediaPrepError> {
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<UnsafeRawPointer>.alignment)
-        defer { raw.deallocate() }
-        var err = [CChar](repeating: 0, count: 256)
-        guard fill(raw, &err, Int32(err.count)) == 0 else {
-            let text = String(decoding: err.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(MediaPrepError(.codecUnavailable, "FFmpeg's \(what) are not available: \(text)"))
-        }
-        return .success(raw.load(as: T.self))  // every member checked non-NULL by the loader
+        DynamicTable.load(cff_media_size(), cff_load_media, as: cff_media.self, failing: .codecUnavailable,
+                          "FFmpeg's libavformat, libavcodec and libswresample are").map(Media.init)
     }
 
     /// Starts loading libavutil and libswscale on another core, for an image that will surely be

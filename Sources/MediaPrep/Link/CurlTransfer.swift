@@ -7,14 +7,7 @@ enum CurlLibrary {
     private struct Table: @unchecked Sendable { let table: ccurl }
 
     private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libcurl") {
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: ccurl_size(), alignment: MemoryLayout<UnsafeRawPointer>.alignment)
-        defer { raw.deallocate() }
-        var err = [CChar](repeating: 0, count: 256)
-        guard ccurl_load(raw, &err, Int32(err.count)) == 0 else {
-            let text = String(decoding: err.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(MediaPrepError(.fetchFailed, "libcurl is not available: \(text)"))
-        }
-        return .success(Table(table: raw.load(as: ccurl.self)))  // every member checked non-NULL by the loader
+        DynamicTable.load(ccurl_size(), ccurl_load, as: ccurl.self, failing: .fetchFailed, "libcurl is").map(Table.init)
     }
 
     static func table() throws -> ccurl { try loaded.get().table }

@@ -33,12 +33,13 @@ package enum SendPlanner {
             let decoded = JPEGDecoder.decodedSize(j, profile: profile)
             try checkPixels(decoded.width * decoded.height, j.header.width, j.header.height, rules)
             var changes = fit + cap
+            if let c = s.colour { changes.append(c.reason) }
             if j.header.isCMYK { changes.append("CMYK converted to RGB") }
             if j.orientation != .up { changes.append("EXIF rotation applied") }
             changes += j.metadata.removals
             if j.markers.extraneousBytes > 0 { changes.append("stray bytes between segments removed") }
-            // Within budget, not CMYK, within the side cap: sent with its own entropy-coded data.
-            let keep = p.bytes <= profile.maxBytes && !j.header.isCMYK && side <= (profile.maxSide ?? Int.max)
+            // Within budget, not CMYK, sRGB, within the side cap: sent with its own entropy-coded data.
+            let keep = p.bytes <= profile.maxBytes && !j.header.isCMYK && s.colour == nil && side <= (profile.maxSide ?? Int.max)
             guard keep else { return SendPlan(kind: .image, action: .encodeImage, reasons: changes) }
             let route: PrepareRoute = j.orientation != .up ? .rotated : j.isClean ? .untouched : .stripped
             let reasons = route == .untouched ? ["JPEG within \(profile.maxBytes.formatted) bytes, upright, no metadata"] : changes
@@ -50,7 +51,7 @@ package enum SendPlanner {
         case .png: how = p.hasAlpha ? "re-encoded: PNG if the transparency fits, else JPEG on white" : "re-encoded as JPEG"
         default: how = "\(p.format.rawValue) re-encoded as JPEG"
         }
-        return SendPlan(kind: .image, action: .encodeImage, reasons: [how] + fit + cap)
+        return SendPlan(kind: .image, action: .encodeImage, reasons: [how] + (s.colour.map { [$0.reason] } ?? []) + fit + cap)
     }
 
     private static func checkPixels(_ decoded: Int, _ w: Int, _ h: Int, _ rules: SendRules) throws {

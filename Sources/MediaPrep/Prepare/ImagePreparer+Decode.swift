@@ -10,16 +10,18 @@ extension ImagePreparer {
     func decodeScalingToView(_ data: [UInt8], jpeg: JPEGSource?, format: MediaFormat,
                              already: DecodedImage?, options: DecodeOptions) throws -> (DecodedImage, SliceResizer?) {
         if let already { return (already, nil) }
+        // Colours converted after decoding cannot be scaled beside it (a CMYK JPEG converts inside the decoder).
+        let converts = options.colour.map { !$0.isCMYK } ?? false
         let profile = self.profile
         var result: ResizedDecode? = nil
-        if threads > 1, format == .png {
+        if threads > 1, !converts, format == .png {
             result = try Trace.time("decode, resizing to view beside it") {
                 try PNGDecoder.decodeWhileResizing(data, options: options) { w, h in
                     let v = profile.viewSize(width: w, height: h)
                     return (v.width, v.height)
                 }
             }
-        } else if threads > 1, let j = jpeg, !j.header.isCMYK, j.orientation == .up,
+        } else if threads > 1, !converts, let j = jpeg, !j.header.isCMYK, j.orientation == .up,
                   JPEGDecoder.viewIsCertain(j.header, options: options, view: profile.viewSize(width: j.header.width, height: j.header.height)) {
             let v = profile.viewSize(width: j.header.width, height: j.header.height)
             result = try Trace.time("decode, resizing to view beside it") {

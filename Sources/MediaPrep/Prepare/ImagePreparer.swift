@@ -44,11 +44,11 @@ package struct ImagePreparer: Sendable {
             throw MediaPrepError(.unsupportedFormat, "not an image this tool decodes (\(source.probe.format.rawValue))")
         }
         return try prepare(data: source.data ?? [], jpeg: source.jpeg, keep: keep, format: source.probe.format,
-                           decoded: source.firstFrame)
+                           decoded: source.firstFrame, colour: source.colour)
     }
 
     private func prepare(data: [UInt8], jpeg: JPEGSource?, keep: PrepareRoute?, format: MediaFormat,
-                         decoded already: DecodedImage?) throws -> PreparedImage {
+                         decoded already: DecodedImage?, colour: SourceColour? = nil) throws -> PreparedImage {
         try cancellation?.check()
         if let j = jpeg, let route = keep, let kept = try Trace.time("keep the JPEG as it is", { try keepJPEG(data, j, route) }) {
             return kept
@@ -56,16 +56,23 @@ package struct ImagePreparer: Sendable {
         let header = jpeg?.header
         // Shrink-on-load only needs to keep the view size: work out the source size first.
         var options = decode
+        options.colour = colour
         if let h = header {
             (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(h, orientation: jpeg?.orientation ?? .up, profile: profile)
         }
-        let (decoded, scaled) = try decodeScalingToView(data, jpeg: jpeg, format: format,
+        var (decoded, scaled) = try decodeScalingToView(data, jpeg: jpeg, format: format,
                                                          already: already, options: options)
+        if let c = colour, !c.isCMYK {
+            // Before anything is resized: a view scaled beside the decode would carry the old colours.
+            decoded.pixels = try Trace.time("colours to sRGB") { try c.toSRGB(decoded.pixels, threads: threads) }
+            scaled = nil
+        }
         try cancellation?.check()
         let upright = Trace.time("orient") { Orienter.apply(decoded.orientation, to: decoded.pixels) }
         let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
         var search = BudgetSearch(profile: profile)
         search.threads = threads
+        search.fullChroma = colour != nil
 
         var work = Trace.time("alpha check") { AlphaOps.droppingOpaqueAlpha(upright) }
         // The view-size pixels the decode already produced, packed as `work` is (alpha kept only if

@@ -10,6 +10,8 @@ package struct ProbedSource: @unchecked Sendable {
     let isWhole: Bool
     /// JPEG: header, segments, orientation and metadata, parsed once.
     let jpeg: JPEGSource?
+    /// An embedded profile that makes the pixels other than sRGB (nil: sRGB, untagged or unreadable).
+    let colour: SourceColour?
     /// GIF, WebP, BMP, TIFF: the first frame, decoded while probing.
     let firstFrame: DecodedImage?
     /// Audio and video: the opened container, read on by the thumbnailer.
@@ -76,13 +78,13 @@ extension MediaProbe {
             r.frameCount = d.frameCount
             r.videoCodec = format.rawValue
             r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
-            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, firstFrame: d.image, media: nil)
+            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: d.image, media: nil)
         case _ where format.isAudioVisual:
             let input = try MediaInput(path: path)
             try probeAV(input: input, path: path, into: &r)
-            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, firstFrame: nil, media: input)
+            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: input)
         default:
-            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, firstFrame: nil, media: nil)
+            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
         }
     }
 }
@@ -107,13 +109,15 @@ extension MediaProbe {
             let j = try JPEGSource(data)
             r.orientation = j.orientation
             (r.width, r.height) = j.displaySize
-            return ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: j, firstFrame: nil, media: nil)
+            return ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: j, colour: SourceColour.inspect(j.iccProfile),
+                                firstFrame: nil, media: nil)
         }
         guard let (w, h) = PNGHeader.size(data) else { throw MediaPrepError(.truncated, "\(r.path) has no complete PNG header") }
         r.orientation = PNGChunks.exifOrientation(data)
         (r.width, r.height) = r.orientation.swapsDimensions ? (h, w) : (w, h)
         r.hasAlpha = PNGHeader.mayHaveAlpha(data)
-        return ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: nil, firstFrame: nil, media: nil)
+        return ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: nil, colour: SourceColour.inspect(EmbeddedProfile.fromPNG(data)),
+                            firstFrame: nil, media: nil)
     }
 }
 

@@ -5,6 +5,8 @@ package struct JPEGSource: Sendable {
     let markers: JPEGMarkers
     let orientation: ExifOrientation
     let metadata: JPEGMetadata
+    /// The embedded ICC profile (APP2 segments joined), if any.
+    let iccProfile: [UInt8]?
 
     /// - Parameter data: the file, or enough of its start to hold every segment before the first scan.
     init(_ data: [UInt8]) throws {
@@ -12,6 +14,7 @@ package struct JPEGSource: Sendable {
         markers = JPEGMarkers(data)
         orientation = ExifOrientation.fromJPEG(data, markers: markers)
         metadata = JPEGMetadata(jpeg: data, markers: markers)
+        iccProfile = EmbeddedProfile.fromJPEG(data, markers: markers)
     }
 
     /// Nothing to cut out: no metadata segment and no stray bytes between segments.

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+
+/// Still images leave as sRGB with no profile: wide-gamut pixels are converted, not relabelled.
+@Suite struct ColourTests {
+    /// The fixtures' four patches as sRGB: iOS system blue, orange, a green, a skin tone.
+    static let patches: [(Int, Int, Int)] = [(0, 122, 255), (255, 149, 0), (52, 199, 89), (224, 172, 138)]
+
+    func preparedPixels(_ name: String) throws -> (PreparedImage, PixelBuffer) {
+        let p = try ImagePreparer().prepare(path: Fixture.path(name))
+        return (p, try JPEGDecoder.decode(p.data).pixels)
+    }
+
+    func patchColours(_ image: PixelBuffer) -> [(Int, Int, Int)] {
+        (0..<4).map { i in
+            let px = image.rgba(x: 24 + 48 * i, y: 24)
+            return (Int(px.r), Int(px.g), Int(px.b))
+        }
+    }
+
+    @Test(arguments: ["p3-small.jpg", "adobe.png"])
+    func wideGamutComesBackAsTheSRGBItWasMadeFrom(_ name: String) throws {
+        let (p, pixels) = try preparedPixels(name)
+        #expect(p.route == .encoded)
+        #expect(JPEGMetadata(jpeg: p.data).isEmpty)  // no profile left: every viewer reads sRGB
+        for (got, want) in zip(patchColours(pixels), Self.patches) {
+            #expect(abs(got.0 - want.0) <= 4 && abs(got.1 - want.1) <= 4 && abs(got.2 - want.2) <= 4, "\(name): \(got) for \(want)")
+        }
+    }
+
+    @Test func withoutConversionTheColoursWouldBeWrong() throws {
+        // The fixture stores P3 numbers: read as sRGB, the system blue is visibly off (the bug this fixes).
+        let raw = patchColours(try JPEGDecoder.decode(try Fixture.bytes("p3-small.jpg")).pixels)
+        #expect(abs(raw[0].0 - 0) > 20)
+    }
+
+    @Test func cmykThroughItsProfileNotTheNaiveProduct() throws {
+        let (_, pixels) = try preparedPixels("cmyk-profile.jpg")
+        let got = patchColours(pixels)
+        // CMYK's gamut clips the saturated blue; the others come back close.
+        for (g, w) in zip(got.dropFirst(), Self.patches.dropFirst()) {
+            #expect(abs(g.0 - w.0) <= 12 && abs(g.1 - w.1) <= 12 && abs(g.2 - w.2) <= 50, "\(g) for \(w)")
+        }
+        #expect(abs(got[0].2 - 255) <= 8)
+    }
+
+    @Test func sRGBProfilesAreRecognisedByContentAndCostNothing() throws {
+        // Tagged with an sRGB profile, small enough to keep: sent with its own data, profile stripped.
+        let p = try ImagePreparer().prepare(path: Fixture.path("srgb-tagged.jpg"))
+        #expect(p.route == .stripped)
+        let source = try MediaProbe.source(path: Fixture.path("srgb-tagged.jpg"))
+        #expect(source.jpeg?.iccProfile != nil && source.colour == nil)
+        // Untagged files: no profile read, nothing converted.
+        #expect(try MediaProbe.source(path: Fixture.path("small.jpg")).colour == nil)
+    }
+
+    @Test func checkSaysWhichProfileWasConverted() {
+        let r = SendCheck().check(path: Fixture.path("p3-small.jpg"))
+        #expect(r.verdict == .afterPreparation)
+        #expect(r.reasons.contains("colours converted from Display P3 to sRGB"))
+        #expect(SendCheck().check(path: Fixture.path("p3-photo.jpg")).reasons.contains("colours converted from Display P3 to sRGB"))
+        #expect(!SendCheck().check(path: Fixture.path("srgb-tagged.jpg")).reasons.contains { $0.hasPrefix("colours converted") })
+    }
+
+    @Test func largeP3PhotoIsConvertedWithinTheBudget() throws {
+        let (p, _) = try preparedPixels("p3-photo.jpg")
+        #expect(p.data.count <= 261_120 && p.route == .encoded)
+        #expect(p.preview.hasPrefix("data:image/jpg;base64,"))
+    }
+}
