@@ -19,7 +19,7 @@ let package = Package(
         // Debian's default include path; the libraries are opened on first use (shim.h).
         .systemLibrary(
             name: "CFFmpeg", path: "Sources/CFFmpeg",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev", "libavfilter-dev"])]),
         // Link previews only: opened on first use (shim.h), for the same reason as FFmpeg.
         .systemLibrary(
             name: "CCurl", path: "Sources/CCurl",

@@ -164,3 +164,14 @@ rm -f p3.icc
 patches -profile $srgb -quality 95 srgb-tagged.jpg   # an sRGB profile: recognised by what it does, kept (stripped)
 # 16-bit samples with no gamma chunk: sRGB-encoded as 8-bit ones are (not linear, as libpng's simplified API assumes).
 $IM -size 16x256 gradient:black-white -strip -depth 16 PNG48:ramp16.png
+
+# ---- HDR video: HLG (as iPhones record) and PQ (HDR10) made from one SDR scene, 10-bit HEVC ----
+ffmpeg -v error -y -f lavfi -i "testsrc2=s=192x108:r=1,format=rgb24" -frames:v 1 hdr-scene.png
+hdr() {  # $1 transfer (arib-std-b67 | smpte2084), $2 output, $3 extra zscale options
+  ffmpeg -v error -y -loop 1 -i hdr-scene.png -t 1 -r 10 \
+    -vf "noise=alls=6:allf=t,zscale=tin=iec61966-2-1:t=$1:min=709:m=2020_ncl:pin=709:p=2020:rin=full:r=limited$3,format=yuv420p10le" \
+    -c:v libx265 -x265-params "log-level=error:colorprim=bt2020:transfer=$1:colormatrix=bt2020nc" -crf 4 -tag:v hvc1 \
+    -color_primaries bt2020 -color_trc "$1" -colorspace bt2020nc "$2"
+}
+hdr arib-std-b67 hdr-hlg.mov ""
+hdr smpte2084 hdr-pq.mp4 ":npl=203"   # SDR white at 203 nits (BT.2408)

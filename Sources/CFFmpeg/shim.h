@@ -5,6 +5,9 @@
    entry point is reached through the tables, opened the first time an input needs them. */
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
 #include <libavutil/audio_fifo.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/display.h>
@@ -76,11 +79,18 @@ static inline int64_t cff_frame_duration(const AVFrame *f) {
     X(swr_alloc_set_opts2) X(swr_init) X(swr_free) X(swr_convert) X(swr_get_delay) \
     CFF_SIDE_DATA_FUNCTIONS(X)
 
+/* libavfilter: HDR frames mapped to SDR (zscale, tonemap), opened only when such a frame arrives. */
+#define CFF_FILTER_FUNCTIONS(X) \
+    X(avfilter_graph_alloc) X(avfilter_graph_free) X(avfilter_get_by_name) X(avfilter_graph_create_filter) \
+    X(avfilter_graph_parse_ptr) X(avfilter_inout_alloc) X(avfilter_inout_free) X(avfilter_graph_config) \
+    X(av_buffersrc_add_frame_flags) X(av_buffersink_get_frame) X(av_strdup) X(av_frame_unref)
+
 #define CFF_FIELD(name) __typeof__(&name) _Nonnull name;
 /* libavutil and libswscale: what images need (scaling) and every other table builds on. */
 typedef struct cff_util { CFF_UTIL_FUNCTIONS(CFF_FIELD) } cff_util;
 /* libavformat, libavcodec, libswresample: containers, codecs, audio. */
 typedef struct cff_media { CFF_MEDIA_FUNCTIONS(CFF_FIELD) } cff_media;
+typedef struct cff_filter { CFF_FILTER_FUNCTIONS(CFF_FIELD) } cff_filter;
 #undef CFF_FIELD
 
 /* Opens `names` (NULL-terminated sonames) and fills a table of `count` members from `symbols`.
@@ -121,10 +131,18 @@ static inline int cff_load_media(void *table, char *err, int errlen) {
                                          CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), NULL };
     return cff_fill((void **)table, symbols, (int)(sizeof(symbols) / sizeof(*symbols)), names, err, errlen);
 }
+/* Fills `table` (memory of sizeof(cff_filter)) with libavfilter's entry points. */
+static inline int cff_load_filter(void *table, char *err, int errlen) {
+    static const char *const symbols[] = { CFF_FILTER_FUNCTIONS(CFF_NAME) };
+    static const char *const names[] = { CFF_SONAME(avfilter, LIBAVFILTER_VERSION_MAJOR),
+                                         CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), NULL };
+    return cff_fill((void **)table, symbols, (int)(sizeof(symbols) / sizeof(*symbols)), names, err, errlen);
+}
 #undef CFF_NAME
 #undef CFF_SONAME
 static inline size_t cff_util_size(void) { return sizeof(cff_util); }
 static inline size_t cff_media_size(void) { return sizeof(cff_media); }
+static inline size_t cff_filter_size(void) { return sizeof(cff_filter); }
 
 /* ---- Version-dependent side data: the display matrix (rotation) ---- */
 

@@ -15,6 +15,7 @@ struct FFmpeg: @unchecked Sendable {
 package enum FFmpegLibraries {
     private struct Util: @unchecked Sendable { let table: cff_util }
     private struct Media: @unchecked Sendable { let table: cff_media }
+    private struct Filter: @unchecked Sendable { let table: cff_filter }
 
     /// FFmpeg's log level to set when it is loaded (`AV_LOG_QUIET` = -8); nil leaves FFmpeg's own.
     /// The process owner (the CLI) decides: a library does not change process-wide state by itself.
@@ -32,6 +33,14 @@ package enum FFmpegLibraries {
         DynamicTable.load(cff_media_size(), cff_load_media, as: cff_media.self, failing: .codecUnavailable,
                           "FFmpeg's libavformat, libavcodec and libswresample are").map(Media.init)
     }
+
+    private static let filterTable: Result<Filter, MediaPrepError> = Trace.noteTime("loaded libavfilter") {
+        DynamicTable.load(cff_filter_size(), cff_load_filter, as: cff_filter.self, failing: .codecUnavailable,
+                          "FFmpeg's libavfilter is").map(Filter.init)
+    }
+
+    /// libavfilter (HDR to SDR), or `codecUnavailable`.
+    static func filter() throws -> cff_filter { try filterTable.get().table }
 
     /// Starts loading libavutil and libswscale on another core, for an image that will surely be
     /// scaled: the ~2 ms of loading overlap reading and decoding it.

@@ -212,7 +212,7 @@ package struct AttachmentPreparer: Sendable {
     private func finishVideo(_ sent: (probe: ProbeResult, thumbnail: VideoThumbnail?), _ item: inout PreparedItem) throws {
         try cancellation?.check()
         guard let t = sent.thumbnail else { throw MediaPrepError(.corrupt, "no frame of the video could be decoded") }
-        let preview = try PreviewMaker.make(from: t.pixels, maxLength: profile.previewMaxLength)
+        let preview = try PreviewMaker.make(from: t.pixels, maxLength: profile.previewMaxLength, fullChroma: t.mappedFromHDR)
         let probe = sent.probe
         let duration = Int(probe.durationSeconds ?? 0)  // truncated, as SimpleX does
         item.format = probe.format

@@ -72,7 +72,8 @@ package struct ImagePreparer: Sendable {
         let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
         var search = BudgetSearch(profile: profile)
         search.threads = threads
-        search.fullChroma = colour != nil
+        let converted = colour != nil
+        search.fullChroma = converted
 
         var work = Trace.time("alpha check") { AlphaOps.droppingOpaqueAlpha(upright) }
         // The view-size pixels the decode already produced, packed as `work` is (alpha kept only if
@@ -87,7 +88,7 @@ package struct ImagePreparer: Sendable {
             let rgbaView = threads > 1 ? try atView?.pixels() : nil
             encoded = try Trace.time("png trials") {
                 try search.encodePNG(work: work, view: view, atView: rgbaView) {
-                    pngPreview = rgbaView.map { v in Pending { try PreviewMaker.make(from: v, maxLength: previewMaxLength) } }
+                    pngPreview = rgbaView.map { v in Pending { try PreviewMaker.make(from: v, maxLength: previewMaxLength, fullChroma: converted) } }
                 }
             }
             if encoded == nil {
@@ -101,7 +102,7 @@ package struct ImagePreparer: Sendable {
         // there is one, or `work` when that is at most twice the view (a resize from more costs more).
         let early = max(work.width, work.height) <= 2 * max(view.width, view.height) ? work : try atView?.pixels()
         let previewJob = encoded == nil && threads > 1 ? early.map { source in
-            Pending { try PreviewMaker.make(from: source, maxLength: previewMaxLength) }
+            Pending { try PreviewMaker.make(from: source, maxLength: previewMaxLength, fullChroma: converted) }
         } : nil
         var previewSource: PixelBuffer? = nil
         let result: EncodedImage
@@ -118,7 +119,7 @@ package struct ImagePreparer: Sendable {
         try cancellation?.check()
         if encoded == nil, let stale = pngPreview { _ = try? stale.wait() }  // made for a PNG that did not fit
         let preview = try (encoded != nil ? pngPreview : previewJob).map { job in try Trace.time("preview (made beside the search)") { try job.wait() } }
-            ?? Trace.time("preview") { try PreviewMaker.make(from: previewSource ?? work, maxLength: profile.previewMaxLength) }
+            ?? Trace.time("preview") { try PreviewMaker.make(from: previewSource ?? work, maxLength: profile.previewMaxLength, fullChroma: converted) }
         return PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
                              quality: result.quality, route: .encoded, preview: preview, sourceFormat: format)
     }

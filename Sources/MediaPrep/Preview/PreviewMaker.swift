@@ -14,14 +14,17 @@ package enum PreviewMaker {
     }
 
     /// - Parameter image: upright pixels; RGBA with real alpha gets a PNG preview when one fits.
-    package static func make(from full: PixelBuffer, maxLength: Int = SimplexLimits.simplex.maxPreviewLength) throws -> String {
+    /// - Parameter fullChroma: 4:4:4, for colours converted from a wide gamut or HDR (see `BudgetSearch.fullChroma`).
+    package static func make(from full: PixelBuffer, maxLength: Int = SimplexLimits.simplex.maxPreviewLength,
+                             fullChroma: Bool = false) throws -> String {
         // One pass down to the largest candidate; the smaller ones are cut from that.
         let top = Resizer.fit(width: full.width, height: full.height, maxSide: sides[0])
         let image = try Resizer.resize(full, width: top.width, height: top.height)
         if AlphaOps.hasRealAlpha(image), let png = try pngPreview(image, maxLength: maxLength) { return png }
         let opaque = AlphaOps.flattenOnWhite(image)
         let budget = byteBudget(maxLength: maxLength, prefix: jpegPrefix)
-        let search = QualitySearch(minQuality: 20, maxQuality: 90)
+        var search = QualitySearch(minQuality: 20, maxQuality: 90)
+        search.fullChroma = fullChroma
         var fallback: [UInt8]? = nil
         for side in sides where side <= max(opaque.width, opaque.height) || side == sides.last {
             let s = Resizer.fit(width: opaque.width, height: opaque.height, maxSide: side)

@@ -160,6 +160,8 @@ private final class VideoLane {
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var size = (width: 0, height: 0)
     private var lastKept: Double?
+    /// HDR sources: frames mapped to SDR BT.709 before scaling, and the output tagged BT.709.
+    private var mapper: HDRToSDR?
     private(set) var lastSeconds: Double?
     /// Source frame durations by output timestamp, until their packet comes out of the encoder.
     private var durations: [Int64: Int64] = [:]
@@ -178,14 +180,19 @@ private final class VideoLane {
         while let f = try decoder.receive() { try add(f) }
     }
 
-    private func add(_ f: UnsafeMutablePointer<AVFrame>) throws {
-        let t = decoder.seconds(of: f) ?? (lastSeconds.map { $0 + 1 / max(1, plan.maxFrameRate) } ?? 0)
+    private func add(_ decoded: UnsafeMutablePointer<AVFrame>) throws {
+        var f = decoded
+        let t = decoder.seconds(of: decoded) ?? (lastSeconds.map { $0 + 1 / max(1, plan.maxFrameRate) } ?? 0)
         lastSeconds = t
         // Frame rate cap: keep a frame only a whole interval (less a quarter, for jitter) after the last kept.
         let interval = 1 / plan.maxFrameRate
         if let last = lastKept, t - last < interval * 0.75 { return }
         lastKept = t
         guard let enc = encoder, let out = frame else { return }
+        if let transfer = HDRToSDR.transfer(of: decoded) {
+            if mapper == nil { mapper = try HDRToSDR(ff: ff) }
+            if let m = mapper { f = try m.map(decoded, transfer) }
+        }
         try ready(out)
         let planes = Scaler.Planes(pointers: Self.pointers(out), strides: Self.strides(out))
         if FrameConverter.hasAlphaChannel(f) {
@@ -203,11 +210,11 @@ private final class VideoLane {
         }
         out.pointee.color_range = AVCOL_RANGE_MPEG
         let start = stream.pointee.start_time == AV_NOPTS ? 0 : stream.pointee.start_time
-        let pts = f.pointee.best_effort_timestamp
+        let pts = decoded.pointee.best_effort_timestamp
         out.pointee.pts = pts == AV_NOPTS ? Int64(t / av_q2d(stream.pointee.time_base)) : pts - start
         let tb = enc.codec.pointee.time_base
         // Each packet gets its frame's own duration (x264 sets none): a GIF's last frame keeps its delay.
-        durations[out.pointee.pts] = cff_frame_duration(f) > 0 ? cff_frame_duration(f) : nominalDuration
+        durations[out.pointee.pts] = cff_frame_duration(decoded) > 0 ? cff_frame_duration(decoded) : nominalDuration
         try enc.encode(out, sink: write(tb))
         framesEncoded += 1
     }
@@ -270,6 +277,7 @@ private final class VideoLane {
         nominalDuration = max(1, Int64((1 / av_q2d(fps) / av_q2d(stream.pointee.time_base)).rounded()))
         let (w, h, tb, plan, pass, stats, rate) = (size.width, size.height, stream.pointee.time_base, plan, pass, stats, rate)
         let util = ff.util
+        let hdr = par.color_trc == AVCOL_TRC_ARIB_STD_B67 || par.color_trc == AVCOL_TRC_SMPTE2084
         func option(_ c: UnsafeMutablePointer<AVCodecContext>, _ name: String, _ value: String) throws {
             let rc = util.av_opt_set(c.pointee.priv_data, name, value, 0)
             guard rc >= 0 else { throw MediaPrepError.ffmpeg(.encodeFailed, "libx264 refused \(name)=\(value)", rc) }
@@ -279,6 +287,10 @@ private final class VideoLane {
             (c.pointee.time_base, c.pointee.framerate, c.pointee.sample_aspect_ratio) = (tb, fps, AVRational(num: 1, den: 1))
             c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
             c.pointee.thread_count = 0
+            if hdr {  // mapped to SDR: say so, or players would read BT.709 numbers as HLG/PQ
+                (c.pointee.color_primaries, c.pointee.color_trc, c.pointee.colorspace) = (AVCOL_PRI_BT709, AVCOL_TRC_BT709, AVCOL_SPC_BT709)
+                c.pointee.color_range = AVCOL_RANGE_MPEG
+            }
             try option(c, "preset", plan.preset)
             if rate > 0 {
                 // Average bit rate, two-pass with x264's statistics in `stats` when pass is 1 or 2.

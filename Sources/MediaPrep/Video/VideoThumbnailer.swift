@@ -7,6 +7,8 @@ package struct VideoThumbnail: Sendable {
     /// Clockwise degrees applied from the display matrix.
     package let rotation: Int
     package let framesDecoded: Int
+    /// The frame was HDR, mapped to SDR BT.709 (its preview keeps full chroma, as converted stills do).
+    package var mappedFromHDR = false
 }
 
 /// Picks and decodes a thumbnail frame in-process (no ffmpeg CLI).
@@ -45,14 +47,21 @@ package struct VideoThumbnailer: Sendable {
         let duration = input.durationSeconds(stream: stream) ?? 0
         var decoded = 0
         var best: (stats: FrameStats, pixels: PixelBuffer, t: Double)? = nil
+        var mapper: HDRToSDR? = nil
 
-        func take(_ f: UnsafeMutablePointer<AVFrame>, at t: Double) throws -> VideoThumbnail? {
+        func take(_ decodedFrame: UnsafeMutablePointer<AVFrame>, at t: Double) throws -> VideoThumbnail? {
+            // An HDR frame is judged and shown as SDR BT.709, as every viewer of the preview sees it.
+            var f = decodedFrame
+            if let transfer = HDRToSDR.transfer(of: decodedFrame) {
+                if mapper == nil { mapper = try HDRToSDR(ff: input.ff) }
+                if let m = mapper { f = try Trace.time("HDR to SDR") { try m.map(decodedFrame, transfer) } }
+            }
             let stats = try Trace.time("frame stats") { try FrameStats.measure(f) }
             if stats.isRepresentative || stats.interest > (best?.stats.interest ?? -.infinity) {
                 best = (stats, try Trace.time("convert frame") { try convert(f, upright) }, t)
             }
             if stats.isRepresentative, let b = best {
-                return VideoThumbnail(pixels: b.pixels, seconds: t, rotation: rotation, framesDecoded: decoded)
+                return VideoThumbnail(pixels: b.pixels, seconds: t, rotation: rotation, framesDecoded: decoded, mappedFromHDR: mapper != nil)
             }
             return nil
         }
@@ -94,7 +103,7 @@ package struct VideoThumbnailer: Sendable {
             }
         }
         guard let b = best else { throw MediaPrepError(.corrupt, "no frame of \(path) could be decoded") }
-        return VideoThumbnail(pixels: b.pixels, seconds: b.t, rotation: rotation, framesDecoded: decoded)
+        return VideoThumbnail(pixels: b.pixels, seconds: b.t, rotation: rotation, framesDecoded: decoded, mappedFromHDR: mapper != nil)
     }
 
     /// Scales with swscale (sample aspect ratio honoured) and turns the frame upright.
