@@ -158,6 +158,7 @@ srgb=/usr/share/color/icc/colord/sRGB.icc; adobe=/usr/share/color/icc/colord/Ado
 patches() { $IM -size 48x48 xc:'rgb(0,122,255)' xc:'rgb(255,149,0)' xc:'rgb(52,199,89)' xc:'rgb(224,172,138)' +append "$@"; }
 patches -profile $srgb -profile p3.icc -quality 95 p3-small.jpg           # fits the budget: would be kept if sRGB
 patches -profile $srgb -profile $adobe PNG24:adobe.png
+$IM p3-small.jpg -quality 90 p3.webp   # its ICCP chunk reaches us through FFmpeg's frame side data
 $IM -seed 5 -size 700x525 plasma:fractal -profile $srgb -profile p3.icc -quality 97 p3-photo.jpg   # over the budget
 patches -profile $srgb -profile /usr/share/color/icc/ghostscript/ps_cmyk.icc -quality 95 cmyk-profile.jpg
 rm -f p3.icc

@@ -49,7 +49,7 @@ static inline int64_t cff_frame_duration(const AVFrame *f) {
 /* ---- The typed tables: each member is an FFmpeg function's own type, never NULL once loaded ---- */
 
 #define CFF_UTIL_FUNCTIONS(X) \
-    X(av_frame_alloc) X(av_frame_free) X(av_frame_get_buffer) X(av_frame_make_writable) X(av_frame_ref) \
+    X(av_frame_alloc) X(av_frame_free) X(av_frame_get_buffer) X(av_frame_make_writable) X(av_frame_ref) X(av_frame_get_side_data) \
     X(av_strerror) X(av_malloc) X(av_free) X(av_freep) X(av_calloc) X(av_buffer_create) \
     X(av_opt_set) X(av_opt_set_int) X(av_opt_set_double) X(av_dict_set) X(av_dict_free) \
     X(av_pix_fmt_desc_get) X(av_log_set_level) X(av_display_rotation_get) X(av_rescale_rnd) \

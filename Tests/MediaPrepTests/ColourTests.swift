@@ -19,7 +19,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["p3-small.jpg", "adobe.png"])
+    @Test(arguments: ["p3-small.jpg", "adobe.png", "p3.webp"])
     func wideGamutComesBackAsTheSRGBItWasMadeFrom(_ name: String) throws {
         let (p, pixels) = try preparedPixels(name)
         #expect(p.route == .encoded)

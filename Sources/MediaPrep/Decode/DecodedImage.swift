@@ -6,6 +6,8 @@ package struct DecodedImage: Sendable {
     package let sourceWidth: Int
     package let sourceHeight: Int
     package let orientation: ExifOrientation
+    /// The ICC profile the decoder reported (WebP's ICCP chunk through FFmpeg), if any.
+    package var iccProfile: [UInt8]? = nil
 
     /// Size as a viewer shows it: orientation applied, no shrink-on-load.
     package var displayWidth: Int { orientation.swapsDimensions ? sourceHeight : sourceWidth }

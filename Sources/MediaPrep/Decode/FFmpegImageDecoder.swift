@@ -33,6 +33,10 @@ package enum FFmpegImageDecoder {
         }
         let layout: PixelLayout = FrameConverter.hasAlphaChannel(frame) ? .rgba : .rgb
         let pixels = try FrameConverter.convert(frame, layout: layout)
+        var icc: [UInt8]? = nil
+        if let sd = input.ff.util.av_frame_get_side_data(frame, AV_FRAME_DATA_ICC_PROFILE), let data = sd.pointee.data, sd.pointee.size > 0 {
+            icc = Array(UnsafeBufferPointer(start: data, count: Int(sd.pointee.size)))
+        }
         var frames = 1
         if countFrames {
             // The decoder may already hold a later packet; ask it for a second frame first,
@@ -41,8 +45,9 @@ package enum FFmpegImageDecoder {
                 frames = 2 + decoder.countRemainingPackets(limit: 100_000)
             }
         }
-        let decoded = DecodedImage(pixels: pixels, format: format, sourceWidth: pixels.width,
+        var decoded = DecodedImage(pixels: pixels, format: format, sourceWidth: pixels.width,
                                    sourceHeight: pixels.height, orientation: .up)
+        decoded.iccProfile = icc
         return Result(image: decoded, frameCount: frames)
     }
 }

@@ -78,7 +78,8 @@ extension MediaProbe {
             r.frameCount = d.frameCount
             r.videoCodec = format.rawValue
             r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
-            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: d.image, media: nil)
+            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: SourceColour.inspect(d.image.iccProfile),
+                                firstFrame: d.image, media: nil)
         case _ where format.isAudioVisual:
             let input = try MediaInput(path: path)
             try probeAV(input: input, path: path, into: &r)
