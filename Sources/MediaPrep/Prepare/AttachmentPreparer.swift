@@ -23,16 +23,16 @@ package struct AttachmentPreparer: Sendable {
     /// How far a long job (a transcode) is, 0…1, with the input's path.
     package var onProgress: (@Sendable (_ path: String, _ fraction: Double) -> Void)?
 
+    /// Sending over XFTP (else SMP only) and to how many recipients: how outputs travel.
+    package var xftp = true
+    package var recipients = 1
+
     package init(profile: ImageProfile = .simplex, limits: SimplexLimits = .simplex, outputDirectory: String, timestamp: Int64) {
         self.profile = profile
         self.limits = limits
         self.outputDirectory = outputDirectory
         self.timestamp = timestamp
     }
-
-    /// Sending over XFTP (else SMP only) and to how many recipients: how outputs travel.
-    package var xftp = true
-    package var recipients = 1
 
     /// The limits every decision reads, the same ones `SendCheck` reads.
     var rules: SendRules {
@@ -90,7 +90,6 @@ package struct AttachmentPreparer: Sendable {
         case .remux(let budget, let fallback):
             try remuxVideo(source, budget: budget, fallback: fallback, &item)
         case .transcodeVideo(let t):
-            item.kind = .video
             try finishVideo(try transcodeVideo(probe, t, &item), &item)
         case .transcodeVoice(let rate, let budget):
             try transcodeVoice(source, bitRate: rate, budget: budget, &item)
