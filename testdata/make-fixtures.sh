@@ -163,6 +163,34 @@ $IM -seed 5 -size 700x525 plasma:fractal -profile $srgb -profile p3.icc -quality
 patches -profile $srgb -profile /usr/share/color/icc/ghostscript/ps_cmyk.icc -quality 95 cmyk-profile.jpg
 rm -f p3.icc
 patches -profile $srgb -quality 95 srgb-tagged.jpg   # an sRGB profile: recognised by what it does, kept (stripped)
+# PNGs that name their colours without a profile: Display P3 numbers with a cHRM chunk of P3's
+# primaries, and with a cICP chunk (primaries 12, transfer 13: Display P3).
+python3 - /usr/share/color/icc/colord/sRGB.icc p3.icc <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read(); n = struct.unpack('>I', d[128:132])[0]
+tags = [(d[132+12*i:136+12*i], *struct.unpack('>II', d[136+12*i:144+12*i])) for i in range(n)]
+data = {sig: d[off:off+size] for sig, off, size in tags}
+def xyz(v): return b'XYZ ' + bytes(4) + b''.join(struct.pack('>i', round(x * 65536)) for x in v)
+data.update({b'rXYZ': xyz((0.515121, 0.241196, -0.001053)), b'gXYZ': xyz((0.291977, 0.692245, 0.041885)),
+             b'bXYZ': xyz((0.157104, 0.066574, 0.784073))})
+body, table, off = b'', b'', 128 + 4 + 12 * len(data)
+for sig, blob in data.items():
+    blob += bytes(-len(blob) % 4); table += sig + struct.pack('>II', off + len(body), len(blob)); body += blob
+o = bytearray(d[:128] + struct.pack('>I', len(data)) + table + body)
+o[0:4] = struct.pack('>I', len(o)); o[84:100] = bytes(16)
+open(sys.argv[2], 'wb').write(o)
+PY
+patches -profile $srgb -profile p3.icc -strip PNG24:p3-numbers.png
+python3 - p3-numbers.png <<'PY'
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+def chunk(t, body): return struct.pack('>I', len(body)) + t + body + struct.pack('>I', zlib.crc32(t + body))
+ihdr_end = 8 + 8 + 13 + 4
+chrm = struct.pack('>8I', *[round(v * 100000) for v in (0.3127, 0.3290, 0.680, 0.320, 0.265, 0.690, 0.150, 0.060)])
+open('p3-chrm.png', 'wb').write(d[:ihdr_end] + chunk(b'cHRM', chrm) + d[ihdr_end:])
+open('p3-cicp.png', 'wb').write(d[:ihdr_end] + chunk(b'cICP', bytes([12, 13, 0, 1])) + d[ihdr_end:])
+PY
+rm -f p3-numbers.png p3.icc
 # 16-bit samples with no gamma chunk: sRGB-encoded as 8-bit ones are (not linear, as libpng's simplified API assumes).
 $IM -size 16x256 gradient:black-white -strip -depth 16 PNG48:ramp16.png
 

@@ -8,7 +8,7 @@
 
 #define CLCMS_FUNCTIONS(X) X(cmsOpenProfileFromMem) X(cmsCloseProfile) X(cmsCreate_sRGBProfile) X(cmsCreateRGBProfile) \
     X(cmsBuildGamma) X(cmsFreeToneCurve) X(cmsCreateTransform) X(cmsDeleteTransform) X(cmsDoTransform) \
-    X(cmsGetColorSpace) X(cmsGetProfileInfoASCII)
+    X(cmsGetColorSpace) X(cmsGetProfileInfoASCII) X(cmsBuildParametricToneCurve) X(cmsSaveProfileToMem)
 
 #define CLCMS_FIELD(name) __typeof__(&name) _Nonnull name;
 typedef struct clcms { CLCMS_FUNCTIONS(CLCMS_FIELD) } clcms;

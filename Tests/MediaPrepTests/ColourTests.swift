@@ -19,7 +19,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["p3-small.jpg", "adobe.png", "p3.webp"])
+    @Test(arguments: ["p3-small.jpg", "adobe.png", "p3.webp", "p3-chrm.png", "p3-cicp.png"])
     func wideGamutComesBackAsTheSRGBItWasMadeFrom(_ name: String) throws {
         let (p, pixels) = try preparedPixels(name)
         #expect(p.route == .encoded)
@@ -61,6 +61,9 @@ import Testing
         #expect(r.reasons.contains("colours converted from Display P3 to sRGB"))
         #expect(SendCheck().check(path: Fixture.path("p3-photo.jpg")).reasons.contains("colours converted from Display P3 to sRGB"))
         #expect(!SendCheck().check(path: Fixture.path("srgb-tagged.jpg")).reasons.contains { $0.hasPrefix("colours converted") })
+        // Colours named by PNG chunks instead of a profile.
+        #expect(SendCheck().check(path: Fixture.path("p3-cicp.png")).reasons.contains("colours converted from Display P3 (cICP) to sRGB"))
+        #expect(SendCheck().check(path: Fixture.path("p3-chrm.png")).reasons.contains("colours converted from the PNG's cHRM primaries to sRGB"))
     }
 
     @Test func largeP3PhotoIsConvertedWithinTheBudget() throws {

@@ -12,11 +12,12 @@ package struct SourceColour: Sendable, Equatable {
 
     /// nil when the pixels are already sRGB or cannot be interpreted otherwise: an sRGB profile is
     /// recognised by what it does to colours (27 of them within one level), not by its name.
-    static func inspect(_ icc: [UInt8]?) -> SourceColour? {
+    static func inspect(_ icc: [UInt8]?, describedAs name: String? = nil) -> SourceColour? {
         guard let icc, icc.count >= 132, let cms = try? LittleCMS.table(), let p = ICCHandle(icc, cms: cms) else { return nil }
+        let description = name ?? p.description
         switch p.colorSpace {
         case cmsSigCmykData:
-            return SourceColour(profile: icc, description: p.description, isCMYK: true)
+            return SourceColour(profile: icc, description: description, isCMYK: true)
         case cmsSigRgbData:
             guard let t = try? ColourTransform(profile: icc, input: .rgb) else { return nil }
             var samples: [UInt8] = []
@@ -26,7 +27,7 @@ package struct SourceColour: Sendable, Equatable {
                 if let sb = s.baseAddress, let ob = o.baseAddress { t.run(sb, ob, count: 27) }
             } }
             let srgb = zip(samples, out).allSatisfy { abs(Int($0) - Int($1)) <= 1 }
-            return srgb ? nil : SourceColour(profile: icc, description: p.description, isCMYK: false)
+            return srgb ? nil : SourceColour(profile: icc, description: description, isCMYK: false)
         default:
             return nil  // gray and other spaces: the numbers are shown as they are
         }
@@ -61,7 +62,8 @@ private struct UnsafeSendableRaw: @unchecked Sendable {
     init(_ p: UnsafeMutableRawPointer) { pointer = p }
 }
 
-/// Where the profiles are: JPEG APP2 segments (a profile over 64 KB spans several), PNG iCCP.
+/// Where the profiles are: JPEG APP2 segments (a profile over 64 KB spans several), PNG iCCP — or,
+/// for a PNG, the chunks that name its colours without a profile (cICP, cHRM).
 enum EmbeddedProfile {
     /// `ICC_PROFILE\0`, sequence number, count, then the bytes: joined in sequence order.
     static func fromJPEG(_ data: [UInt8], markers: JPEGMarkers) -> [UInt8]? {
@@ -74,6 +76,54 @@ enum EmbeddedProfile {
         }
         guard !parts.isEmpty else { return nil }
         return parts.sorted { $0.0 < $1.0 }.flatMap { $0.1 }
+    }
+
+    /// A PNG's colours, in the PNG (third edition) order of precedence: cICP, iCCP, sRGB, cHRM.
+    /// Returns a profile to inspect and what to call it; nil when the file is sRGB or says nothing.
+    static func ofPNG(_ data: [UInt8]) -> (profile: [UInt8], name: String?)? {
+        let chunks = PNGChunks.chunks(data).prefix { $0.type != "IDAT" }
+        if let c = chunks.first(where: { $0.type == "cICP" }), c.body.count >= 4 {
+            // Colour primaries (H.273): 1 BT.709/sRGB, 12 Display P3, 9 BT.2020; SDR transfers only.
+            let primaries = data[c.body.lowerBound], transfer = data[c.body.lowerBound + 1]
+            guard [1, 6, 13, 14, 15].contains(transfer) else { return nil }  // PQ/HLG stills are not mapped here
+            switch primaries {
+            case 12: return synthesized(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060), white: (0.3127, 0.3290)).map { ($0, "Display P3 (cICP)") }
+            case 9: return synthesized(red: (0.708, 0.292), green: (0.170, 0.797), blue: (0.131, 0.046), white: (0.3127, 0.3290)).map { ($0, "BT.2020 (cICP)") }
+            default: return nil
+            }
+        }
+        if let icc = fromPNG(data) { return (icc, nil) }
+        if chunks.contains(where: { $0.type == "sRGB" }) { return nil }
+        if let c = chunks.first(where: { $0.type == "cHRM" }), c.body.count == 32 {
+            func v(_ i: Int) -> Double {
+                let o = c.body.lowerBound + 4 * i
+                return Double(Int(data[o]) << 24 | Int(data[o + 1]) << 16 | Int(data[o + 2]) << 8 | Int(data[o + 3])) / 100_000
+            }
+            return synthesized(red: (v(2), v(3)), green: (v(4), v(5)), blue: (v(6), v(7)), white: (v(0), v(1)))
+                .map { ($0, "the PNG's cHRM primaries") }
+        }
+        return nil
+    }
+
+    /// An ICC profile with these primaries and white point and sRGB's tone curve (the pixels are
+    /// sRGB-encoded by then: libpng has applied any gAMA), from Little CMS, as bytes.
+    static func synthesized(red: (Double, Double), green: (Double, Double), blue: (Double, Double),
+                            white: (Double, Double)) -> [UInt8]? {
+        guard let cms = try? LittleCMS.table() else { return nil }
+        var parameters: [Double] = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]  // the sRGB curve (type 4)
+        guard let curve = cms.cmsBuildParametricToneCurve(nil, 4, &parameters) else { return nil }
+        defer { cms.cmsFreeToneCurve(curve) }
+        var wp = cmsCIExyY(x: white.0, y: white.1, Y: 1)
+        var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: red.0, y: red.1, Y: 1), Green: cmsCIExyY(x: green.0, y: green.1, Y: 1),
+                                        Blue: cmsCIExyY(x: blue.0, y: blue.1, Y: 1))
+        var curves: [OpaquePointer?] = [curve, curve, curve]
+        guard let profile = cms.cmsCreateRGBProfile(&wp, &primaries, &curves) else { return nil }
+        defer { _ = cms.cmsCloseProfile(profile) }
+        var size: cmsUInt32Number = 0
+        guard cms.cmsSaveProfileToMem(profile, nil, &size) != 0, size > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        guard cms.cmsSaveProfileToMem(profile, &bytes, &size) != 0 else { return nil }
+        return bytes
     }
 
     /// iCCP: a name, a NUL, compression method 0, then the zlib-compressed profile (before IDAT).

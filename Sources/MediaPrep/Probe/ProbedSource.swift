@@ -117,8 +117,9 @@ extension MediaProbe {
         r.orientation = PNGChunks.exifOrientation(data)
         (r.width, r.height) = r.orientation.swapsDimensions ? (h, w) : (w, h)
         r.hasAlpha = PNGHeader.mayHaveAlpha(data)
-        return ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: nil, colour: SourceColour.inspect(EmbeddedProfile.fromPNG(data)),
-                            firstFrame: nil, media: nil)
+        let colours = EmbeddedProfile.ofPNG(data)
+        return ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: nil,
+                            colour: colours.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
     }
 }
 
