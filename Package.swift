@@ -28,9 +28,13 @@ let package = Package(
         .systemLibrary(
             name: "CLcms", path: "Sources/CLcms",
             providers: [.apt(["liblcms2-dev"])]),
+        // HEIC/HEIF/AVIF only: opened on first use (shim.h).
+        .systemLibrary(
+            name: "CHeif", path: "Sources/CHeif",
+            providers: [.apt(["libheif-dev"])]),
         .target(name: "UploadPlanner"),
         .target(
-            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "UploadPlanner"],
+            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "UploadPlanner"],
             linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(name: "mediaprep", dependencies: ["MediaPrep", "UploadPlanner"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates every fixture in testdata/. Needs: imagemagick ffmpeg libimage-exiftool-perl webp colord-data libgs-common.
+# Regenerates every fixture in testdata/. Needs: imagemagick ffmpeg libimage-exiftool-perl webp colord-data libgs-common
+# libheif-examples libavif-bin.
 # The committed outputs are what the tests read; the tests never run these tools.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -49,7 +50,6 @@ $IM quadrants.png -quality 90 image.webp
 $IM quadrants.png BMP3:image.bmp
 $IM quadrants.png -compress none image.tiff
 
-rm -f quadrants.png
 
 # ---- Audio and video (video, voice and GIF through FFmpeg) ----
 FF="ffmpeg -hide_banner -loglevel error -y"
@@ -204,3 +204,11 @@ hdr() {  # $1 transfer (arib-std-b67 | smpte2084), $2 output, $3 extra zscale op
 }
 hdr arib-std-b67 hdr-hlg.mov ""
 hdr smpte2084 hdr-pq.mp4 ":npl=203"   # SDR white at 203 nits (BT.2408)
+
+# ---- HEIC and AVIF (libheif-examples' heif-enc, libavif-bin's avifenc): a sideways HEIC tagged upright by Exif, with GPS; an AVIF ----
+$IM quadrants.png -rotate 90 -quality 97 heic-src.jpg
+$EXIF -n -Orientation=8 -GPSLatitude=59.3293 -GPSLatitudeRef=N -GPSLongitude=18.0686 -GPSLongitudeRef=E -Model="Test Phone" heic-src.jpg
+heif-enc -q 92 heic-src.jpg -o orient-gps.heic >/dev/null
+avifenc -s 8 --min 10 --max 20 quadrants.png quadrants.avif >/dev/null   # libavif-bin
+rm -f heic-src.jpg
+rm -f quadrants.png

@@ -17,6 +17,8 @@ package enum ImageLoader {
             return try JPEGDecoder.decode(data, options: options)
         case .png:
             return try PNGDecoder.decode(data, options: options)
+        case .heic, .avif:
+            return try HEIFDecoder.decode(data, format: format, maxPixels: options.maxPixels).image
         case .gif, .webp, .bmp, .tiff:
             if let path { return try FFmpegImageDecoder.decode(path: path, format: format, options: options).image }
             return try FFmpegImageDecoder.decode(data: data, format: format, options: options).image

@@ -51,7 +51,8 @@ package enum SendPlanner {
         case .png: how = p.hasAlpha ? "re-encoded: PNG if the transparency fits, else JPEG on white" : "re-encoded as JPEG"
         default: how = "\(p.format.rawValue) re-encoded as JPEG"
         }
-        return SendPlan(kind: .image, action: .encodeImage, reasons: [how] + (s.colour.map { [$0.reason] } ?? []) + fit + cap)
+        let removed = s.metadata?.removals ?? []
+        return SendPlan(kind: .image, action: .encodeImage, reasons: [how] + (s.colour.map { [$0.reason] } ?? []) + fit + cap + removed)
     }
 
     private static func checkPixels(_ decoded: Int, _ w: Int, _ h: Int, _ rules: SendRules) throws {

@@ -12,7 +12,9 @@ package struct ProbedSource: @unchecked Sendable {
     let jpeg: JPEGSource?
     /// An embedded profile that makes the pixels other than sRGB (nil: sRGB, untagged or unreadable).
     let colour: SourceColour?
-    /// GIF, WebP, BMP, TIFF: the first frame, decoded while probing.
+    /// HEIC/AVIF: the metadata the file carries (a JPEG's is in `jpeg`), for what `check` reports.
+    var metadata: JPEGMetadata? = nil
+    /// GIF, WebP, BMP, TIFF, HEIC, AVIF: the (first) picture, decoded while probing.
     let firstFrame: DecodedImage?
     /// Audio and video: the opened container, read on by the thumbnailer.
     let media: MediaInput?
@@ -69,6 +71,17 @@ extension MediaProbe {
         case .png:
             if case .whole = depth { try readWhole() }
             return try still(head, isWhole: whole, &r)
+        case .heic, .avif:
+            try readWhole()
+            let d = try HEIFDecoder.decode(head, format: format, maxPixels: maxPixels)
+            (r.width, r.height) = (d.image.displayWidth, d.image.displayHeight)
+            r.kind = .image
+            r.frameCount = 1
+            r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
+            var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil,
+                                 colour: d.colour.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: d.image, media: nil)
+            s.metadata = d.metadata
+            return s
         case .gif, .webp, .bmp, .tiff:
             let d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
                                                   countFrames: format == .gif)

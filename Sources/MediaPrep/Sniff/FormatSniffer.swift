@@ -47,7 +47,12 @@ package enum FormatSniffer {
         switch brand {
         case "qt  ": return .mov
         case "M4A ", "M4B ", "M4P ", "F4A ": return .m4a
-        case "heic", "heix", "mif1", "msf1", "avif", "avis": return .unknown
+        case "heic", "heix", "hevc", "hevx", "heim", "heis": return .heic
+        case "avif", "avis": return .avif
+        case "mif1", "msf1":
+            // The generic HEIF brand: AVIF files list `avif` among the compatible brands.
+            let avif = Array("avif".utf8)
+            return stride(from: 12, through: b.count - 4, by: 4).contains { Array(b[$0..<$0 + 4]) == avif } ? .avif : .heic
         default: return .mp4
         }
     }

@@ -1,0 +1,137 @@
+import CHeif
+
+/// libheif's entry points, opened the first time a HEIC/HEIF/AVIF picture arrives.
+enum LibHeif {
+    private struct Table: @unchecked Sendable { let table: cheif }
+
+    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libheif") {
+        DynamicTable.load(cheif_size(), cheif_load, as: cheif.self, failing: .codecUnavailable, "libheif is").map(Table.init)
+    }
+
+    static func table() throws -> cheif { try loaded.get().table }
+}
+
+/// HEIC/HEIF and AVIF through libheif: the primary image, its `irot`/`imir`/`clap` transforms
+/// applied (libheif's default); a file without such transforms is turned by its Exif orientation
+/// instead (where both exist, the container's are the ones that count, as HEIF says), 8–12-bit
+/// sources to 8-bit RGB(A), with the colour the file declares (an ICC profile, or nclx primaries)
+/// and whether its Exif carries a GPS position, for `check`.
+enum HEIFDecoder {
+    struct Result: Sendable {
+        let image: DecodedImage
+        /// An ICC profile to convert from: the file's own, or one built for its nclx primaries.
+        let colour: (profile: [UInt8], name: String?)?
+        let metadata: JPEGMetadata
+    }
+
+    static func decode(_ data: [UInt8], format: MediaFormat, maxPixels: Int) throws -> Result {
+        let heif = try LibHeif.table()
+        guard let ctx = heif.heif_context_alloc() else { throw MediaPrepError(.decodeFailed, "out of memory") }
+        defer { heif.heif_context_free(ctx) }
+        return try data.withUnsafeBytes { bytes in
+            try check(heif.heif_context_read_from_memory_without_copy(ctx, bytes.baseAddress, bytes.count, nil), .corrupt, format)
+            var handle: OpaquePointer? = nil
+            try check(heif.heif_context_get_primary_image_handle(ctx, &handle), .corrupt, format)
+            guard let h = handle else { throw MediaPrepError(.corrupt, "the \(format.rawValue) file has no primary image") }
+            defer { heif.heif_image_handle_release(h) }
+            let (w, ht) = (Int(heif.heif_image_handle_get_width(h)), Int(heif.heif_image_handle_get_height(h)))
+            guard w > 0, ht > 0 else { throw MediaPrepError(.invalidDimensions, "the \(format.rawValue) image has no size") }
+            guard w * ht <= maxPixels else { throw MediaPrepError(.tooManyPixels, "\(w)×\(ht) is over the \(maxPixels)-pixel limit") }
+            let alpha = heif.heif_image_handle_has_alpha_channel(h) != 0
+            var image: OpaquePointer? = nil
+            try check(heif.heif_decode_image(h, &image, heif_colorspace_RGB,
+                                             alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, nil), .corrupt, format)
+            guard let img = image else { throw MediaPrepError(.corrupt, "the \(format.rawValue) image did not decode") }
+            defer { heif.heif_image_release(img) }
+            var stride: Int32 = 0
+            guard let plane = heif.heif_image_get_plane_readonly(img, heif_channel_interleaved, &stride) else {
+                throw MediaPrepError(.corrupt, "the \(format.rawValue) image has no pixels")
+            }
+            // Transforms (a rotation) may have swapped the sides: the decoded image's are the ones shown.
+            let (dw, dh) = (Int(heif.heif_image_get_width(img, heif_channel_interleaved)), Int(heif.heif_image_get_height(img, heif_channel_interleaved)))
+            let layout: PixelLayout = alpha ? .rgba : .rgb
+            let row = dw * layout.channels
+            var out = PixelBuffer.storage(row * dh)
+            out.withUnsafeMutableBufferPointer { o in
+                guard let base = o.baseAddress else { return }
+                for y in 0..<dh { (base + y * row).update(from: plane + y * Int(stride), count: row) }
+            }
+            let (meta, exifOrientation) = metadata(heif, h)
+            let orientation = hasTransforms(data) ? .up : exifOrientation
+            let decoded = DecodedImage(pixels: PixelBuffer(width: dw, height: dh, layout: layout, storage: out), format: format,
+                                       sourceWidth: dw, sourceHeight: dh, orientation: orientation)
+            return Result(image: decoded, colour: colour(heif, h), metadata: meta)
+        }
+    }
+
+    private static func check(_ e: heif_error, _ code: MediaPrepError.Code, _ format: MediaFormat) throws {
+        guard e.code != heif_error_Ok else { return }
+        let text = e.message.map { String(cString: $0) } ?? "error \(e.code.rawValue)"
+        let truncated = e.code == heif_error_Invalid_input && text.lowercased().contains("end of")
+        throw MediaPrepError(truncated ? .truncated : code, "the \(format.rawValue) file cannot be read: \(text)")
+    }
+
+    /// The file's ICC profile, else a profile for its nclx primaries (Display P3, BT.2020; SDR only).
+    private static func colour(_ heif: cheif, _ h: OpaquePointer) -> (profile: [UInt8], name: String?)? {
+        let size = heif.heif_image_handle_get_raw_color_profile_size(h)
+        if size > 0 {
+            var icc = [UInt8](repeating: 0, count: size)
+            if heif.heif_image_handle_get_raw_color_profile(h, &icc).code == heif_error_Ok { return (icc, nil) }
+        }
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>? = nil
+        guard heif.heif_image_handle_get_nclx_color_profile(h, &nclx).code == heif_error_Ok, let n = nclx else { return nil }
+        defer { heif.heif_nclx_color_profile_free(n) }
+        let transfer = n.pointee.transfer_characteristics.rawValue
+        guard [1, 6, 13, 14, 15].contains(transfer) else { return nil }  // PQ/HLG stills are not mapped here
+        switch n.pointee.color_primaries.rawValue {
+        case 12: return EmbeddedProfile.synthesized(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060),
+                                                    white: (0.3127, 0.3290)).map { ($0, "Display P3") }
+        case 9: return EmbeddedProfile.synthesized(red: (0.708, 0.292), green: (0.170, 0.797), blue: (0.131, 0.046),
+                                                   white: (0.3127, 0.3290)).map { ($0, "BT.2020") }
+        default: return nil
+        }
+    }
+
+    /// Whether the container rotates or mirrors the image (`irot`, `imir` boxes among the item
+    /// properties, which sit in the `meta` box near the start).
+    static func hasTransforms(_ data: [UInt8]) -> Bool {
+        let head = data.prefix(1 << 16)
+        let irot = Array("irot".utf8), imir = Array("imir".utf8)
+        guard head.count >= 4 else { return false }
+        return (head.startIndex...(head.endIndex - 4)).contains { i in
+            let four = Array(head[i..<i + 4])
+            return four == irot || four == imir
+        }
+    }
+
+    /// What metadata the file carries (Exif, GPS inside it, XMP), for `check` (none of it is kept),
+    /// and the Exif orientation.
+    private static func metadata(_ heif: cheif, _ h: OpaquePointer) -> (JPEGMetadata, ExifOrientation) {
+        var m = JPEGMetadata(jpeg: [])
+        var orientation = ExifOrientation.up
+        let n = Int(heif.heif_image_handle_get_number_of_metadata_blocks(h, nil))
+        guard n > 0 else { return (m, orientation) }
+        var ids = [heif_item_id](repeating: 0, count: n)
+        let got = Int(heif.heif_image_handle_get_list_of_metadata_block_IDs(h, nil, &ids, Int32(n)))
+        for id in ids.prefix(got) {
+            let type = heif.heif_image_handle_get_metadata_type(h, id).map { String(cString: $0) } ?? ""
+            if type == "Exif" {
+                m.exif = true
+                var block = [UInt8](repeating: 0, count: heif.heif_image_handle_get_metadata_size(h, id))
+                // The Exif item starts with a 4-byte offset to the TIFF header.
+                if block.count > 8, heif.heif_image_handle_get_metadata(h, id, &block).code == heif_error_Ok {
+                    let offset = 4 + (Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3]))
+                    if offset < block.count {
+                        if JPEGMetadata.hasGPS(block[offset...]) { m.gps = true }
+                        orientation = ExifOrientation.fromTIFF(block[offset...])
+                    }
+                }
+            } else if type == "mime" {
+                m.xmp = true
+            } else {
+                m.other = true
+            }
+        }
+        return (m, orientation)
+    }
+}
