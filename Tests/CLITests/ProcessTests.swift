@@ -103,13 +103,13 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         let ok = testdata + "/small.jpg", change = testdata + "/orient-6.jpg", bad = testdata + "/voice-long.ogg"
         #expect(try run(["check", ok, change]).status == 0)
         #expect(try run(["check", ok, change, "--strict"]).status == 1)
-        let gh = try run(["check", ok, change, bad, "--format", "github"])
+        let gh = try run(["check", ok, change, bad, "--audio-as", "voice", "--format", "github"])
         #expect(gh.status == 1)
         let lines = gh.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("::warning file=\(change),title=changed when sent::EXIF rotation applied; Exif metadata removed"))
         #expect(lines.contains("::error file=\(bad),title=cannot be sent::voice over 300 s (305.0 s): cannot be sent"))
         #expect(!lines.contains { $0.contains("file=\(ok)") })
-        let json = try run(["check", ok, bad, "--format", "json"])
+        let json = try run(["check", ok, bad, "--audio-as", "voice", "--format", "json"])
         let array = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(array.map { $0["verdict"] as? String } == ["asIs", "cannotSend"])
     }

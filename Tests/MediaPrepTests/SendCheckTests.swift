@@ -31,8 +31,14 @@ import Testing
         budgeted.media.video = .original
         #expect(budgeted.check(path: Fixture.path("h264.mp4")).verdict == .cannotSend)
         let long = check("voice-long.ogg")
-        #expect(long.verdict == .cannotSend)
-        #expect(long.reasons == ["voice over 300 s (305.0 s): cannot be sent"])
+        #expect(long.kind == .file && long.verdict == .asIs)
+        #expect(long.reasons == ["audio over 300 s (305.0 s): sent as a file, as the app's file picker does"])
+        var voiceOnly = SendCheck()
+        voiceOnly.media.audio = .voice
+        #expect(voiceOnly.check(path: Fixture.path("voice-long.ogg")).reasons == ["voice over 300 s (305.0 s): cannot be sent"])
+        var asFile = SendCheck()
+        asFile.media.audio = .file
+        #expect(asFile.check(path: Fixture.path("voice.ogg")).kind == .file)
         let cut = check("truncated.mp4")
         #expect(cut.verdict == .cannotSend && cut.error != nil)
     }

@@ -43,7 +43,9 @@ import Testing
     @Test func overTheLimitIsRefusedBeforeTranscoding() throws {
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path("voice-long.ogg"))
+        var preparer = AttachmentPreparer(outputDirectory: dir, timestamp: 0)
+        preparer.media.audio = .voice  // a voice message or nothing
+        let item = preparer.prepare(path: Fixture.path("voice-long.ogg"))
         #expect(item.error?.code == .voiceTooLong)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }

@@ -95,9 +95,13 @@ private let testdata: String = {
         #expect(clip.kind == .video && clip.format == .mp4 && clip.route == .encoded)
         guard case .video(_, _, let seconds, let preview) = clip.media else { throw MediaPrepError(.corrupt, "not a video") }
         #expect(seconds == 2 && !preview.isEmpty)
+        let podcast = try await preparer.prepare(file: testdata + "/voice-long.ogg")
+        #expect(podcast.kind == .file && podcast.media == .file)  // over 300 s: a file, not a voice message
+        var voiceOnly = BatchOptions(outputDirectory: out, timestamp: 0)
+        voiceOnly.media.audio = .voice
         do {
-            _ = try await preparer.prepare(file: testdata + "/voice-long.ogg")
-            Issue.record("a 305 s voice note was prepared")
+            _ = try await BatchPreparer(voiceOnly).prepare(file: testdata + "/voice-long.ogg")
+            Issue.record("a 305 s voice message was prepared")
         } catch {
             #expect(error.code == .voiceTooLong)  // typed: no cast needed
         }
@@ -108,7 +112,8 @@ private let testdata: String = {
         let check = SendCheck()
         #expect(check.check(path: testdata + "/small.jpg").verdict == .asIs)
         #expect(check.check(path: testdata + "/photo.jpg").verdict == .afterPreparation)
-        #expect(check.check(path: testdata + "/voice-long.ogg").verdict == .cannotSend)
+        #expect(check.check(path: testdata + "/voice-long.ogg").verdict == .asIs)
+        #expect(check.check(path: testdata + "/truncated.mp4").verdict == .cannotSend)
     }
 
     @Test func textAloneIsATextMessage() async {

@@ -59,6 +59,7 @@ public struct SendCheck: Sendable {
             let p = source.probe
             (r.kind, r.format, r.bytes, r.width, r.height, r.durationSeconds) = (p.kind, p.format, p.bytes, p.width, p.height, p.durationSeconds)
             let plan = SendPlanner.plan(source, rules)
+            r.kind = plan.kind  // what it is sent as (a long recording: a file)
             if plan.verdict != .cannotSend { try verify(source, plan) }
             (r.verdict, r.reasons, r.error) = (plan.verdict, plan.reasons, plan.error)
         } catch let e as MediaPrepError {

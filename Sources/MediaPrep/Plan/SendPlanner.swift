@@ -117,8 +117,17 @@ package enum SendPlanner {
     /// notes; with a budget, at the rate that fits (never below 16 kbit/s).
     private static func voice(_ p: ProbeResult, _ rules: SendRules) throws -> SendPlan {
         let d = p.durationSeconds ?? 0, limits = rules.limits
-        guard d <= Double(limits.maxVoiceMessageSeconds) else {
+        let tooLong = d > Double(limits.maxVoiceMessageSeconds)
+        switch rules.media.audio {
+        case .file:
+            return try copy(p, rules, kind: .file, keepName: true, reasons: ["audio sent as a file (--audio-as file)"])
+        case .auto where tooLong:
+            return try copy(p, rules, kind: .file, keepName: true, reasons: [
+                "audio over \(limits.maxVoiceMessageSeconds) s (\(seconds(d)) s): sent as a file, as the app's file picker does"])
+        case .voice where tooLong:
             throw MediaPrepError(.voiceTooLong, "voice over \(limits.maxVoiceMessageSeconds) s (\(seconds(d)) s): cannot be sent")
+        default:
+            break
         }
         let budget = rules.media.voiceMaxBytes
         if VoiceTranscoder.playsAsIs(p), p.bytes <= budget ?? Int.max {

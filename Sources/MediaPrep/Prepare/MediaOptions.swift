@@ -10,7 +10,19 @@ public struct MediaOptions: Sendable, Equatable {
         case compatible
     }
 
+    /// How audio is sent: SimpleX's voice messages exist only up to 300 s; a longer recording (a
+    /// podcast, a lecture) goes as a file, as the app's file picker sends it.
+    public enum AudioMode: String, Sendable, CaseIterable {
+        /// A voice message up to the voice limit, a file beyond it.
+        case auto
+        /// Always a voice message (over the limit: refused, `voiceTooLong`).
+        case voice
+        /// Always a file, its own bytes and name.
+        case file
+    }
+
     public var video = VideoMode.compatible
+    public var audio = AudioMode.auto
     /// A video is never sent larger than this (re-encoded to fit); nil: the profile's cap, if any.
     public var videoMaxBytes: Int?
     /// A voice note is never sent larger than this (re-encoded at a lower rate to fit).

@@ -6,17 +6,23 @@ enum MediaFlags {
                                   help: "compatible (default): MP4 with H.264/HEVC + AAC as is, MKV/WebM remuxed, other codecs transcoded to H.264 + AAC; original: as it came")
     static let videoMaxBytes = OptionSpec(names: ["--video-max-bytes"], value: "N",
                                           help: "re-encode videos to at most N bytes (never a byte over; overLimit if even 240p cannot fit)")
+    static let audio = OptionSpec(names: ["--audio-as"], value: "auto|voice|file",
+                                  help: "auto (default): a voice message up to 300 s, a file beyond; voice: always (over 300 s refused); file: always a file")
     static let autoReceive = OptionSpec(names: ["--auto-receive"], value: nil,
                                         help: "fit videos in 1,047,552 and voice notes in 522,240 bytes, the sizes recipients download without asking")
 
     /// `--auto-receive` first, then `--video` and `--video-max-bytes` on top of it.
-    static func options<O>(_ a: Arguments<O>, video: O, videoMaxBytes: O, autoReceive: O) throws -> MediaOptions {
+    static func options<O>(_ a: Arguments<O>, video: O, videoMaxBytes: O, autoReceive: O, audio: O) throws -> MediaOptions {
         var m = a.has(autoReceive) ? MediaOptions.autoReceive() : MediaOptions()
         if let v = a.value(video) {
             guard let mode = MediaOptions.VideoMode(rawValue: v) else { throw UsageError(message: "--video takes compatible or original, got \(v)") }
             m.video = mode
         }
         if let n = try a.int(videoMaxBytes, min: 10_000) { m.videoMaxBytes = Int(n) }
+        if let v = a.value(audio) {
+            guard let mode = MediaOptions.AudioMode(rawValue: v) else { throw UsageError(message: "--audio-as takes auto, voice or file, got \(v)") }
+            m.audio = mode
+        }
         return m
     }
 }
