@@ -32,9 +32,13 @@ let package = Package(
         .systemLibrary(
             name: "CHeif", path: "Sources/CHeif",
             providers: [.apt(["libheif-dev"])]),
+        // JPEG XL only: opened on first use (shim.h).
+        .systemLibrary(
+            name: "CJxl", path: "Sources/CJxl",
+            providers: [.apt(["libjxl-dev"])]),
         .target(name: "UploadPlanner"),
         .target(
-            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "UploadPlanner"],
+            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "CJxl", "UploadPlanner"],
             linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(name: "mediaprep", dependencies: ["MediaPrep", "UploadPlanner"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates every fixture in testdata/. Needs: imagemagick ffmpeg libimage-exiftool-perl webp colord-data libgs-common
-# libheif-examples libavif-bin.
+# libheif-examples libavif-bin libjxl-tools.
 # The committed outputs are what the tests read; the tests never run these tools.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -210,5 +210,6 @@ $IM quadrants.png -rotate 90 -quality 97 heic-src.jpg
 $EXIF -n -Orientation=8 -GPSLatitude=59.3293 -GPSLatitudeRef=N -GPSLongitude=18.0686 -GPSLongitudeRef=E -Model="Test Phone" heic-src.jpg
 heif-enc -q 92 heic-src.jpg -o orient-gps.heic >/dev/null
 avifenc -s 8 --min 10 --max 20 quadrants.png quadrants.avif >/dev/null   # libavif-bin
+cjxl -q 95 quadrants.png quadrants.jxl >/dev/null 2>&1                    # libjxl-tools
 rm -f heic-src.jpg
 rm -f quadrants.png

@@ -2,17 +2,18 @@ import Foundation
 import Testing
 @testable import MediaPrep
 
-/// HEIC (the iPhone's default) and AVIF are images: decoded, upright, re-encoded, nothing private left.
+/// HEIC (the iPhone's default), AVIF and JPEG XL are images: decoded, upright, re-encoded, nothing private left.
 @Suite struct HEIFTests {
     @Test func sniffedByBrand() throws {
         #expect(FormatSniffer.sniff(try Fixture.bytes("orient-gps.heic")) == .heic)
         #expect(FormatSniffer.sniff(try Fixture.bytes("quadrants.avif")) == .avif)
+        #expect(FormatSniffer.sniff(try Fixture.bytes("quadrants.jxl")) == .jxl)
         #expect(FormatSniffer.sniff(try Fixture.bytes("h264.mp4")) == .mp4)
         // A short ftyp box must not trip the brand scan.
         #expect(FormatSniffer.sniff([0, 0, 0, 12] + Array("ftypmif1".utf8)) == .heic)
     }
 
-    @Test(arguments: ["orient-gps.heic", "quadrants.avif"])
+    @Test(arguments: ["orient-gps.heic", "quadrants.avif", "quadrants.jxl"])
     func preparedUprightWithoutMetadata(_ name: String) throws {
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -34,9 +35,12 @@ import Testing
         #expect(r.width == 64 && r.height == 48)
     }
 
-    @Test func damagedHEICIsRefusedNotSent() throws {
+    @Test func damagedFilesAreRefusedNotSent() throws {
         let cut = Array(try Fixture.bytes("orient-gps.heic").prefix(400))
         #expect(throws: MediaPrepError.self) { try HEIFDecoder.decode(cut, format: .heic, maxPixels: 1_000_000) }
+        let jxl = try Fixture.bytes("quadrants.jxl")
+        #expect(throws: MediaPrepError.self) { try JXLDecoder.decode(Array(jxl.prefix(jxl.count / 2)), maxPixels: 1_000_000) }
+        #expect(throws: MediaPrepError.self) { try JXLDecoder.decode(jxl, maxPixels: 100) }  // over the pixel limit
     }
 }
 

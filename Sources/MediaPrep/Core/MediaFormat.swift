@@ -3,13 +3,15 @@ public enum MediaFormat: String, Sendable, Codable {
     case jpeg, png, gif, webp, bmp, tiff
     /// HEIC/HEIF (the iPhone's default) and AVIF, read through libheif.
     case heic, avif
+    /// JPEG XL, read through libjxl.
+    case jxl
     case mp4, mov, matroska, webm, m4a, aac, mp3, ogg, wav, flac
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
     public var isImage: Bool {
         switch self {
-        case .jpeg, .png, .gif, .webp, .bmp, .tiff, .heic, .avif: return true
+        case .jpeg, .png, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl: return true
         default: return false
         }
     }

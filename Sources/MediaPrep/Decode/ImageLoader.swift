@@ -17,6 +17,8 @@ package enum ImageLoader {
             return try JPEGDecoder.decode(data, options: options)
         case .png:
             return try PNGDecoder.decode(data, options: options)
+        case .jxl:
+            return try JXLDecoder.decode(data, maxPixels: options.maxPixels).image
         case .heic, .avif:
             return try HEIFDecoder.decode(data, format: format, maxPixels: options.maxPixels).image
         case .gif, .webp, .bmp, .tiff:

@@ -82,6 +82,15 @@ extension MediaProbe {
                                  colour: d.colour.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: d.image, media: nil)
             s.metadata = d.metadata
             return s
+        case .jxl:
+            try readWhole()
+            let d = try JXLDecoder.decode(head, maxPixels: maxPixels)
+            (r.width, r.height) = (d.image.displayWidth, d.image.displayHeight)
+            r.kind = .image
+            r.frameCount = 1
+            r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
+            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: SourceColour.inspect(d.iccProfile),
+                                firstFrame: d.image, media: nil)
         case .gif, .webp, .bmp, .tiff:
             let d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
                                                   countFrames: format == .gif)

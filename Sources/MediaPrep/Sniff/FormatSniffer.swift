@@ -22,6 +22,8 @@ package enum FormatSniffer {
         if at(0, "BM") && b.count >= 26 { return .bmp }
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
         if at(4, "ftyp") { return isoBrand(b) }
+        // JPEG XL: a bare codestream, or the ISO container's signature box.
+        if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         if starts([0x1A, 0x45, 0xDF, 0xA3]) {
             // The EBML DocType sits in the first few dozen bytes.
             let webm = Array("webm".utf8)

@@ -1,0 +1,45 @@
+#ifndef CJXL_SHIM_H
+#define CJXL_SHIM_H
+/* libjxl's decoder through a typed dlopen table, opened the first time a JPEG XL file arrives;
+   and the calls whose arguments changed between libjxl versions. */
+#include <jxl/decode.h>
+#include <jxl/version.h>
+#include <dlfcn.h>
+#include <stdio.h>
+
+#define CJXL_FUNCTIONS(X) X(JxlDecoderCreate) X(JxlDecoderDestroy) X(JxlDecoderSubscribeEvents) X(JxlDecoderSetInput) \
+    X(JxlDecoderCloseInput) X(JxlDecoderProcessInput) X(JxlDecoderGetBasicInfo) X(JxlDecoderGetICCProfileSize) \
+    X(JxlDecoderGetColorAsICCProfile) X(JxlDecoderImageOutBufferSize) X(JxlDecoderSetImageOutBuffer)
+
+#define CJXL_FIELD(name) __typeof__(&name) _Nonnull name;
+typedef struct cjxl { CJXL_FUNCTIONS(CJXL_FIELD) } cjxl;
+#undef CJXL_FIELD
+
+/* Fills `table` (memory of sizeof(cjxl)) from libjxl. Returns 0, or -1 with the reason in `err`. */
+static inline int cjxl_load(void *table, char *err, int errlen) {
+#define CJXL_NAME(name) #name,
+    static const char *const symbols[] = { CJXL_FUNCTIONS(CJXL_NAME) };
+#undef CJXL_NAME
+    char soname[32];
+    snprintf(soname, sizeof(soname), "libjxl.so.%d.%d", JPEGXL_MAJOR_VERSION, JPEGXL_MINOR_VERSION);
+    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { snprintf(err, (size_t)errlen, "cannot load %s: %s", soname, dlerror()); return -1; }
+    void **t = (void **)table;
+    for (size_t i = 0; i < sizeof(symbols) / sizeof(*symbols); i++) {
+        if (!(t[i] = dlsym(lib, symbols[i]))) { snprintf(err, (size_t)errlen, "missing symbol %s", symbols[i]); return -1; }
+    }
+    return 0;
+}
+static inline size_t cjxl_size(void) { return sizeof(cjxl); }
+
+/* The ICC profile of the decoded data (its size with `out` NULL); libjxl before 0.9 took an unused format. */
+static inline JxlDecoderStatus cjxl_icc(const cjxl *j, const JxlDecoder *dec, uint8_t *out, size_t *size) {
+#if JPEGXL_NUMERIC_VERSION < JPEGXL_COMPUTE_NUMERIC_VERSION(0, 9, 0)
+    if (!out) return j->JxlDecoderGetICCProfileSize(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, size);
+    return j->JxlDecoderGetColorAsICCProfile(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, out, *size);
+#else
+    if (!out) return j->JxlDecoderGetICCProfileSize(dec, JXL_COLOR_PROFILE_TARGET_DATA, size);
+    return j->JxlDecoderGetColorAsICCProfile(dec, JXL_COLOR_PROFILE_TARGET_DATA, out, *size);
+#endif
+}
+#endif
