@@ -19,6 +19,8 @@ import UploadPlanner
             case "png": FuzzEntryPoints.png(bytes)
             case "container": FuzzEntryPoints.container(bytes)
             case "plan": FuzzEntryPoints.plan(bytes)
+            case "heif": FuzzEntryPoints.heif(bytes)
+            case "jxl": FuzzEntryPoints.jxl(bytes)
             default: Issue.record("\(name): unknown target")
             }
         }

@@ -38,6 +38,15 @@ import UploadPlanner
         _ = try? PNGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels))
     }
 
+    /// HEIC/HEIF/AVIF through libheif: brands, boxes, colour, Exif and the decode itself.
+    public static func heif(_ d: [UInt8]) {
+        _ = try? HEIFDecoder.decode(d, format: .heic, maxPixels: pixels)
+    }
+
+    public static func jxl(_ d: [UInt8]) {
+        _ = try? JXLDecoder.decode(d, maxPixels: pixels)
+    }
+
     public static func container(_ d: [UInt8]) {
         guard !d.isEmpty, var r = try? MediaProbe.probeAV(data: d) else { return }
         if r.kind == .video, let input = try? MediaInput(data: d) {
