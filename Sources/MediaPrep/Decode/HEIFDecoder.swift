@@ -79,8 +79,9 @@ enum HEIFDecoder {
             if heif.heif_image_handle_get_raw_color_profile(h, &icc).code == heif_error_Ok { return (icc, nil) }
         }
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>? = nil
-        guard heif.heif_image_handle_get_nclx_color_profile(h, &nclx).code == heif_error_Ok, let n = nclx else { return nil }
-        defer { heif.heif_nclx_color_profile_free(n) }
+        let read = heif.heif_image_handle_get_nclx_color_profile(h, &nclx)
+        defer { if let n = nclx { heif.heif_nclx_color_profile_free(n) } }  // freed whatever the call said
+        guard read.code == heif_error_Ok, let n = nclx else { return nil }
         let transfer = n.pointee.transfer_characteristics.rawValue
         guard [1, 6, 13, 14, 15].contains(transfer) else { return nil }  // PQ/HLG stills are not mapped here
         switch n.pointee.color_primaries.rawValue {
