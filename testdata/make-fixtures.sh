@@ -194,6 +194,10 @@ rm -f p3-numbers.png p3.icc
 # 16-bit samples with no gamma chunk: sRGB-encoded as 8-bit ones are (not linear, as libpng's simplified API assumes).
 $IM -size 16x256 gradient:black-white -strip -depth 16 PNG48:ramp16.png
 
+# ---- VP9 with alpha (Telegram's video stickers): an opaque blue box, transparent (hidden blue) around it ----
+ffmpeg -v error -y -f lavfi -i "color=c=blue:s=96x64:d=1:r=10,format=rgba,geq=r='0':g='0':b='255':a='if(between(X\,24\,71)*between(Y\,16\,47)\,255\,0)'" \
+  -c:v libvpx-vp9 -pix_fmt yuva420p -auto-alt-ref 0 -b:v 200k vp9-alpha.webm
+
 # ---- HDR video: HLG (as iPhones record) and PQ (HDR10) made from one SDR scene, 10-bit HEVC ----
 ffmpeg -v error -y -f lavfi -i "testsrc2=s=192x108:r=1,format=rgb24" -frames:v 1 hdr-scene.png
 hdr() {  # $1 transfer (arib-std-b67 | smpte2084), $2 output, $3 extra zscale options

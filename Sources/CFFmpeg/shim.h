@@ -51,7 +51,7 @@ static inline int64_t cff_frame_duration(const AVFrame *f) {
 #define CFF_UTIL_FUNCTIONS(X) \
     X(av_frame_alloc) X(av_frame_free) X(av_frame_get_buffer) X(av_frame_make_writable) X(av_frame_ref) X(av_frame_get_side_data) \
     X(av_strerror) X(av_malloc) X(av_free) X(av_freep) X(av_calloc) X(av_buffer_create) \
-    X(av_opt_set) X(av_opt_set_int) X(av_opt_set_double) X(av_dict_set) X(av_dict_free) \
+    X(av_opt_set) X(av_opt_set_int) X(av_opt_set_double) X(av_dict_set) X(av_dict_get) X(av_dict_free) \
     X(av_pix_fmt_desc_get) X(av_log_set_level) X(av_display_rotation_get) X(av_rescale_rnd) \
     X(av_channel_layout_default) X(av_channel_layout_copy) X(av_channel_layout_uninit) \
     X(av_samples_alloc_array_and_samples) X(av_audio_fifo_alloc) X(av_audio_fifo_free) \
@@ -71,7 +71,7 @@ static inline int64_t cff_frame_duration(const AVFrame *f) {
     X(avformat_index_get_entries_count) X(avformat_index_get_entry) X(avformat_alloc_output_context2) \
     X(avformat_new_stream) X(avformat_free_context) X(avformat_write_header) X(av_interleaved_write_frame) \
     X(av_write_trailer) X(avio_open) X(avio_closep) \
-    X(avcodec_find_decoder) X(avcodec_find_encoder) X(avcodec_find_encoder_by_name) X(avcodec_get_name) \
+    X(avcodec_find_decoder) X(avcodec_find_decoder_by_name) X(avcodec_find_encoder) X(avcodec_find_encoder_by_name) X(avcodec_get_name) \
     X(avcodec_alloc_context3) X(avcodec_free_context) X(avcodec_parameters_to_context) \
     X(avcodec_parameters_from_context) X(avcodec_parameters_copy) X(avcodec_open2) X(avcodec_send_packet) \
     X(avcodec_receive_frame) X(avcodec_send_frame) X(avcodec_receive_packet) X(avcodec_flush_buffers) \

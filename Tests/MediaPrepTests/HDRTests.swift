@@ -61,3 +61,19 @@ import Testing
         #expect(item.preview?.hasPrefix("data:image/jpg;base64,") == true)
     }
 }
+
+/// VP8/VP9 with an alpha channel (WebM's `alpha_mode`): shown on white like a MOV with alpha, not
+/// with the colour hidden under its transparent area.
+@Suite struct VideoAlphaTests {
+    @Test func transparentAreaComesOutWhite() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path("vp9-alpha.webm"))
+        let out = try #require(item.output, "\(item.error?.description ?? "")")
+        #expect(item.route == .encoded)
+        let thumb = try VideoThumbnailer(maxSide: 96).thumbnail(path: out)
+        let corner = thumb.pixels.rgba(x: 4, y: 4), centre = thumb.pixels.rgba(x: 48, y: 32)
+        #expect(corner.r > 235 && corner.g > 235 && corner.b > 235, "corner \(corner)")  // was the hidden blue
+        #expect(centre.b > 200 && centre.r < 40, "centre \(centre)")
+    }
+}

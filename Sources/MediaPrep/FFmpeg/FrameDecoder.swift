@@ -21,7 +21,7 @@ final class FrameDecoder {
         self.stream = stream
         let ff = input.ff
         self.ff = ff
-        guard let dec = ff.media.avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
+        guard let dec = Self.decoder(for: stream, ff) else {
             let name = FFmpegLibraries.codecName(stream.pointee.codecpar.pointee.codec_id)
             throw MediaPrepError(.codecUnavailable, "no decoder for codec \(name)")
         }
@@ -49,6 +49,20 @@ final class FrameDecoder {
         ctx.pointee.thread_type = sliceThreadsOnly ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
         rc = ff.media.avcodec_open2(ctx, dec, nil)
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.decodeFailed, "cannot open the decoder", rc) }
+    }
+
+    /// The codec's decoder; for VP8/VP9 with an alpha channel (WebM's `alpha_mode`, Telegram's video
+    /// stickers) libvpx's, since FFmpeg's own decodes only the colour planes and shows what hides
+    /// under the transparent area.
+    static func decoder(for stream: UnsafeMutablePointer<AVStream>, _ ff: FFmpeg) -> UnsafePointer<AVCodec>? {
+        let id = stream.pointee.codecpar.pointee.codec_id
+        if id == AV_CODEC_ID_VP9 || id == AV_CODEC_ID_VP8,
+           let tag = ff.util.av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0), let value = tag.pointee.value,
+           String(cString: value) == "1",
+           let vpx = ff.media.avcodec_find_decoder_by_name(id == AV_CODEC_ID_VP9 ? "libvpx-vp9" : "libvpx") {
+            return vpx
+        }
+        return ff.media.avcodec_find_decoder(id)
     }
 
     deinit {

@@ -113,7 +113,10 @@ package struct VideoThumbnailer: Sendable {
         if sar.num > 0, sar.den > 0, sar.num != sar.den { w = max(1, w * Int(sar.num) / Int(sar.den)) }
         let target = Resizer.fit(width: w, height: h, maxSide: maxSide)
         (w, h) = target
-        let rgb = try FrameConverter.convert(f, layout: .rgb, width: w, height: h)
+        // Transparent video (WebM with alpha): shown on white, as the chat shows a transparent image.
+        let rgb = FrameConverter.hasAlphaChannel(f)
+            ? AlphaOps.flattenOnWhite(try FrameConverter.convert(f, layout: .rgba, width: w, height: h))
+            : try FrameConverter.convert(f, layout: .rgb, width: w, height: h)
         return Orienter.apply(orientation, to: rgb)
     }
 }
