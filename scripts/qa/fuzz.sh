@@ -31,6 +31,8 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
 esac
 # The Swift runtime's backtracer would catch the crash first; let libFuzzer see the signal and save the input.
 export SWIFT_BACKTRACE=enable=no
+# Leaks inside system libraries that our calls cannot reach are listed, with reasons, in lsan.supp.
+export LSAN_OPTIONS=suppressions=$PWD/scripts/qa/lsan.supp:print_suppressions=0
 "$bin" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
   -artifact_prefix="Fuzz/findings/$target-" -print_final_stats=1 2>&1 | tee "Fuzz/findings/$target.log" \
   | grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|stat::new_units_added)|ERROR|SUMMARY|Done [0-9]+ runs" || true
