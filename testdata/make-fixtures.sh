@@ -161,25 +161,9 @@ patches -profile $srgb -profile $adobe PNG24:adobe.png
 $IM p3-small.jpg -quality 90 p3.webp   # its ICCP chunk reaches us through FFmpeg's frame side data
 $IM -seed 5 -size 700x525 plasma:fractal -profile $srgb -profile p3.icc -quality 97 p3-photo.jpg   # over the budget
 patches -profile $srgb -profile /usr/share/color/icc/ghostscript/ps_cmyk.icc -quality 95 cmyk-profile.jpg
-rm -f p3.icc
 patches -profile $srgb -quality 95 srgb-tagged.jpg   # an sRGB profile: recognised by what it does, kept (stripped)
 # PNGs that name their colours without a profile: Display P3 numbers with a cHRM chunk of P3's
 # primaries, and with a cICP chunk (primaries 12, transfer 13: Display P3).
-python3 - /usr/share/color/icc/colord/sRGB.icc p3.icc <<'PY'
-import struct, sys
-d = open(sys.argv[1], 'rb').read(); n = struct.unpack('>I', d[128:132])[0]
-tags = [(d[132+12*i:136+12*i], *struct.unpack('>II', d[136+12*i:144+12*i])) for i in range(n)]
-data = {sig: d[off:off+size] for sig, off, size in tags}
-def xyz(v): return b'XYZ ' + bytes(4) + b''.join(struct.pack('>i', round(x * 65536)) for x in v)
-data.update({b'rXYZ': xyz((0.515121, 0.241196, -0.001053)), b'gXYZ': xyz((0.291977, 0.692245, 0.041885)),
-             b'bXYZ': xyz((0.157104, 0.066574, 0.784073))})
-body, table, off = b'', b'', 128 + 4 + 12 * len(data)
-for sig, blob in data.items():
-    blob += bytes(-len(blob) % 4); table += sig + struct.pack('>II', off + len(body), len(blob)); body += blob
-o = bytearray(d[:128] + struct.pack('>I', len(data)) + table + body)
-o[0:4] = struct.pack('>I', len(o)); o[84:100] = bytes(16)
-open(sys.argv[2], 'wb').write(o)
-PY
 patches -profile $srgb -profile p3.icc -strip PNG24:p3-numbers.png
 python3 - p3-numbers.png <<'PY'
 import struct, sys, zlib
