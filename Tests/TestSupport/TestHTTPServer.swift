@@ -1,6 +1,6 @@
 import Foundation
 
-/// A small HTTP/1.1 server on 127.0.0.1 for link-preview tests: real sockets, real URLSession
+/// A small HTTP/1.1 server on 127.0.0.1 for link-preview tests: real sockets, real libcurl
 /// requests, no network beyond loopback. One thread accepts; each connection gets its own.
 public final class TestHTTPServer: @unchecked Sendable {
     public struct Route: Sendable {
