@@ -85,12 +85,7 @@ enum EmbeddedProfile {
         if let c = chunks.first(where: { $0.type == "cICP" }), c.body.count >= 4 {
             // Colour primaries (H.273): 1 BT.709/sRGB, 12 Display P3, 9 BT.2020; SDR transfers only.
             let primaries = data[c.body.lowerBound], transfer = data[c.body.lowerBound + 1]
-            guard [1, 6, 13, 14, 15].contains(transfer) else { return nil }  // PQ/HLG stills are not mapped here
-            switch primaries {
-            case 12: return synthesized(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060), white: (0.3127, 0.3290)).map { ($0, "Display P3 (cICP)") }
-            case 9: return synthesized(red: (0.708, 0.292), green: (0.170, 0.797), blue: (0.131, 0.046), white: (0.3127, 0.3290)).map { ($0, "BT.2020 (cICP)") }
-            default: return nil
-            }
+            return forCodePoints(primaries: Int(primaries), transfer: Int(transfer)).map { ($0.profile, "\($0.name) (cICP)") }
         }
         if let icc = fromPNG(data) { return (icc, nil) }
         if chunks.contains(where: { $0.type == "sRGB" }) { return nil }
@@ -103,6 +98,17 @@ enum EmbeddedProfile {
                 .map { ($0, "the PNG's cHRM primaries") }
         }
         return nil
+    }
+
+    /// A profile for H.273 code points (PNG cICP, HEIF nclx), so both containers map alike: colour
+    /// primaries 12 Display P3 and 9 BT.2020 with an SDR transfer; nil for BT.709/sRGB and the rest.
+    static func forCodePoints(primaries: Int, transfer: Int) -> (profile: [UInt8], name: String)? {
+        guard [1, 6, 13, 14, 15].contains(transfer) else { return nil }  // PQ/HLG stills are not mapped here
+        switch primaries {
+        case 12: return synthesized(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060), white: (0.3127, 0.3290)).map { ($0, "Display P3") }
+        case 9: return synthesized(red: (0.708, 0.292), green: (0.170, 0.797), blue: (0.131, 0.046), white: (0.3127, 0.3290)).map { ($0, "BT.2020") }
+        default: return nil
+        }
     }
 
     /// An ICC profile with these primaries and white point and sRGB's tone curve (the pixels are

@@ -82,15 +82,9 @@ enum HEIFDecoder {
         let read = heif.heif_image_handle_get_nclx_color_profile(h, &nclx)
         defer { if let n = nclx { heif.heif_nclx_color_profile_free(n) } }  // freed whatever the call said
         guard read.code == heif_error_Ok, let n = nclx else { return nil }
-        let transfer = n.pointee.transfer_characteristics.rawValue
-        guard [1, 6, 13, 14, 15].contains(transfer) else { return nil }  // PQ/HLG stills are not mapped here
-        switch n.pointee.color_primaries.rawValue {
-        case 12: return EmbeddedProfile.synthesized(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060),
-                                                    white: (0.3127, 0.3290)).map { ($0, "Display P3") }
-        case 9: return EmbeddedProfile.synthesized(red: (0.708, 0.292), green: (0.170, 0.797), blue: (0.131, 0.046),
-                                                   white: (0.3127, 0.3290)).map { ($0, "BT.2020") }
-        default: return nil
-        }
+        return EmbeddedProfile.forCodePoints(primaries: Int(n.pointee.color_primaries.rawValue),
+                                             transfer: Int(n.pointee.transfer_characteristics.rawValue))
+            .map { ($0.profile, $0.name) }
     }
 
     /// Whether the container rotates or mirrors the image (`irot`, `imir` boxes among the item
