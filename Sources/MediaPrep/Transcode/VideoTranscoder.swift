@@ -277,7 +277,7 @@ private final class VideoLane {
         nominalDuration = max(1, Int64((1 / av_q2d(fps) / av_q2d(stream.pointee.time_base)).rounded()))
         let (w, h, tb, plan, pass, stats, rate) = (size.width, size.height, stream.pointee.time_base, plan, pass, stats, rate)
         let util = ff.util
-        let hdr = par.color_trc == AVCOL_TRC_ARIB_STD_B67 || par.color_trc == AVCOL_TRC_SMPTE2084
+        let hdr = HDRToSDR.transfer(par.color_trc) != nil
         func option(_ c: UnsafeMutablePointer<AVCodecContext>, _ name: String, _ value: String) throws {
             let rc = util.av_opt_set(c.pointee.priv_data, name, value, 0)
             guard rc >= 0 else { throw MediaPrepError.ffmpeg(.encodeFailed, "libx264 refused \(name)=\(value)", rc) }

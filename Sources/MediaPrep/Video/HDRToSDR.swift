@@ -11,8 +11,11 @@ final class HDRToSDR {
     enum Transfer { case hlg, pq }
 
     /// The transfer an HDR frame carries, or nil for SDR.
-    static func transfer(of f: UnsafePointer<AVFrame>) -> Transfer? {
-        switch f.pointee.color_trc {
+    static func transfer(of f: UnsafePointer<AVFrame>) -> Transfer? { transfer(f.pointee.color_trc) }
+
+    /// The HDR transfer a stream or frame tags, or nil for SDR: one test for frames and streams alike.
+    static func transfer(_ trc: AVColorTransferCharacteristic) -> Transfer? {
+        switch trc {
         case AVCOL_TRC_ARIB_STD_B67: return .hlg
         case AVCOL_TRC_SMPTE2084: return .pq
         default: return nil
