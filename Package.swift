@@ -36,9 +36,13 @@ let package = Package(
         .systemLibrary(
             name: "CJxl", path: "Sources/CJxl",
             providers: [.apt(["libjxl-dev"])]),
+        // Animated WebP only: opened on first use (shim.h).
+        .systemLibrary(
+            name: "CWebP", path: "Sources/CWebP",
+            providers: [.apt(["libwebp-dev"])]),
         .target(name: "UploadPlanner"),
         .target(
-            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "CJxl", "UploadPlanner"],
+            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "CJxl", "CWebP", "UploadPlanner"],
             linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(name: "mediaprep", dependencies: ["MediaPrep", "UploadPlanner"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

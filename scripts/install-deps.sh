@@ -6,7 +6,8 @@ pkgs=(pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libavformat-de
       libcurl4-openssl-dev   # link previews (opened on first use)
       liblcms2-dev           # ICC colour profiles (opened on first use)
       libheif-dev            # HEIC/HEIF/AVIF (opened on first use)
-      libjxl-dev)            # JPEG XL (opened on first use)
+      libjxl-dev             # JPEG XL (opened on first use)
+      libwebp-dev)           # animated WebP through libwebpdemux (opened on first use)
 if dpkg-query -W -f='${Status}\n' "${pkgs[@]}" 2>/dev/null | grep -qv "install ok installed" \
    || ! dpkg-query -W "${pkgs[@]}" >/dev/null 2>&1; then
   SUDO=""

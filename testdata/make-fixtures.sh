@@ -200,4 +200,17 @@ heif-enc -q 92 heic-src.jpg -o orient-gps.heic >/dev/null
 avifenc -s 8 --min 10 --max 20 quadrants.png quadrants.avif >/dev/null   # libavif-bin
 cjxl -q 95 quadrants.png quadrants.jxl >/dev/null 2>&1                    # libjxl-tools
 rm -f heic-src.jpg
+
+# ---- Animations SimpleX shows only as GIFs: an animated WebP sticker with transparency, Exif and GPS
+#      (img2webp, webpmux from the webp package), and an APNG that plays twice ----
+for i in 0 1 2 3; do
+  $IM -size 96x64 xc:none -fill "hsl($((i * 90)),80%,50%)" -draw "rectangle $((8 + i * 12)),12 $((40 + i * 12)),52" "af$i.png"
+done
+img2webp -loop 3 -lossless -d 80 af0.png af1.png -d 160 af2.png -d 80 af3.png -o anim-plain.webp >/dev/null
+$IM -size 8x8 xc:gray exif-src.jpg
+$EXIF -n -GPSLatitude=59.3293 -GPSLatitudeRef=N -GPSLongitude=18.0686 -GPSLongitudeRef=E -Model="Test Phone" exif-src.jpg
+$EXIF -b -exif exif-src.jpg > exif.bin
+webpmux -set exif exif.bin anim-plain.webp -o anim-sticker.webp >/dev/null
+ffmpeg -v error -y -framerate 5 -i af%d.png -plays 2 -f apng anim-apng.png
+rm -f af0.png af1.png af2.png af3.png anim-plain.webp exif-src.jpg exif.bin
 rm -f quadrants.png

@@ -70,7 +70,7 @@ static inline int64_t cff_frame_duration(const AVFrame *f) {
     X(av_find_best_stream) X(av_read_frame) X(av_seek_frame) X(avio_alloc_context) X(avio_context_free) \
     X(avformat_index_get_entries_count) X(avformat_index_get_entry) X(avformat_alloc_output_context2) \
     X(avformat_new_stream) X(avformat_free_context) X(avformat_write_header) X(av_interleaved_write_frame) \
-    X(av_write_trailer) X(avio_open) X(avio_closep) \
+    X(av_write_trailer) X(avio_open) X(avio_closep) X(avio_open_dyn_buf) X(avio_close_dyn_buf) \
     X(avcodec_find_decoder) X(avcodec_find_decoder_by_name) X(avcodec_find_encoder) X(avcodec_find_encoder_by_name) X(avcodec_get_name) \
     X(avcodec_alloc_context3) X(avcodec_free_context) X(avcodec_parameters_to_context) \
     X(avcodec_parameters_from_context) X(avcodec_parameters_copy) X(avcodec_open2) X(avcodec_send_packet) \
@@ -79,11 +79,12 @@ static inline int64_t cff_frame_duration(const AVFrame *f) {
     X(swr_alloc_set_opts2) X(swr_init) X(swr_free) X(swr_convert) X(swr_get_delay) \
     CFF_SIDE_DATA_FUNCTIONS(X)
 
-/* libavfilter: HDR frames mapped to SDR (zscale, tonemap), opened only when such a frame arrives. */
+/* libavfilter: HDR frames mapped to SDR (zscale, tonemap) and GIF palettes (palettegen, paletteuse),
+   opened only when such a frame arrives. */
 #define CFF_FILTER_FUNCTIONS(X) \
     X(avfilter_graph_alloc) X(avfilter_graph_free) X(avfilter_get_by_name) X(avfilter_graph_create_filter) \
     X(avfilter_graph_parse_ptr) X(avfilter_inout_alloc) X(avfilter_inout_free) X(avfilter_graph_config) \
-    X(av_buffersrc_add_frame_flags) X(av_buffersink_get_frame) X(av_strdup) X(av_frame_unref)
+    X(av_buffersrc_add_frame_flags) X(av_buffersink_get_frame) X(av_strdup) X(av_frame_unref) X(av_frame_clone)
 
 #define CFF_FIELD(name) __typeof__(&name) _Nonnull name;
 /* libavutil and libswscale: what images need (scaling) and every other table builds on. */

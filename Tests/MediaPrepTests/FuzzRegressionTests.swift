@@ -21,6 +21,7 @@ import UploadPlanner
             case "plan": FuzzEntryPoints.plan(bytes)
             case "heif": FuzzEntryPoints.heif(bytes)
             case "jxl": FuzzEntryPoints.jxl(bytes)
+            case "webp": FuzzEntryPoints.webp(bytes)
             default: Issue.record("\(name): unknown target")
             }
         }

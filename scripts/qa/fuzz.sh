@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (Fuzz/Package.swift) with AddressSanitizer, seeded from testdata/.
-# usage: scripts/qa/fuzz.sh TARGET SECONDS      TARGET: sniff exif jpeg png container plan heif jxl
+# usage: scripts/qa/fuzz.sh TARGET SECONDS      TARGET: sniff exif jpeg png container plan heif jxl webp
 # Crashes, leaks and hangs (> 10 s per input) land in Fuzz/findings/; the growing corpus in Fuzz/corpus/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target=${1:?usage: scripts/qa/fuzz.sh TARGET SECONDS}
 seconds=${2:?usage: scripts/qa/fuzz.sh TARGET SECONDS}
-case $target in sniff|exif|jpeg|png|container|plan|heif|jxl) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case $target in sniff|exif|jpeg|png|container|plan|heif|jxl|webp) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 ./scripts/install-deps.sh
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 swift build --package-path Fuzz "${flags[@]}" --product "fuzz-$target" >&2
@@ -26,6 +26,7 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
   container) cp testdata/{h264.mp4,hevc.mp4,vp9.webm,rotated.mov,voice.m4a,voice.mp3,voice.ogg,truncated-faststart.mp4} "$seeds/" ;;
   heif)      cp testdata/{orient-gps.heic,quadrants.avif} "$seeds/" ;;
   jxl)       cp testdata/quadrants.jxl "$seeds/" ;;
+  webp)      cp testdata/{anim-sticker.webp,anim-apng.png,anim.gif,image.webp,p3.webp} "$seeds/" ;;
   plan)      printf '\0\0\0\0\0\4\0\0\0\0\1\0{"msgContent":{"type":"text","text":"hi"}}' > "$seeds/text"
              printf '\0\0\0\0\100\0\0\0\2\0\7\1IMG_20260101_000000.jpg' > "$seeds/big" ;;
 esac

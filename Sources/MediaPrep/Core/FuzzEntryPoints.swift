@@ -47,6 +47,16 @@ import UploadPlanner
         _ = try? JXLDecoder.decode(d, maxPixels: pixels)
     }
 
+    /// Animated WebP through libwebpdemux (every frame composed), its RIFF chunks, and APNG/GIF headers.
+    public static func webp(_ d: [UInt8]) {
+        _ = JPEGMetadata(webp: d)
+        _ = AnimationHeaders.apng(d)
+        _ = AnimationHeaders.gifPlays(d)
+        guard let a = try? WebPAnimation(d, maxPixels: pixels) else { return }
+        var frames = 0
+        try? a.forEachFrame { _, _ in frames += 1 }
+    }
+
     public static func container(_ d: [UInt8]) {
         guard !d.isEmpty, var r = try? MediaProbe.probeAV(data: d) else { return }
         if r.kind == .video, let input = try? MediaInput(data: d) {

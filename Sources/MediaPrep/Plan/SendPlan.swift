@@ -9,6 +9,9 @@ package struct SendPlan: Sendable {
         case keepJPEG(PrepareRoute)
         /// Decoded, resized and encoded within the budget (JPEG, or PNG when transparency fits).
         case encodeImage
+        /// Animated WebP/APNG (or a GIF over the sender's cap) made an animated GIF within the budget:
+        /// SimpleX's apps animate GIF only.
+        case encodeAnimation
         /// The input's own bytes under a message's name (`keepName`: a document keeps its own).
         case copy(keepName: Bool)
         /// H.264/HEVC (+ AAC) from Matroska/WebM into an MP4, packets untouched; over `budget`, the

@@ -8,7 +8,7 @@ package enum SendPlanner {
         do {
             switch p.kind {
             case .image: return try image(s, rules)
-            case .animatedImage: return try animated(p, rules)
+            case .animatedImage: return try animated(s, rules)
             case .video: return try video(p, rules, forceTranscode: false)
             case .voice: return try voice(p, rules)
             case .file: return try copy(p, rules, kind: .file, keepName: true,
@@ -62,14 +62,28 @@ package enum SendPlanner {
     }
 
     /// Animated GIFs go as their original bytes (re-encoding would lose frames or grow them), except
-    /// where the destination does not animate them (Bluesky): there they become a short H.264 video.
-    private static func animated(_ p: ProbeResult, _ rules: SendRules) throws -> SendPlan {
-        if rules.profile.animatedAsVideo {
+    /// where the destination does not animate them (Bluesky): there they become a short H.264 video;
+    /// or over the sender's cap (`--auto-receive`), made a smaller GIF. SimpleX animates GIF only, so
+    /// an animated WebP or APNG becomes one.
+    private static func animated(_ s: ProbedSource, _ rules: SendRules) throws -> SendPlan {
+        let p = s.probe
+        let frames = "\(p.frameCount ?? 0) frames, their delays and loop count kept"
+        if rules.profile.animatedAsVideo && p.format != .webp {  // FFmpeg 5.1 cannot decode animated WebP
             var plan = try video(p, rules, forceTranscode: true)
-            plan.reasons = ["animated GIF turned into an H.264 MP4 (\(rules.profile.name) does not animate GIFs)"]
+            plan.reasons = ["animated \(p.format == .png ? "PNG" : "GIF") turned into an H.264 MP4 (\(rules.profile.name) does not animate GIFs)"]
             return plan
         }
         let limit = rules.limits.maxImageSizeAutoReceive
+        guard p.format == .gif else {
+            let name = p.format == .png ? "APNG" : "animated WebP"
+            return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
+                "\(name) made an animated GIF (SimpleX animates GIF only): \(frames), within \(rules.profile.maxBytes.formatted) bytes where it fits"]
+                + (s.metadata?.removals ?? []))
+        }
+        if let cap = rules.media.animatedMaxBytes, p.bytes > cap {
+            return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
+                "animated GIF over \(cap.formatted) bytes made smaller to fit \(rules.profile.maxBytes.formatted) bytes: \(frames)"])
+        }
         return try copy(p, rules, kind: .animatedImage, keepName: false, reasons: [p.bytes <= limit ? "animated GIF, sent as it is, auto-received"
             : "animated GIF over \(limit.formatted) bytes: sent as it is, recipients must accept it"])
     }

@@ -79,6 +79,8 @@ package struct AttachmentPreparer: Sendable {
             try prepareImage(source, keep: route, &item)
         case .encodeImage:
             try prepareImage(source, keep: nil, &item)
+        case .encodeAnimation:
+            try encodeAnimation(source, &item)
         case .copy(keepName: true):
             try prepareFile(probe, &item)
         case .copy:
@@ -173,6 +175,26 @@ package struct AttachmentPreparer: Sendable {
         (item.width, item.height) = (probe.width, probe.height)
         item.preview = preview
         item.autoReceive = probe.bytes <= limits.maxImageSizeAutoReceive
+        item.content = .image(text: "", image: preview)
+    }
+
+    /// Made a GIF within the image budget; when even the smallest try is over it, the whole-size GIF
+    /// goes (recipients accept it as they would a large GIF).
+    private func encodeAnimation(_ source: ProbedSource, _ item: inout PreparedItem) throws {
+        guard let animation = source.animation else { throw MediaPrepError(.decodeFailed, "no animation to encode") }
+        let first = try source.firstFrame?.pixels ?? animation.firstFrame()
+        let preview = try PreviewMaker.make(from: first, maxLength: profile.previewMaxLength)
+        try cancellation?.check()
+        let made = try AnimationBudget.fit(animation, maxBytes: profile.maxBytes, autoReceiveBytes: limits.maxImageSizeAutoReceive)
+        try Trace.time("write output") {
+            try place(&item, try OutputWriter.stage(made.gif.data, directory: outputDirectory, base: name(.animatedImage), ext: "gif",
+                                                    cancellation: cancellation), size: made.gif.data.count)
+        }
+        (item.width, item.height, item.bytes) = (made.gif.width, made.gif.height, made.gif.data.count)
+        item.format = .gif
+        item.preview = preview
+        item.route = .encoded
+        item.autoReceive = made.gif.data.count <= limits.maxImageSizeAutoReceive
         item.content = .image(text: "", image: preview)
     }
 

@@ -27,14 +27,18 @@ public struct MediaOptions: Sendable, Equatable {
     public var videoMaxBytes: Int?
     /// A voice note is never sent larger than this (re-encoded at a lower rate to fit).
     public var voiceMaxBytes: Int?
+    /// An animated GIF larger than this is made a smaller GIF within the image budget (nil: GIFs go as they are).
+    public var animatedMaxBytes: Int?
 
     public init() {}
 
-    /// The sizes a recipient's app downloads without asking (MAX_VIDEO_SIZE_AUTO_RCV, MAX_VOICE_SIZE_AUTO_RCV).
+    /// The sizes a recipient's app downloads without asking (MAX_VIDEO_SIZE_AUTO_RCV, MAX_VOICE_SIZE_AUTO_RCV,
+    /// MAX_IMAGE_SIZE_AUTO_RCV).
     public static func autoReceive(_ limits: SimplexLimits = .simplex) -> MediaOptions {
         var o = MediaOptions()
         o.videoMaxBytes = limits.maxVideoSizeAutoReceive
         o.voiceMaxBytes = limits.maxVoiceSizeAutoReceive
+        o.animatedMaxBytes = limits.maxImageSizeAutoReceive
         return o
     }
 }

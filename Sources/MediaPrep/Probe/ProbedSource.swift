@@ -18,6 +18,8 @@ package struct ProbedSource: @unchecked Sendable {
     let firstFrame: DecodedImage?
     /// Audio and video: the opened container, read on by the thumbnailer.
     let media: MediaInput?
+    /// Animated WebP, APNG and GIF: its frames, read on demand when it is made a GIF.
+    var animation: AnimationSource? = nil
 
     /// Pixels the image pipeline will hold decoded at once, after JPEG shrink-on-load to the
     /// view size; what a batch's memory budget is charged.
@@ -69,6 +71,15 @@ extension MediaProbe {
             }
             return try still(head, isWhole: whole, &r)
         case .png:
+            if let info = AnimationHeaders.apng(head), let (w, h) = PNGHeader.size(head) {
+                // An APNG: FFmpeg's decoder composes its frames (blend and dispose ops).
+                (r.kind, r.animated, r.frameCount, r.videoCodec) = (.animatedImage, true, info.frames, "apng")
+                (r.width, r.height) = (w, h)
+                r.hasAlpha = PNGHeader.mayHaveAlpha(head)
+                var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+                s.animation = try FFmpegAnimation(path: path, width: w, height: h, plays: info.plays, maxPixels: maxPixels)
+                return s
+            }
             if case .whole = depth { try readWhole() }
             return try still(head, isWhole: whole, &r)
         case .heic, .avif:
@@ -91,6 +102,20 @@ extension MediaProbe {
             r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
             return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: SourceColour.inspect(d.iccProfile),
                                 firstFrame: d.image, media: nil)
+        case .webp where WebPAnimation.isAnimated(head):
+            // FFmpeg 5.1's WebP decoder has no animation: libwebpdemux composes the frames.
+            try readWhole()
+            let animation = try WebPAnimation(head, maxPixels: maxPixels)
+            let first = try animation.firstFrame()
+            (r.width, r.height, r.frameCount) = (animation.width, animation.height, animation.frameCount)
+            (r.kind, r.animated, r.videoCodec) = (.animatedImage, true, format.rawValue)
+            r.hasAlpha = AlphaOps.hasRealAlpha(first)
+            var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil,
+                                 firstFrame: DecodedImage(pixels: first, format: format, sourceWidth: first.width,
+                                                          sourceHeight: first.height, orientation: .up), media: nil)
+            s.animation = animation
+            s.metadata = JPEGMetadata(webp: head)
+            return s
         case .gif, .webp, .bmp, .tiff:
             let d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
                                                   countFrames: format == .gif)
@@ -100,8 +125,13 @@ extension MediaProbe {
             r.frameCount = d.frameCount
             r.videoCodec = format.rawValue
             r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
-            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: SourceColour.inspect(d.image.iccProfile),
-                                firstFrame: d.image, media: nil)
+            var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: SourceColour.inspect(d.image.iccProfile),
+                                 firstFrame: d.image, media: nil)
+            if r.animated {
+                s.animation = try FFmpegAnimation(path: path, width: d.image.pixels.width, height: d.image.pixels.height,
+                                                  plays: AnimationHeaders.gifPlays(head), maxPixels: maxPixels)
+            }
+            return s
         case _ where format.isAudioVisual:
             let input = try MediaInput(path: path)
             try probeAV(input: input, path: path, into: &r)

@@ -1,0 +1,64 @@
+import CFFmpeg
+
+/// An APNG or GIF through FFmpeg's decoders, which compose each frame onto the canvas (APNG's
+/// blend and dispose ops, GIF's disposal) and hand out whole RGBA canvases.
+final class FFmpegAnimation: AnimationSource {
+    let width: Int
+    let height: Int
+    let plays: Int
+    private let path: String
+    private let maxPixels: Int
+
+    init(path: String, width: Int, height: Int, plays: Int, maxPixels: Int) throws {
+        guard width > 0, height > 0 else { throw MediaPrepError(.invalidDimensions, "the animation has no size") }
+        guard width * height <= maxPixels else { throw MediaPrepError(.tooManyPixels, "\(width)×\(height) is over the \(maxPixels)-pixel limit") }
+        (self.path, self.width, self.height, self.plays, self.maxPixels) = (path, width, height, plays, maxPixels)
+    }
+
+    func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws {
+        let input = try MediaInput(path: path)
+        guard let stream = input.bestStream(AVMEDIA_TYPE_VIDEO) else { throw MediaPrepError(.corrupt, "no animation in this file") }
+        let decoder = try FrameDecoder(input: input, stream: stream, maxPixels: maxPixels)
+        let tb = stream.pointee.time_base
+        var index = 0
+        while let frame = try decoder.next() {
+            // A frame of another size would be a damaged file: the canvas is fixed by the header.
+            let canvas = try FrameConverter.convert(frame, layout: .rgba, width: width, height: height)
+            let duration = cff_frame_duration(frame)
+            let ms = tb.num > 0 && duration > 0 ? Int((Double(duration) * Double(tb.num) / Double(tb.den) * 1000).rounded()) : 100
+            try body(canvas, ms)
+            index += 1
+        }
+        if index == 0 { throw MediaPrepError(.truncated, "the animation holds no complete frame") }
+    }
+}
+
+/// The few animation facts read from the bytes themselves (FFmpeg does not report them).
+enum AnimationHeaders {
+    /// An APNG's acTL chunk (frames, plays), if it comes before the first IDAT and names more than one frame.
+    static func apng(_ data: [UInt8]) -> AnimationInfo? {
+        var at = 8
+        while at + 8 <= data.count {
+            let length = data[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: data[at + 4..<at + 8], as: UTF8.self)
+            if type == "IDAT" || length > data.count { return nil }
+            if type == "acTL", length >= 8, at + 16 <= data.count {
+                func be32(_ o: Int) -> Int { data[o..<o + 4].reduce(0) { $0 << 8 | Int($1) } }
+                let frames = be32(at + 8)
+                return frames > 1 ? AnimationInfo(frames: frames, plays: be32(at + 12)) : nil
+            }
+            at += 12 + length
+        }
+        return nil
+    }
+
+    /// How many times a GIF plays: its NETSCAPE2.0 loop count N repeats N more times (0: forever);
+    /// with none it plays once.
+    static func gifPlays(_ data: [UInt8]) -> Int {
+        let tag = Array("NETSCAPE2.0".utf8)
+        guard data.count > tag.count + 5,
+              let i = (0...(data.count - tag.count - 5)).first(where: { data[$0] == tag[0] && Array(data[$0..<$0 + tag.count]) == tag }) else { return 1 }
+        let n = Int(data[i + tag.count + 2]) | Int(data[i + tag.count + 3]) << 8
+        return n == 0 ? 0 : n + 1
+    }
+}

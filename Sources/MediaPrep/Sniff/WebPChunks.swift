@@ -1,0 +1,23 @@
+extension JPEGMetadata {
+    /// What a WebP's RIFF chunks carry (EXIF with GPS in it, XMP), for `check`; none of it is sent.
+    /// ICCP is the colour step's, not reported here.
+    package init(webp data: [UInt8]) {
+        self.init(jpeg: [])
+        var at = 12
+        while at + 8 <= data.count {
+            let tag = String(decoding: data[at..<at + 4], as: UTF8.self)
+            let size = Int(data[at + 4]) | Int(data[at + 5]) << 8 | Int(data[at + 6]) << 16 | Int(data[at + 7]) << 24
+            let body = (at + 8)..<min(data.count, at + 8 + size)
+            switch tag {
+            case "EXIF":
+                exif = true
+                // Some writers keep JPEG's "Exif\0\0" before the TIFF header.
+                let tiff = data[body].starts(with: Array("Exif\0\0".utf8)) ? data[body].dropFirst(6) : data[body]
+                if Self.hasGPS(tiff) { gps = true }
+            case "XMP ": xmp = true
+            default: break
+            }
+            at += 8 + size + (size & 1)
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+import UploadPlanner
+
+/// Animated WebP and APNG become animated GIFs (SimpleX animates GIF only): every frame, its delay,
+/// the loop count and transparency kept, within the budget, with the first frame as preview.
+@Suite struct AnimationTests {
+    /// A GIF's frames and their delays (ms) as FFmpeg's GIF decoder reads them back, and its plays.
+    static func readBack(_ path: String) throws -> (frames: [PixelBuffer], delays: [Int], plays: Int) {
+        let probe = try MediaProbe.source(path: path)
+        #expect(probe.probe.format == .gif)
+        let animation = try #require(probe.animation)
+        var frames: [PixelBuffer] = [], delays: [Int] = []
+        try animation.forEachFrame { frames.append($0); delays.append($1) }
+        return (frames, delays, AnimationHeaders.gifPlays(try FileBytes.read(path)))
+    }
+
+    static func prepare(_ name: String, media: MediaOptions = MediaOptions()) throws -> (PreparedItem, String) {
+        let dir = try Fixture.scratch()
+        var preparer = AttachmentPreparer(outputDirectory: dir, timestamp: 0)
+        preparer.media = media
+        return (preparer.prepare(path: Fixture.path(name)), dir)
+    }
+
+    @Test func animatedWebPIsProbedAsAnAnimation() throws {
+        let s = try MediaProbe.source(path: Fixture.path("anim-sticker.webp"))
+        #expect(s.probe.kind == .animatedImage && s.probe.frameCount == 4 && s.probe.hasAlpha)
+        #expect((s.probe.width, s.probe.height) == (96, 64))
+        #expect(s.metadata?.gps == true)
+        #expect(SendPlanner.plan(s, SendRules()).verdict == .afterPreparation)
+    }
+
+    @Test func animatedWebPBecomesAGIFWithItsFramesDelaysLoopAndTransparency() throws {
+        let (item, dir) = try Self.prepare("anim-sticker.webp")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = try #require(item.output, "\(item.error?.description ?? "")")
+        #expect(item.kind == .animatedImage && item.format == .gif && out.hasSuffix(".gif"))
+        #expect(item.bytes ?? .max <= SimplexLimits.simplex.maxImageSize)
+        let gif = try Self.readBack(out)
+        #expect(gif.frames.count == 4)
+        #expect(gif.delays == [80, 80, 160, 80])
+        #expect(gif.plays == 3)
+        // Frame 3's box (hue 180: cyan) sits at x 44…76; the corner stays transparent.
+        let f = gif.frames[2]
+        #expect(f.rgba(x: 0, y: 0).a == 0)
+        let c = f.rgba(x: 60, y: 30)
+        #expect(c.a == 255 && c.r < 60 && c.g > 180 && c.b > 180, "\(c)")
+        // The preview is the first frame, a PNG (it has transparency).
+        #expect(item.preview?.hasPrefix("data:image/png;base64,") == true)
+        #expect(!(try FileBytes.read(out)).contains(sequence: Array("Test Phone".utf8)))
+    }
+
+    @Test func apngBecomesAGIFThatPlaysTwice() throws {
+        let (item, dir) = try Self.prepare("anim-apng.png")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = try #require(item.output, "\(item.error?.description ?? "")")
+        #expect(item.kind == .animatedImage && item.format == .gif)
+        let gif = try Self.readBack(out)
+        #expect(gif.frames.count == 4 && gif.delays == [200, 200, 200, 200] && gif.plays == 2)
+        #expect(gif.frames[0].rgba(x: 0, y: 0).a == 0)
+    }
+
+    @Test func checkSaysWhatHappensToEach() {
+        let webp = SendCheck().check(path: Fixture.path("anim-sticker.webp"))
+        #expect(webp.kind == .animatedImage && webp.verdict == .afterPreparation)
+        #expect(webp.reasons.contains("GPS location removed"))
+        #expect(webp.reasons.first?.contains("animated WebP made an animated GIF") == true)
+        let apng = SendCheck().check(path: Fixture.path("anim-apng.png"))
+        #expect(apng.kind == .animatedImage && apng.reasons.first?.contains("APNG") == true)
+        // A still PNG stays a still.
+        #expect(SendCheck().check(path: Fixture.path("rgba.png")).kind == .image)
+    }
+
+    @Test func aGIFOverTheSendersCapIsMadeSmaller() throws {
+        var media = MediaOptions()
+        media.animatedMaxBytes = 100  // anim.gif is larger: re-encoded
+        let (item, dir) = try Self.prepare("anim.gif", media: media)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = try #require(item.output, "\(item.error?.description ?? "")")
+        #expect(item.route == .encoded && item.kind == .animatedImage)
+        #expect(try Self.readBack(out).frames.count == 3)
+        // Without the cap it goes as it is.
+        let (plain, dir2) = try Self.prepare("anim.gif")
+        defer { try? FileManager.default.removeItem(atPath: dir2) }
+        #expect(plain.route == .original)
+        #expect(MediaOptions.autoReceive().animatedMaxBytes == SimplexLimits.simplex.maxImageSizeAutoReceive)
+    }
+
+    /// Noise frames: the worst case for GIF, made in memory.
+    final class Noise: AnimationSource {
+        let width: Int, height: Int, plays = 0, frames: Int
+        init(_ w: Int, _ h: Int, frames: Int) { (width, height, self.frames) = (w, h, frames) }
+        func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws {
+            var state: UInt32 = 12345
+            for _ in 0..<frames {
+                var bytes = [UInt8](repeating: 255, count: width * height * 4)
+                for i in stride(from: 0, to: bytes.count, by: 4) {
+                    state = state &* 1_664_525 &+ 1_013_904_223
+                    let v = UInt8(truncatingIfNeeded: state >> 24)
+                    (bytes[i], bytes[i + 1], bytes[i + 2]) = (v, v &+ 85, v &+ 170)
+                }
+                try body(try PixelBuffer(width: width, height: height, layout: .rgba, bytes: bytes), 100)
+            }
+        }
+    }
+
+    @Test func theBudgetDropsFramesBeforeGoingBelowChatSize() throws {
+        // 200×200 × 8 frames of noise is ~320 KB as GIF: already below 320 px, so frames go first.
+        let r = try AnimationBudget.fit(Noise(200, 200, frames: 8), maxBytes: 261_120, autoReceiveBytes: 522_240)
+        #expect(r.fits && r.gif.data.count <= 261_120)
+        #expect(r.gif.step == 2 && r.gif.frames == 4 && r.gif.width == 200)
+    }
+
+    @Test func whatCannotFitGoesAtTheBestSizeStillAutoReceived() throws {
+        // 240×240 × 20 frames of noise cannot fit 261,120 bytes even at 160 px and every other frame.
+        let r = try AnimationBudget.fit(Noise(240, 240, frames: 20), maxBytes: 261_120, autoReceiveBytes: 522_240)
+        #expect(!r.fits)
+        #expect(r.gif.data.count <= 522_240 && r.gif.data.count > 261_120)
+        #expect(max(r.gif.width, r.gif.height) >= AnimationBudget.floorSide)
+    }
+}
