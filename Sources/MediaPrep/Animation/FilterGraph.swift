@@ -48,9 +48,10 @@ final class FilterGraph {
 
     deinit { lib.avfilter_graph_free(&graph) }
 
-    /// Hands `frame` (its references taken; nil: end of input) to source `index`.
-    func push(_ frame: UnsafeMutablePointer<AVFrame>?, to index: Int = 0) throws {
-        let rc = lib.av_buffersrc_add_frame_flags(sources[index], frame, 0)
+    /// Hands `frame` (nil: end of input) to source `index`; its references are taken, or with
+    /// `keepingReference` added to, leaving the caller's frame as it was.
+    func push(_ frame: UnsafeMutablePointer<AVFrame>?, to index: Int = 0, keepingReference: Bool = false) throws {
+        let rc = lib.av_buffersrc_add_frame_flags(sources[index], frame, keepingReference ? Int32(AV_BUFFERSRC_FLAG_KEEP_REF) : 0)
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.encodeFailed, "the filter refused a frame", rc) }
     }
 
