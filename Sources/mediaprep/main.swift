@@ -5,13 +5,14 @@ import MediaPrep
 enum Commands {
     static let all: [any Command.Type] = [
         PrepareCommand.self, LinkCommand.self, PlanCommand.self, ProbeCommand.self, ThumbnailCommand.self, CheckCommand.self, BenchCommand.self,
+        CompletionsCommand.self,
     ]
 }
 
 func topHelp() -> String {
     var s = "mediaprep — prepares chat attachments the way SimpleX Chat sends them\n\nusage: mediaprep COMMAND [options]\n\ncommands:\n"
     for c in Commands.all { s += "  " + c.name.padding(toLength: 11, withPad: " ", startingAt: 0) + c.summary + "\n" }
-    s += "\n'mediaprep COMMAND --help' shows a command's options.\n"
+    s += "\n'mediaprep COMMAND --help' shows a command's options; 'mediaprep --version' the version.\n"
     return s
 }
 
@@ -20,6 +21,10 @@ func runCLI(_ argv: [String]) async -> Int32 {
     guard let first = argv.first else {
         FileHandle.standardError.write(Data(topHelp().utf8))
         return 2
+    }
+    if first == "--version" || first == "-V" {
+        Output.line("mediaprep \(Version.string)")
+        return 0
     }
     if first == "--help" || first == "-h" || first == "help" {
         Output.line(topHelp())

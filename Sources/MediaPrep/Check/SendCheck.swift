@@ -20,6 +20,9 @@ public struct SendCheck: Sendable {
         /// What preparation would change ("re-encoded to fit 261,120 bytes"), or why not.
         public var reasons: [String] = []
         public var error: MediaPrepError?
+        /// One stable word for the outcome (`sendable`, `reencoded`, `madeGIF`, or the error's code):
+        /// what CI rules and SARIF key on.
+        public var code = "sendable"
 
         public init(input: String) { self.input = input }
 
@@ -29,7 +32,7 @@ public struct SendCheck: Sendable {
                 .init("bytes", bytes.map { .int($0) } ?? .null), .init("width", width.map { .int($0) } ?? .null),
                 .init("height", height.map { .int($0) } ?? .null),
                 .init("durationSeconds", durationSeconds.map { .double(($0 * 1000).rounded() / 1000) } ?? .null),
-                .init("verdict", .string(verdict.rawValue)), .init("reasons", .array(reasons.map { .string($0) })),
+                .init("verdict", .string(verdict.rawValue)), .init("code", .string(code)), .init("reasons", .array(reasons.map { .string($0) })),
                 .init("error", error?.json ?? .null),
             ])
         }
@@ -61,13 +64,15 @@ public struct SendCheck: Sendable {
             let plan = SendPlanner.plan(source, rules)
             r.kind = plan.kind  // what it is sent as (a long recording: a file)
             if plan.verdict != .cannotSend { try verify(source, plan) }
-            (r.verdict, r.reasons, r.error) = (plan.verdict, plan.reasons, plan.error)
+            (r.verdict, r.reasons, r.error, r.code) = (plan.verdict, plan.reasons, plan.error, plan.code)
         } catch let e as MediaPrepError {
             r.verdict = .cannotSend
             r.error = e
+            r.code = e.code.rawValue
             r.reasons = ["\(e.code.rawValue): \(e.message)"]
         } catch {
             r.verdict = .cannotSend
+            r.code = MediaPrepError.Code.decodeFailed.rawValue
             r.reasons = ["\(error)"]
         }
         return r

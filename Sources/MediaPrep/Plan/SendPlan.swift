@@ -36,6 +36,21 @@ package struct SendPlan: Sendable {
         }
     }
 
+    /// One stable word for what happens (`reencoded`, `madeGIF`, …) or the error code: SARIF's rule id.
+    package var code: String {
+        switch action {
+        case .keepJPEG(.untouched), .copy: return "sendable"
+        case .keepJPEG(.rotated): return "rotatedLosslessly"
+        case .keepJPEG: return "metadataStripped"
+        case .encodeImage: return "reencoded"
+        case .encodeAnimation: return "madeGIF"
+        case .remux: return "remuxed"
+        case .transcodeVideo: return "transcoded"
+        case .transcodeVoice: return "voiceTranscoded"
+        case .reject(let e): return e.code.rawValue
+        }
+    }
+
     package var error: MediaPrepError? {
         if case .reject(let e) = action { return e }
         return nil

@@ -106,6 +106,9 @@ protocol Command: Sendable {
 extension Command {
     static var alternateUsage: String? { nil }
 
+    /// Every option's declaration, for completion scripts.
+    static var optionSpecs: [OptionSpec] { Option.allCases.map(\.spec) }
+
     static var usage: String {
         var parts = [name]
         if !positionals.isEmpty { parts.append(positionals) }

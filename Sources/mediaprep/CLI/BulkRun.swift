@@ -98,6 +98,8 @@ final class SignalTrap: @unchecked Sendable {
 /// What a run collects while events stream in (touched by the one task that runs the batch).
 final class RunState: @unchecked Sendable {
     var items: [JSONValue] = []
+    /// `check --format sarif`: every result, for the one document printed at the end.
+    var results: [SendCheck.Result] = []
     var sendLines: [String] = []
     var summary = BatchSummary()
 

@@ -18,7 +18,7 @@ struct CheckCommand: Command {
             case .audio: return MediaFlags.audio
             case .autoReceive: return MediaFlags.autoReceive
             case .strict: return OptionSpec(names: ["--strict"], value: nil, help: "exit 1 also when a file would have to be changed")
-            case .format: return OptionSpec(names: ["--format"], value: "text|json|github", help: "output: text (default), one JSON document, or GitHub Actions annotations")
+            case .format: return OptionSpec(names: ["--format"], value: "text|json|github|sarif", help: "output: text (default), one JSON document, GitHub Actions annotations, or SARIF 2.1.0")
             case .json: return OptionSpec(names: ["--json"], value: nil, help: "the same as --format json", inUsage: false)
             case .jsonl: return Bulk.jsonl
             case .jobs: return Bulk.jobs
@@ -27,7 +27,7 @@ struct CheckCommand: Command {
         }
     }
 
-    enum Format: String { case text, json, github, jsonl }
+    enum Format: String { case text, json, github, sarif, jsonl }
 
     let inputs: [String], check: SendCheck, strict: Bool, format: Format, jobs: Int, quiet: Bool
 
@@ -42,7 +42,7 @@ struct CheckCommand: Command {
         strict = a.has(.strict)
         var f = Format.text
         if let v = a.value(.format) {
-            guard let parsed = Format(rawValue: v), parsed != .jsonl else { throw UsageError(message: "--format is text, json or github, got \(v)") }
+            guard let parsed = Format(rawValue: v), parsed != .jsonl else { throw UsageError(message: "--format is text, json, github or sarif, got \(v)") }
             f = parsed
         }
         if a.has(.json) { f = .json }
@@ -69,12 +69,14 @@ struct CheckCommand: Command {
                 case .github: if let line = Self.annotation(r) { Output.line(line) }
                 case .jsonl: Output.json(r.json)
                 case .json: state.items.append(r.json)
+                case .sarif: state.results.append(r)
                 }
             }
             state.summary.interrupted = s.cancelled
         }
         ProgressBar.finish()
         if format == .json { Output.json(.array(state.items)) }
+        if format == .sarif { Output.json(SendCheck.sarif(state.results, toolVersion: Version.string)) }
         if format == .text || format == .github {
             let line = "\(counts.total) files: \(counts.asIs) ok as they are, \(counts.after) after preparation, \(counts.cannot) cannot be sent"
             if format == .text { Output.line(line) } else { Output.line("::notice title=mediaprep check::" + line) }
