@@ -20,8 +20,12 @@ static inline int cjxl_load(void *table, char *err, int errlen) {
 #define CJXL_NAME(name) #name,
     static const char *const symbols[] = { CJXL_FUNCTIONS(CJXL_NAME) };
 #undef CJXL_NAME
-    char soname[32];
-    snprintf(soname, sizeof(soname), "libjxl.so.%d.%d", JPEGXL_MAJOR_VERSION, JPEGXL_MINOR_VERSION);
+    /* A literal, so the binary names it (scripts/make-deb.sh reads the sonames it may open). */
+#define CJXL_STR2(x) #x
+#define CJXL_STR(x) CJXL_STR2(x)
+    static const char soname[] = "libjxl.so." CJXL_STR(JPEGXL_MAJOR_VERSION) "." CJXL_STR(JPEGXL_MINOR_VERSION);
+#undef CJXL_STR
+#undef CJXL_STR2
     void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (!lib) { snprintf(err, (size_t)errlen, "cannot load %s: %s", soname, dlerror()); return -1; }
     void **t = (void **)table;
