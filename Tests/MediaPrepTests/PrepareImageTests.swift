@@ -222,9 +222,27 @@ import Testing
     }
 
     @Test func opaqueRGBAGoesJPEG() throws {
-        let p = try ImagePreparer().prepare(path: Fixture.path("rgba-opaque.png"))
+        // Over the side cap (so not kept as it is): an alpha channel that is all 255 is no reason for PNG.
+        let p = try ImagePreparer(profile: ImageProfile(name: "t", maxBytes: 261_120, maxSide: 32)).prepare(path: Fixture.path("rgba-opaque.png"))
         #expect(p.format == .jpeg)
         #expect(p.preview.hasPrefix("data:image/jpg;base64,"))
+    }
+
+    @Test func aPNGWithinTheBudgetIsSentWithItsOwnData() throws {
+        let source = try FileBytes.read(Fixture.path("rgba-opaque.png"))
+        let p = try ImagePreparer().prepare(path: Fixture.path("rgba-opaque.png"))
+        #expect(p.format == .png && p.route == .untouched && p.data == source)
+        #expect(p.preview.hasPrefix("data:image/jpg;base64,"))  // opaque: a JPEG preview
+        // With text and a timestamp in it: those chunks go, the image data stays byte for byte.
+        let withText = Array(source[0..<33]) + PNGTestChunk.make("tEXt", Array("Comment\0secret comment".utf8))
+            + PNGTestChunk.make("tIME", [7, 234, 11, 23, 12, 0, 0]) + Array(source[33...])
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(withText).write(to: URL(fileURLWithPath: dir + "/t.png"))
+        let stripped = try ImagePreparer().prepare(path: dir + "/t.png")
+        #expect(stripped.route == .stripped && stripped.data == source)
+        let plan = SendCheck().check(path: dir + "/t.png")
+        #expect(plan.verdict == .afterPreparation && plan.reasons.contains("text, timestamp metadata removed"))
     }
 }
 
@@ -270,5 +288,20 @@ import Testing
         let s10 = SSIM.mean(y, SSIM.luma(worse), width: image.width, height: image.height)
         let s90 = SSIM.mean(y, SSIM.luma(better), width: image.width, height: image.height)
         #expect(s10 < s90 && s90 < 1 && s10 > 0.2)
+    }
+}
+
+/// A PNG chunk with its length and CRC, for building test inputs.
+enum PNGTestChunk {
+    static func make(_ type: String, _ body: [UInt8]) -> [UInt8] {
+        let t = Array(type.utf8)
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in t + body {
+            crc ^= UInt32(b)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        crc ^= 0xFFFF_FFFF
+        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        return be(UInt32(body.count)) + t + body + be(crc)
     }
 }

@@ -44,11 +44,26 @@ public struct ImageProfile: Sendable, Equatable {
         }
     }
 
-    /// The size the viewer will see for a source of this display size: long side capped, never upscaled.
-    /// Rounds half to even, as the scoring script's Python `round` does, so sizes line up exactly.
+    /// The size the viewer will see for a source of this display size (SPEC §6), never upscaled: a
+    /// picture up to 2.5 times longer than wide is looked at whole (long side ≤ `displaySide`); a longer
+    /// one, a long screenshot or a panorama, is scrolled and zoomed at a phone's width (short side ≤
+    /// 1080). Rounds half to even, as the scoring script's Python `round` does, so sizes line up exactly.
     public func viewSize(width: Int, height: Int) -> (width: Int, height: Int) {
-        let cap = min(displaySide, maxSide ?? Int.max)
-        return Self.scaled(width: width, height: height, longSide: min(cap, max(width, height)))
+        var view = Self.displaySize(width: width, height: height, displaySide: displaySide)
+        if let cap = maxSide, max(view.width, view.height) > cap { view = Self.scaled(width: width, height: height, longSide: cap) }
+        return view
+    }
+
+    /// A phone's width: the short side a long picture is viewed at.
+    static let phoneWidth = 1080
+
+    /// SPEC §6's display size for a source, whatever the destination's own caps.
+    static func displaySize(width: Int, height: Int, displaySide: Int) -> (width: Int, height: Int) {
+        let long = max(width, height), short = max(1, min(width, height))
+        guard Double(long) > 2.5 * Double(short) else { return scaled(width: width, height: height, longSide: min(displaySide, long)) }
+        let s = Double(min(phoneWidth, short)) / Double(short)
+        func r(_ v: Int) -> Int { max(1, Int((Double(v) * s).rounded(.toNearestOrEven))) }
+        return s == 1 ? (width, height) : (r(width), r(height))
     }
 
     static func scaled(width: Int, height: Int, longSide: Int) -> (width: Int, height: Int) {

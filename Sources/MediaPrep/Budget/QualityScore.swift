@@ -8,7 +8,7 @@ package enum QualityScore {
                              displaySide: Int = 1600) throws -> Double {
         let s = try viewable(source, path: sourcePath)
         let p = try viewable(prepared, path: preparedPath)
-        let size = ImageProfile.scaled(width: s.width, height: s.height, longSide: min(displaySide, max(s.width, s.height)))
+        let size = ImageProfile.displaySize(width: s.width, height: s.height, displaySide: displaySide)
         let sd = try Resizer.resize(s, width: size.width, height: size.height)
         let pd = try Resizer.resize(p, width: size.width, height: size.height)
         return SSIM.mean(SSIM.luma(sd), SSIM.luma(pd), width: size.width, height: size.height)

@@ -85,7 +85,7 @@ public struct SendCheck: Sendable {
         switch source.probe.format {
         case .jpeg:
             try requireEnd(path, marker: [0xFF, 0xD9], within: 4096, what: "JPEG end-of-image marker")
-            if case .keepJPEG = plan.action, let data = source.data, source.isWhole {
+            if case .keepOriginal = plan.action, let data = source.data, source.isWhole {
                 _ = try JPEGDecoder.decode(data, parsed: source.jpeg, options: DecodeOptions(maxPixels: maxPixels, minimumWidth: 1, minimumHeight: 1),
                                            lumaOnly: true)
             }

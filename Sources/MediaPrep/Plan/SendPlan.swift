@@ -6,7 +6,7 @@ package struct SendPlan: Sendable {
     package enum Action: Sendable {
         /// A JPEG within budget sent without re-encoding (`untouched`, `stripped` or `rotated`; a rotation
         /// the DCT cannot do perfectly falls back to encoding).
-        case keepJPEG(PrepareRoute)
+        case keepOriginal(PrepareRoute)
         /// Decoded, resized and encoded within the budget (JPEG, or PNG when transparency fits).
         case encodeImage
         /// Animated WebP/APNG (or a GIF over the sender's cap) made an animated GIF within the budget:
@@ -30,7 +30,7 @@ package struct SendPlan: Sendable {
 
     package var verdict: SendCheck.Verdict {
         switch action {
-        case .copy, .keepJPEG(.untouched): return .asIs
+        case .copy, .keepOriginal(.untouched): return .asIs
         case .reject: return .cannotSend
         default: return .afterPreparation
         }
@@ -39,9 +39,9 @@ package struct SendPlan: Sendable {
     /// One stable word for what happens (`reencoded`, `madeGIF`, …) or the error code: SARIF's rule id.
     package var code: String {
         switch action {
-        case .keepJPEG(.untouched), .copy: return "sendable"
-        case .keepJPEG(.rotated): return "rotatedLosslessly"
-        case .keepJPEG: return "metadataStripped"
+        case .keepOriginal(.untouched), .copy: return "sendable"
+        case .keepOriginal(.rotated): return "rotatedLosslessly"
+        case .keepOriginal: return "metadataStripped"
         case .encodeImage: return "reencoded"
         case .encodeAnimation: return "madeGIF"
         case .remux: return "remuxed"

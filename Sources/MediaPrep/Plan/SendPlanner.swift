@@ -43,9 +43,19 @@ package enum SendPlanner {
             guard keep else { return SendPlan(kind: .image, action: .encodeImage, reasons: changes) }
             let route: PrepareRoute = j.orientation != .up ? .rotated : j.isClean ? .untouched : .stripped
             let reasons = route == .untouched ? ["JPEG within \(profile.maxBytes.formatted) bytes, upright, no metadata"] : changes
-            return SendPlan(kind: .image, action: .keepJPEG(route), reasons: reasons)
+            return SendPlan(kind: .image, action: .keepOriginal(route), reasons: reasons)
         }
         if let w = p.width, let h = p.height { try checkPixels(w * h, w, h, rules) }
+        // A PNG within the budget (a screenshot, a diagram) goes with its own lossless data, as a JPEG
+        // within it does: making it smaller would only blur its text.
+        if p.format == .png, p.bytes <= profile.maxBytes, s.colour == nil, p.orientation == .up,
+           side <= (profile.maxSide ?? Int.max), let data = s.data, data.count == p.bytes {
+            let removed = PNGStripper.removals(data)
+            let route: PrepareRoute = removed.isEmpty ? .untouched : .stripped
+            let reasons = removed.isEmpty ? ["PNG within \(profile.maxBytes.formatted) bytes, lossless, sent as it is"]
+                : ["PNG within \(profile.maxBytes.formatted) bytes sent with its own image data", removed.joined(separator: ", ") + " metadata removed"]
+            return SendPlan(kind: .image, action: .keepOriginal(route), reasons: reasons)
+        }
         let how: String
         switch p.format {
         case .png: how = p.hasAlpha ? "re-encoded: PNG if the transparency fits, else JPEG on white" : "re-encoded as JPEG"

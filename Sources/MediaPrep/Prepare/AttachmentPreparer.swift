@@ -75,7 +75,7 @@ package struct AttachmentPreparer: Sendable {
         switch plan.action {
         case .reject(let e):
             throw e
-        case .keepJPEG(let route):
+        case .keepOriginal(let route):
             try prepareImage(source, keep: route, &item)
         case .encodeImage:
             try prepareImage(source, keep: nil, &item)

@@ -22,7 +22,7 @@ package struct ImagePreparer: Sendable {
         (rules.profile, rules.maxPixels) = (profile, decode.maxPixels)
         let plan = SendPlanner.plan(source, rules)
         if let e = plan.error { throw e }
-        if case .keepJPEG(let route) = plan.action { return try prepare(source: source, keep: route) }
+        if case .keepOriginal(let route) = plan.action { return try prepare(source: source, keep: route) }
         return try prepare(source: source, keep: nil)
     }
 
@@ -51,6 +51,9 @@ package struct ImagePreparer: Sendable {
                          decoded already: DecodedImage?, colour: SourceColour? = nil) throws -> PreparedImage {
         try cancellation?.check()
         if let j = jpeg, let route = keep, let kept = try Trace.time("keep the JPEG as it is", { try keepJPEG(data, j, route) }) {
+            return kept
+        }
+        if format == .png, let route = keep, let kept = try Trace.time("keep the PNG as it is", { try keepPNG(data, route) }) {
             return kept
         }
         let header = jpeg?.header
@@ -96,13 +99,26 @@ package struct ImagePreparer: Sendable {
                 atView = nil  // flattening then scaling is not scaling then flattening
             }
         }
+        // Text and flat graphics keep their chroma, or go as one gray channel (ContentDetector).
+        var content: ContentDetector.Verdict? = nil
+        if encoded == nil {
+            let verdict = Trace.time("content check") { ContentDetector.detect(work) }
+            content = verdict
+            if verdict.isFlat && verdict.isGray && work.layout != .gray {
+                work = Trace.time("to gray") { work.grayscale() }
+                if let v = atView { atView = LazyView { try v.pixels().grayscale() } }
+            } else if verdict.isFlat {
+                search.fullChroma = true
+            }
+        }
+        let fullChroma = converted || search.fullChroma
         try cancellation?.check()
         // The preview needs only these pixels, not the search's answer: with a core to spare it is
         // made beside the search (10–17 ms an image, hidden). Its source is the view-size image when
         // there is one, or `work` when that is at most twice the view (a resize from more costs more).
         let early = max(work.width, work.height) <= 2 * max(view.width, view.height) ? work : try atView?.pixels()
         let previewJob = encoded == nil && threads > 1 ? early.map { source in
-            Pending { try PreviewMaker.make(from: source, maxLength: previewMaxLength, fullChroma: converted) }
+            Pending { try PreviewMaker.make(from: source, maxLength: previewMaxLength, fullChroma: fullChroma) }
         } : nil
         var previewSource: PixelBuffer? = nil
         let result: EncodedImage
@@ -119,9 +135,10 @@ package struct ImagePreparer: Sendable {
         try cancellation?.check()
         if encoded == nil, let stale = pngPreview { _ = try? stale.wait() }  // made for a PNG that did not fit
         let preview = try (encoded != nil ? pngPreview : previewJob).map { job in try Trace.time("preview (made beside the search)") { try job.wait() } }
-            ?? Trace.time("preview") { try PreviewMaker.make(from: previewSource ?? work, maxLength: profile.previewMaxLength, fullChroma: converted) }
+            ?? Trace.time("preview") { try PreviewMaker.make(from: previewSource ?? work, maxLength: profile.previewMaxLength, fullChroma: fullChroma) }
         return PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
-                             quality: result.quality, route: .encoded, preview: preview, sourceFormat: format)
+                             quality: result.quality, route: .encoded, preview: preview, sourceFormat: format,
+                             content: content)
     }
 
     /// A JPEG the plan keeps: as it is, with its metadata segments cut out, or turned upright in the
@@ -143,5 +160,16 @@ package struct ImagePreparer: Sendable {
         let preview = try Trace.time("preview") { try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength) }
         return PreparedImage(data: out, format: .jpeg, width: w, height: ht, quality: nil,
                              route: route, preview: preview, sourceFormat: .jpeg)
+    }
+
+    /// A PNG the plan keeps (within the budget, sRGB, upright): its own image data, metadata chunks
+    /// cut out; decoded once, which proves it whole and gives the preview.
+    func keepPNG(_ data: [UInt8], _ route: PrepareRoute) throws -> PreparedImage? {
+        guard let out = route == .untouched ? data : PNGStripper.strip(data) else { return nil }
+        let decoded = try Trace.time("decode (proves it whole)") { try PNGDecoder.decode(out, options: decode) }
+        let pixels = AlphaOps.droppingOpaqueAlpha(decoded.pixels)
+        let preview = try Trace.time("preview") { try PreviewMaker.make(from: pixels, maxLength: profile.previewMaxLength) }
+        return PreparedImage(data: out, format: .png, width: pixels.width, height: pixels.height, quality: nil,
+                             route: route, preview: preview, sourceFormat: .png)
     }
 }

@@ -10,4 +10,6 @@ package struct PreparedImage: Sendable {
     package let route: Route
     package let preview: String
     package let sourceFormat: MediaFormat
+    /// What the content check found (nil: kept as it is, or sent as PNG).
+    package var content: ContentDetector.Verdict? = nil
 }

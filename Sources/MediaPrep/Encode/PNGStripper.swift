@@ -1,0 +1,32 @@
+/// A PNG that fits the budget sent with its own image data: the chunks that describe the pixels kept
+/// (IHDR, PLTE, tRNS, IDAT, IEND, gAMA, sRGB, sBIT, bKGD, pHYs), everything else, text, Exif,
+/// timestamps, profiles and unknown chunks, cut out. Pixels bit-identical.
+enum PNGStripper {
+    static let kept: Set<String> = ["IHDR", "PLTE", "tRNS", "IDAT", "IEND", "gAMA", "sRGB", "sBIT", "bKGD", "pHYs"]
+
+    /// What would be cut out, as `check` reports it ("text", "Exif", …); empty for a clean PNG.
+    static func removals(_ data: [UInt8]) -> [String] {
+        var kinds: [String] = []
+        for c in PNGChunks.chunks(data) where !kept.contains(c.type) {
+            let kind: String
+            switch c.type {
+            case "tEXt", "zTXt", "iTXt": kind = "text"
+            case "eXIf": kind = "Exif"
+            case "iCCP": kind = "ICC profile"
+            case "tIME": kind = "timestamp"
+            default: kind = "other chunks"
+            }
+            if !kinds.contains(kind) { kinds.append(kind) }
+        }
+        return kinds
+    }
+
+    /// The PNG without its metadata chunks (nil when it is not a whole PNG).
+    static func strip(_ data: [UInt8]) -> [UInt8]? {
+        let chunks = PNGChunks.chunks(data)
+        guard chunks.first?.type == "IHDR", chunks.last?.type == "IEND" else { return nil }
+        var out = Array(data[0..<8])
+        for c in chunks where kept.contains(c.type) { out += data[(c.body.lowerBound - 8)..<(c.body.upperBound + 4)] }
+        return out
+    }
+}
