@@ -213,4 +213,13 @@ $EXIF -b -exif exif-src.jpg > exif.bin
 webpmux -set exif exif.bin anim-plain.webp -o anim-sticker.webp >/dev/null
 ffmpeg -v error -y -framerate 5 -i af%d.png -plays 2 -f apng anim-apng.png
 rm -f af0.png af1.png af2.png af3.png anim-plain.webp exif-src.jpg exif.bin
+
+# ---- Screenshots and a panorama: text on a flat background (a PNG that fits; one 15 times taller than
+#      wide, which is split), and a 10:1 plasma panorama ----
+FONT=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf   # fonts-dejavu-core
+$IM -size 360x1000 -background '#fafafa' -fill '#141414' -font $FONT -pointsize 13 \
+  caption:"$(head -c 1900 /usr/share/common-licenses/Apache-2.0 | tail -c 1200 | tr -s ' \n' ' ')" -strip PNG24:screenshot.png
+$IM -size 100x1500 -background '#fafafa' -fill '#141414' -font $FONT -pointsize 9 \
+  caption:"$(head -c 1800 /usr/share/common-licenses/Apache-2.0 | tail -c 1500 | tr -s ' \n' ' ')" -strip PNG24:screenshot-long.png
+$IM -size 2000x200 -seed 7 plasma:fractal -blur 0x1 -quality 80 -strip panorama.jpg
 rm -f quadrants.png

@@ -20,7 +20,7 @@ public struct BatchItem: Sendable {
     public var json: JSONValue {
         let it = item
         func int(_ v: Int?) -> JSONValue { v.map { .int($0) } ?? .null }
-        return .object([
+        var members: [JSONValue.Member] = [
             .init("input", .string(it.input)), .init("kind", .string(it.kind.rawValue)),
             .init("output", .optional(it.output)), .init("bytes", int(it.bytes)),
             .init("width", int(it.width)), .init("height", int(it.height)),
@@ -30,14 +30,17 @@ public struct BatchItem: Sendable {
             .init("autoReceive", it.autoReceive.map { .bool($0) } ?? .null),
             .init("transfer", transfer?.json ?? .null), .init("composedMessage", composedMessage?.json ?? .null),
             .init("error", it.error?.json ?? .null),
-        ])
+        ]
+        // A long screenshot's parts: which one of how many (only then, so other items are unchanged).
+        if let p = it.part { members.append(.init("part", .object([.init("index", .int(p.index)), .init("of", .int(p.of))]))) }
+        return .object(members)
     }
 
     /// The line `prepare` prints for this input.
     public var summary: String {
         let it = item
         if let e = it.error { return "\(it.input): error \(e.code.rawValue): \(e.message)" }
-        var s = "\(it.input) → \(it.output ?? "-"): \(it.kind.rawValue)"
+        var s = "\(it.input)\(it.part.map { " (part \($0.index) of \($0.of))" } ?? "") → \(it.output ?? "-"): \(it.kind.rawValue)"
         if let w = it.width, let h = it.height { s += " \(w)×\(h)" }
         if let b = it.bytes { s += ", \(b) bytes" }
         if let d = it.durationSeconds { s += ", \(d) s" }

@@ -56,21 +56,26 @@ public struct BatchPreparer: Sendable {
             p.threads = BatchRunner.threadsPerJob(jobs: opts.jobs, inputs: inputs.count.map { $0 - started.next() })
             return p.prepare(path: path)
         }) { index, _, prepared in
-            var item = BatchItem(index: index, item: prepared)
-            // Files are named here, in input order, so `_1`, `_2` follow the input whatever finished first.
-            if let staged = prepared.staged {
-                item.item.staged = nil
-                do { item.item.output = try staged.commit() } catch {
-                    item.item.error = (error as? MediaPrepError) ?? MediaPrepError(.writeFailed, "\(error)")
-                }
-            }
-            // The preparer checked it can travel before staging it; its exact plan needs the final name.
-            if item.item.error == nil, let out = item.item.output, let bytes = prepared.bytes {
-                item.transfer = prep.rules.transfer(size: bytes, kind: prepared.kind, fileName: MessageSequencer.fileName(out))
-            }
             summary.inputs += 1
-            if item.item.error == nil { summary.prepared += 1 } else { summary.failed += 1 }
-            for e in sequencer.add(item) { await onEvent(e) }
+            if prepared.error == nil { summary.prepared += 1 } else { summary.failed += 1 }
+            // A long screenshot's parts follow it, each its own item and message.
+            var first = prepared
+            first.parts = []
+            for part in [first] + prepared.parts {
+                var item = BatchItem(index: index, item: part)
+                // Files are named here, in input order, so `_1`, `_2` follow the input whatever finished first.
+                if let staged = part.staged {
+                    item.item.staged = nil
+                    do { item.item.output = try staged.commit() } catch {
+                        item.item.error = (error as? MediaPrepError) ?? MediaPrepError(.writeFailed, "\(error)")
+                    }
+                }
+                // The preparer checked it can travel before staging it; its exact plan needs the final name.
+                if item.item.error == nil, let out = item.item.output, let bytes = part.bytes {
+                    item.transfer = prep.rules.transfer(size: bytes, kind: part.kind, fileName: MessageSequencer.fileName(out))
+                }
+                for e in sequencer.add(item) { await onEvent(e) }
+            }
         }
         summary.interrupted = ran.cancelled
         // An interrupted batch sends no messages: its last item may not be the last the user meant.

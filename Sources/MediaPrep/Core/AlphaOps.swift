@@ -76,3 +76,14 @@ extension PixelBuffer {
         return PixelBuffer(width: width, height: height, layout: .gray, storage: out)
     }
 }
+
+extension PixelBuffer {
+    /// The rows `range`, as their own image.
+    func rows(_ range: Range<Int>) throws -> PixelBuffer {
+        guard range.lowerBound >= 0, range.upperBound <= height, !range.isEmpty else {
+            throw MediaPrepError(.invalidDimensions, "rows \(range) are outside a \(width)×\(height) image")
+        }
+        return PixelBuffer(width: width, height: range.count, layout: layout,
+                           storage: Array(bytes[(range.lowerBound * rowBytes)..<(range.upperBound * rowBytes)]))
+    }
+}

@@ -9,6 +9,8 @@ package struct SendPlan: Sendable {
         case keepOriginal(PrepareRoute)
         /// Decoded, resized and encoded within the budget (JPEG, or PNG when transparency fits).
         case encodeImage
+        /// A long screenshot cut into `parts` images (rows `ranges`, with overlap), sent in order.
+        case splitImage(parts: [Range<Int>])
         /// Animated WebP/APNG (or a GIF over the sender's cap) made an animated GIF within the budget:
         /// SimpleX's apps animate GIF only.
         case encodeAnimation
@@ -44,6 +46,7 @@ package struct SendPlan: Sendable {
         case .keepOriginal: return "metadataStripped"
         case .encodeImage: return "reencoded"
         case .encodeAnimation: return "madeGIF"
+        case .splitImage: return "splitLongImage"
         case .remux: return "remuxed"
         case .transcodeVideo: return "transcoded"
         case .transcodeVoice: return "voiceTranscoded"

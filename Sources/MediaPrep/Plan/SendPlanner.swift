@@ -24,6 +24,7 @@ package enum SendPlanner {
     // MARK: images
 
     private static func image(_ s: ProbedSource, _ rules: SendRules) throws -> SendPlan {
+        if let long = try longImage(s, rules) { return long }
         let p = s.probe, profile = rules.profile
         let fit = p.bytes > profile.maxBytes ? ["re-encoded to fit \(profile.maxBytes.formatted) bytes"] : []
         let side = max(p.width ?? 0, p.height ?? 0)
@@ -63,6 +64,25 @@ package enum SendPlanner {
         }
         let removed = s.metadata?.removals ?? []
         return SendPlan(kind: .image, action: .encodeImage, reasons: [how] + (s.colour.map { [$0.reason] } ?? []) + fit + cap + removed)
+    }
+
+    /// Taller than `LongImage.maxAspect` times its width: a long screenshot that one image within the
+    /// budget cannot keep readable; split, sent as a file, or shrunk as `--long-images` says.
+    private static func longImage(_ s: ProbedSource, _ rules: SendRules) throws -> SendPlan? {
+        let p = s.probe
+        guard let w = p.width, let h = p.height, h > LongImage.maxAspect * w, rules.media.longImages != .shrink else { return nil }
+        try checkPixels(w * h, w, h, rules)
+        let ranges = LongImage.parts(width: w, height: h)
+        let limit = rules.limits.maxMediaPerMessage
+        if rules.media.longImages == .file || ranges.count > limit {
+            let why = rules.media.longImages == .file ? "(--long-images file)" : "(it would take \(ranges.count) images, over the album's \(limit))"
+            var plan = try copy(p, rules, kind: .file, keepName: true, reasons: [
+                "\(w)×\(h): too long to stay readable as one image; sent as a file with its original bytes \(why)"])
+            plan.reasons += (s.metadata?.removals ?? []).isEmpty ? [] : ["metadata kept: a file is sent as it is"]
+            return plan
+        }
+        return SendPlan(kind: .image, action: .splitImage(parts: ranges), reasons: [
+            "\(w)×\(h): too long to stay readable as one image; split into \(ranges.count) parts of up to \(LongImage.partAspect * w) rows (overlapping \(LongImage.overlap(width: w)) rows), sent in order as one album, each within \(rules.profile.maxBytes.formatted) bytes"])
     }
 
     private static func checkPixels(_ decoded: Int, _ w: Int, _ h: Int, _ rules: SendRules) throws {

@@ -1,3 +1,4 @@
+import Glibc
 import UploadPlanner
 
 /// Prepares any file the compose bar accepts, dispatching on what the file really is.
@@ -81,6 +82,8 @@ package struct AttachmentPreparer: Sendable {
             try prepareImage(source, keep: nil, &item)
         case .encodeAnimation:
             try encodeAnimation(source, &item)
+        case .splitImage(let ranges):
+            try splitImage(source, ranges, &item)
         case .copy(keepName: true):
             try prepareFile(probe, &item)
         case .copy:
@@ -146,14 +149,45 @@ package struct AttachmentPreparer: Sendable {
         "\(FileNaming.prefix(for: kind))_\(FileNaming.stamp(timestamp))"
     }
 
-    private func prepareImage(_ source: ProbedSource, keep: PrepareRoute?, _ item: inout PreparedItem) throws {
+    private var imagePreparer: ImagePreparer {
         var preparer = ImagePreparer(profile: profile, maxPixels: maxPixels)
         preparer.threads = threads
         preparer.cancellation = cancellation
-        let p = try preparer.prepare(source: source, keep: keep)
+        return preparer
+    }
+
+    private func prepareImage(_ source: ProbedSource, keep: PrepareRoute?, _ item: inout PreparedItem) throws {
+        try record(try imagePreparer.prepare(source: source, keep: keep), &item)
+    }
+
+    /// Each part staged under the next name and checked like any image; if one fails, none is sent.
+    private func splitImage(_ source: ProbedSource, _ ranges: [Range<Int>], _ item: inout PreparedItem) throws {
+        let prepared = try imagePreparer.prepareParts(source: source, ranges: ranges)
+        var items: [PreparedItem] = []
+        do {
+            for (i, p) in prepared.enumerated() {
+                var part = PreparedItem(input: item.input, kind: .image)
+                part.format = item.format
+                try record(p, &part, suffix: prepared.count > 1 ? "_part\(i + 1)" : "")
+                part.part = (i + 1, prepared.count)
+                items.append(part)
+            }
+        } catch {
+            for it in items {
+                it.staged?.discard()
+                if let out = it.output { unlink(out) }  // named already (not staging): taken back
+            }
+            throw error
+        }
+        guard var first = items.first else { throw MediaPrepError(.decodeFailed, "no part to send") }
+        first.parts = Array(items.dropFirst())
+        item = first
+    }
+
+    private func record(_ p: PreparedImage, _ item: inout PreparedItem, suffix: String = "") throws {
         let ext = p.format == .png ? "png" : "jpg"
         try Trace.time("write output") {
-            try place(&item, try OutputWriter.stage(p.data, directory: outputDirectory, base: name(.image), ext: ext,
+            try place(&item, try OutputWriter.stage(p.data, directory: outputDirectory, base: name(.image) + suffix, ext: ext,
                                                     cancellation: cancellation), size: p.data.count)
         }
         item.bytes = p.data.count

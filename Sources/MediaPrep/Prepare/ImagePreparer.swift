@@ -162,6 +162,26 @@ package struct ImagePreparer: Sendable {
                              route: route, preview: preview, sourceFormat: .jpeg)
     }
 
+    /// A long screenshot cut at `ranges` (rows of the upright image), each part prepared as any picture
+    /// is, top to bottom. Decoded once; colours converted once.
+    package func prepareParts(source: ProbedSource, ranges: [Range<Int>]) throws -> [PreparedImage] {
+        var options = decode
+        options.colour = source.colour
+        let data = source.data ?? []
+        var decoded = try source.firstFrame ?? Trace.time("decode") {
+            if let j = source.jpeg { return try JPEGDecoder.decode(data, parsed: j, options: options) }
+            return try ImageLoader.load(data: data, path: source.probe.path, options: options)
+        }
+        if let c = source.colour, !c.isCMYK { decoded.pixels = try c.toSRGB(decoded.pixels, threads: threads) }
+        let upright = Orienter.apply(decoded.orientation, to: decoded.pixels)
+        return try ranges.map { rows in
+            try cancellation?.check()
+            let part = try upright.rows(rows)
+            let d = DecodedImage(pixels: part, format: source.probe.format, sourceWidth: part.width, sourceHeight: part.height, orientation: .up)
+            return try prepare(data: [], jpeg: nil, keep: nil, format: source.probe.format, decoded: d)
+        }
+    }
+
     /// A PNG the plan keeps (within the budget, sRGB, upright): its own image data, metadata chunks
     /// cut out; decoded once, which proves it whole and gives the preview.
     func keepPNG(_ data: [UInt8], _ route: PrepareRoute) throws -> PreparedImage? {

@@ -21,7 +21,20 @@ public struct MediaOptions: Sendable, Equatable {
         case file
     }
 
+    /// A screenshot too long to stay readable as one image within the budget (taller than 12 times
+    /// its width: measured, a 1170×9000 article still reads 97% shrunk into one image).
+    public enum LongImages: String, Sendable, CaseIterable {
+        /// Cut into parts (a little overlap) sent in order as one album, each within the budget;
+        /// more than 10 parts (SimpleX's album limit): a file.
+        case split
+        /// Its original bytes as a file, opened and zoomed in any viewer.
+        case file
+        /// One image, however small its text becomes.
+        case shrink
+    }
+
     public var video = VideoMode.compatible
+    public var longImages = LongImages.split
     public var audio = AudioMode.auto
     /// A video is never sent larger than this (re-encoded to fit); nil: the profile's cap, if any.
     public var videoMaxBytes: Int?

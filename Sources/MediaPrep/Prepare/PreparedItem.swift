@@ -22,6 +22,10 @@ package struct PreparedItem: Sendable {
     package var error: MediaPrepError?
     /// How the named output travels (computed once it has its final name).
     package var transfer: TransferPlan?
+    /// A long screenshot's later parts, in order (this item is part 1); each its own file and message.
+    package var parts: [PreparedItem] = []
+    /// Which part of how many this is (nil: the input is one attachment).
+    package var part: (index: Int, of: Int)?
     /// With `AttachmentPreparer.stagesOutputs`: the file, written but not yet named (`output` is nil until then).
     package var staged: StagedFile?
 

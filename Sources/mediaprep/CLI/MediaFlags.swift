@@ -9,10 +9,12 @@ enum MediaFlags {
     static let audio = OptionSpec(names: ["--audio-as"], value: "auto|voice|file",
                                   help: "auto (default): a voice message up to 300 s, a file beyond; voice: always (over 300 s refused); file: always a file")
     static let autoReceive = OptionSpec(names: ["--auto-receive"], value: nil,
-                                        help: "fit videos in 1,047,552 and voice notes in 522,240 bytes, the sizes recipients download without asking")
+                                        help: "fit videos in 1,047,552 and voice notes in 522,240 bytes, and GIFs over 522,240 in 261,120: the sizes recipients download without asking")
+    static let longImages = OptionSpec(names: ["--long-images"], value: "split|file|shrink",
+                                       help: "a screenshot over 12 times taller than wide: split (default) into an album of readable parts, file: its original bytes, shrink: one image")
 
     /// `--auto-receive` first, then `--video` and `--video-max-bytes` on top of it.
-    static func options<O>(_ a: Arguments<O>, video: O, videoMaxBytes: O, autoReceive: O, audio: O) throws -> MediaOptions {
+    static func options<O>(_ a: Arguments<O>, video: O, videoMaxBytes: O, autoReceive: O, audio: O, longImages: O) throws -> MediaOptions {
         var m = a.has(autoReceive) ? MediaOptions.autoReceive() : MediaOptions()
         if let v = a.value(video) {
             guard let mode = MediaOptions.VideoMode(rawValue: v) else { throw UsageError(message: "--video takes compatible or original, got \(v)") }
@@ -22,6 +24,10 @@ enum MediaFlags {
         if let v = a.value(audio) {
             guard let mode = MediaOptions.AudioMode(rawValue: v) else { throw UsageError(message: "--audio-as takes auto, voice or file, got \(v)") }
             m.audio = mode
+        }
+        if let v = a.value(longImages) {
+            guard let mode = MediaOptions.LongImages(rawValue: v) else { throw UsageError(message: "--long-images takes split, file or shrink, got \(v)") }
+            m.longImages = mode
         }
         return m
     }

@@ -9,13 +9,14 @@ struct CheckCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case profile, video, videoMaxBytes, audio, autoReceive, strict, format, json, jsonl, jobs, quiet
+        case profile, video, videoMaxBytes, audio, longImages, autoReceive, strict, format, json, jsonl, jobs, quiet
         var spec: OptionSpec {
             switch self {
             case .profile: return OptionSpec(names: ["--profile"], value: "simplex|bluesky", help: "simplex (default) or bluesky")
             case .video: return MediaFlags.video
             case .videoMaxBytes: return MediaFlags.videoMaxBytes
             case .audio: return MediaFlags.audio
+            case .longImages: return MediaFlags.longImages
             case .autoReceive: return MediaFlags.autoReceive
             case .strict: return OptionSpec(names: ["--strict"], value: nil, help: "exit 1 also when a file would have to be changed")
             case .format: return OptionSpec(names: ["--format"], value: "text|json|github|sarif", help: "output: text (default), one JSON document, GitHub Actions annotations, or SARIF 2.1.0")
@@ -37,7 +38,7 @@ struct CheckCommand: Command {
         let name = a.value(.profile) ?? "simplex"
         guard let p = ImageProfile.named(name) else { throw UsageError(message: "unknown profile \(name)") }
         var c = SendCheck(profile: p)
-        c.media = try MediaFlags.options(a, video: .video, videoMaxBytes: .videoMaxBytes, autoReceive: .autoReceive, audio: .audio)
+        c.media = try MediaFlags.options(a, video: .video, videoMaxBytes: .videoMaxBytes, autoReceive: .autoReceive, audio: .audio, longImages: .longImages)
         check = c
         strict = a.has(.strict)
         var f = Format.text

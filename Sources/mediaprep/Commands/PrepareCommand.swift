@@ -10,7 +10,7 @@ struct PrepareCommand: Command {
 
     enum Option: CommandOption {
         case out, profile, maxBytes, maxSide, maxPixels, pixelBudget, text, quote, mention, send, recipients, noXFTP
-        case video, videoMaxBytes, audio, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet
+        case video, videoMaxBytes, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet
         var spec: OptionSpec {
             switch self {
             case .out: return OptionSpec(names: ["--out", "-o"], value: "DIR", help: "folder for prepared files (default: mediaprep-out)")
@@ -28,6 +28,7 @@ struct PrepareCommand: Command {
             case .video: return MediaFlags.video
             case .videoMaxBytes: return MediaFlags.videoMaxBytes
             case .audio: return MediaFlags.audio
+            case .longImages: return MediaFlags.longImages
             case .autoReceive: return MediaFlags.autoReceive
             case .noLinkPreview: return OptionSpec(names: ["--no-link-preview"], value: nil, help: "send text with a URL as plain text, fetching nothing")
             case .allowPrivateHosts: return OptionSpec(names: ["--allow-private-hosts"], value: nil, help: "let link previews fetch from loopback, private and link-local addresses")
@@ -72,7 +73,7 @@ struct PrepareCommand: Command {
         o.recipients = Int(try a.int(.recipients, min: 0) ?? 1)
         o.xftp = !a.has(.noXFTP)
         o.jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
-        o.media = try MediaFlags.options(a, video: .video, videoMaxBytes: .videoMaxBytes, autoReceive: .autoReceive, audio: .audio)
+        o.media = try MediaFlags.options(a, video: .video, videoMaxBytes: .videoMaxBytes, autoReceive: .autoReceive, audio: .audio, longImages: .longImages)
         if a.has(.noLinkPreview) {
             o.linkPreviews = nil
         } else {
