@@ -57,6 +57,21 @@ private let testdata: String = {
         #expect(json.contains("\"transfer\":{\"method\":\"xftp\""))
     }
 
+    @Test func aLongScreenshotComesBackAsItsAlbum() async throws {
+        let out = NSTemporaryDirectory() + "mediaprep-api-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var options = BatchOptions(outputDirectory: out, timestamp: 1_795_348_800)
+        options.text = "read this"
+        let first = try await BatchPreparer(options).prepare(file: testdata + "/screenshot-long.png")
+        #expect(first.part?.index == 1 && first.part?.count == 3)
+        #expect(first.laterParts.map(\.part?.index) == [2, 3])
+        #expect(([first] + first.laterParts).allSatisfy { $0.bytes <= 261_120 && $0.kind == .image })
+        #expect(first.laterParts.last?.composedMessage.msgContent.text == "read this" && first.composedMessage.msgContent.text == "")
+        // Files, not albums, for everything else.
+        let photo = try await BatchPreparer(options).prepare(file: testdata + "/small.jpg")
+        #expect(photo.part == nil && photo.laterParts.isEmpty)
+    }
+
     @Test func streamsItemsInInputOrderAndBatchesOfTen() async throws {
         let out = NSTemporaryDirectory() + "mediaprep-api-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: out) }

@@ -9,10 +9,14 @@ public struct BatchPreparer: Sendable {
 
     public init(_ options: BatchOptions) { self.options = options }
 
-    /// One file, prepared as a batch of one would be (the options' text goes on its message).
+    /// One file, prepared as a batch of one would be (the options' text goes on its last message); a
+    /// long screenshot split into an album comes back as its first part with the rest in `laterParts`.
     public func prepare(file path: String) async throws(MediaPrepError) -> PreparedAttachment {
-        guard let item = await prepare([path]).items.first else { throw MediaPrepError(.cancelled, "\(path) was not prepared") }
-        return try item.result.get()
+        let items = await prepare([path]).items
+        guard let item = items.first else { throw MediaPrepError(.cancelled, "\(path) was not prepared") }
+        var first = try item.result.get()
+        for later in items.dropFirst() { first.laterParts.append(try later.result.get()) }
+        return first
     }
 
     /// Everything at once, in input order. Folders are not expanded here (`BatchInputs.expand`).

@@ -16,6 +16,17 @@ public struct PreparedAttachment: Sendable, Equatable {
     /// The message that sends it; a batch's text, quote and mentions ride on its last message.
     public let composedMessage: ComposedMessage
     public let media: Media
+    /// A long screenshot split into an album: which part this is (nil: the input is one attachment).
+    public let part: Part?
+    /// From `BatchPreparer.prepare(file:)`, the parts after this one, in order (a batch lists each
+    /// part as its own item instead).
+    public internal(set) var laterParts: [PreparedAttachment] = []
+
+    /// Part `index` (from 1) of `count`, sent in that order as one album.
+    public struct Part: Sendable, Equatable {
+        public let index: Int
+        public let count: Int
+    }
 
     /// What the message shows beside the file.
     public enum Media: Sendable, Equatable {
@@ -51,6 +62,6 @@ extension BatchItem {
         }
         return .success(PreparedAttachment(output: output, kind: it.kind, bytes: bytes, format: it.format ?? .unknown, route: route,
                                            autoReceive: it.autoReceive ?? false, transfer: transfer, composedMessage: message,
-                                           media: media))
+                                           media: media, part: it.part.map { PreparedAttachment.Part(index: $0.index, count: $0.of) }))
     }
 }
