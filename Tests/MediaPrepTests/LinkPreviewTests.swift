@@ -18,6 +18,9 @@ import UploadPlanner
     func previewer(_ tweak: (inout LinkPreviewer.Options) -> Void = { _ in }) -> LinkPreviewer {
         var o = LinkPreviewer.Options()
         o.allowedHosts = ["127.0.0.1"]
+        // A loaded 2-core CI machine (the first test also opens libcurl and its ~60 libraries) once took
+        // over 15 s; only the timeout tests below set their own limits.
+        (o.totalTimeout, o.connectTimeout) = (90, 30)
         tweak(&o)
         return LinkPreviewer(options: o)
     }

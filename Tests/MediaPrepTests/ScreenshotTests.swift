@@ -42,13 +42,31 @@ import UploadPlanner
         #expect(SendCheck().check(path: Fixture.path("screenshot.png")).verdict == .asIs)
     }
 
-    @Test func aScreenshotOverTheBudgetGoesGrayAndSharp() throws {
-        // At 20,000 bytes the PNG does not fit: a one-channel JPEG, at the full width.
+    @Test func aScreenshotOverTheBudgetGoesLosslessGrayWhenThatFits() throws {
+        // The 33 KB RGB PNG of 228 grays at 20,000 bytes: an 8-bit gray PNG, pixel for pixel.
         let p = try ImagePreparer(profile: ImageProfile(name: "t", maxBytes: 20_000)).prepare(path: Fixture.path("screenshot.png"))
-        #expect(p.format == .jpeg && p.data.count <= 20_000)
+        #expect(p.format == .png && p.data.count <= 20_000 && p.width == 360 && p.height == 1000)
+        let source = try ImageLoader.load(data: Fixture.bytes("screenshot.png"), path: nil).pixels.grayscale()
+        let sent = try PNGDecoder.decode(p.data).pixels
+        #expect(sent.layout == .gray && sent.bytes == source.bytes)
+    }
+
+    @Test func aScreenshotThatNoPNGFitsGoesGrayJPEG() throws {
+        let p = try ImagePreparer(profile: ImageProfile(name: "t", maxBytes: 8_000)).prepare(path: Fixture.path("screenshot.png"))
+        #expect(p.format == .jpeg && p.data.count <= 8_000)
         #expect(p.content?.isFlat == true && p.content?.isGray == true)
-        let decoded = try JPEGDecoder.decode(p.data)
-        #expect(decoded.pixels.layout == .gray)
+        #expect(try JPEGDecoder.decode(p.data).pixels.layout == .gray)
+    }
+
+    @Test func flatColourGraphicsGoPalettePNG() throws {
+        // The quadrants (4 colours) as an over-budget input: a palette PNG with the same pixels.
+        let size = try Fixture.bytes("rgb.png").count  // 147 bytes: one under, so it is not kept as it is
+        let p = try ImagePreparer(profile: ImageProfile(name: "t", maxBytes: size - 1)).prepare(path: Fixture.path("rgb.png"))
+        #expect(p.format == .png && p.route == .encoded && p.data.count < size)
+        let source = try ImageLoader.load(data: Fixture.bytes("rgb.png"), path: nil).pixels
+        let sent = try ImageLoader.load(data: p.data, path: nil).pixels
+        #expect(sent.width == source.width && sent.height == source.height)
+        for (x, y) in [(5, 5), (60, 5), (5, 40), (60, 40)] { #expect(sent.rgba(x: x, y: y) == source.rgba(x: x, y: y)) }
     }
 
     @Test func aPanoramaIsNotCappedAt1600() throws {

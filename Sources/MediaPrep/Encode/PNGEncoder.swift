@@ -24,6 +24,32 @@ package enum PNGEncoder {
         return Array(out.prefix(size))
     }
 
+    /// An 8-bit palette PNG: `indices` one byte a pixel into `palette` (RGB triples, at most 256).
+    package static func encodeIndexed(_ indices: [UInt8], width: Int, height: Int, palette: [UInt8]) throws -> [UInt8] {
+        guard indices.count == width * height, palette.count % 3 == 0, (1...256).contains(palette.count / 3) else {
+            throw MediaPrepError(.encodeFailed, "a palette PNG needs one index a pixel and 1–256 colours")
+        }
+        var png = png_image()
+        png.version = cpng_version()
+        png.width = UInt32(width)
+        png.height = UInt32(height)
+        png.format = cpng_format_rgb() | cpng_format_flag_colormap()
+        png.colormap_entries = UInt32(palette.count / 3)
+        defer { png_image_free(&png) }
+        var size = cpng_size_max(&png)
+        guard size > 0 else { throw MediaPrepError(.encodeFailed, "PNG encoding failed: image too large") }
+        var out = [UInt8](repeating: 0, count: size)
+        let written = indices.withUnsafeBufferPointer { src in
+            palette.withUnsafeBufferPointer { map in
+                out.withUnsafeMutableBufferPointer { dst in
+                    png_image_write_to_memory(&png, dst.baseAddress, &size, 0, src.baseAddress, 0, map.baseAddress)
+                }
+            }
+        }
+        guard written != 0, size > 0 else { throw MediaPrepError(.encodeFailed, "PNG encoding failed") }
+        return Array(out.prefix(size))
+    }
+
     /// The encoded size predicted from every `every`-th band of 16 rows, encoded as one PNG and
     /// scaled by the rows it stands for. Filters and deflate work row by row and window by window,
     /// so an eighth of the bands predicts the whole: arc-transparent.png at 1600 px 213,700 bytes

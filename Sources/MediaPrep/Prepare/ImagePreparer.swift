@@ -104,7 +104,10 @@ package struct ImagePreparer: Sendable {
         if encoded == nil {
             let verdict = Trace.time("content check") { ContentDetector.detect(work) }
             content = verdict
-            if verdict.isFlat && verdict.isGray && work.layout != .gray {
+            let withinSide = max(work.width, work.height) <= (profile.maxSide ?? Int.max)
+            if verdict.isFlat, withinSide, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes) }) {
+                encoded = png
+            } else if verdict.isFlat && verdict.isGray && work.layout != .gray {
                 work = Trace.time("to gray") { work.grayscale() }
                 if let v = atView { atView = LazyView { try v.pixels().grayscale() } }
             } else if verdict.isFlat {
