@@ -259,9 +259,12 @@ let underSanitizer = ProcessInfo.processInfo.environment["MEDIAPREP_SANITIZER"] 
         let png = try PNGEncoder.encode(try PixelBuffer(width: w, height: h, layout: .rgb, bytes: rgb))
         rgb = []
         for i in 0..<10 { _ = FileManager.default.createFile(atPath: dir + "/big-\(i).png", contents: Data(png)) }
-        let two = try runMeasuringMemory(["prepare", dir + "/big-0.png", dir + "/big-1.png", "--out", out, "--jobs", "2", "-q"])
-        let ten = try runMeasuringMemory(["prepare", dir, "--out", out, "--jobs", "2", "-q"])
-        let oneAtATime = try runMeasuringMemory(["prepare", dir, "--out", out, "--jobs", "2", "--pixel-budget", "16", "-q"])
+        // The gradient PNG is 181,593 bytes, within the default budget, so it would be sent as it is: a
+        // smaller budget makes every file go through the decode, resize and encode being measured.
+        let budget = ["--max-bytes", "150000"]
+        let two = try runMeasuringMemory(["prepare", dir + "/big-0.png", dir + "/big-1.png", "--out", out, "--jobs", "2", "-q"] + budget)
+        let ten = try runMeasuringMemory(["prepare", dir, "--out", out, "--jobs", "2", "-q"] + budget)
+        let oneAtATime = try runMeasuringMemory(["prepare", dir, "--out", out, "--jobs", "2", "--pixel-budget", "16", "-q"] + budget)
         #expect(two.status == 0 && ten.status == 0 && oneAtATime.status == 0)
         // Stated bound 300 MiB: 2 jobs × (48 MB decoded + ~60 MB of resize and encode buffers) + the process
         // (measured: 2 files 151 MiB, 10 files 166 MiB, one at a time 144 MiB; one at a time was 101 MiB

@@ -1,4 +1,4 @@
-/// Text and flat graphics of at most 256 colours, lossless: an 8-bit gray PNG when every pixel is a
+/// Text and flat graphics of at most 256 colours from a lossless source (PNG, GIF, BMP, TIFF), lossless: an 8-bit gray PNG when every pixel is a
 /// gray, else a palette PNG. Sent when it fits the budget at full size (nothing is blurred at all).
 ///
 /// Phone corpus: screenshot-chat.png (1179×2556, 231 grays) is a 193,945-byte gray PNG, within

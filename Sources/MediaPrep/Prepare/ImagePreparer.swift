@@ -105,7 +105,10 @@ package struct ImagePreparer: Sendable {
             let verdict = Trace.time("content check") { ContentDetector.detect(work) }
             content = verdict
             let withinSide = max(work.width, work.height) <= (profile.maxSide ?? Int.max)
-            if verdict.isFlat, withinSide, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes) }) {
+            // Lossless only for what was captured losslessly (screenshots are PNG): a JPEG, HEIC or
+            // AVIF source carries its codec's noise, which a JPEG keeps as cheaply.
+            let losslessSource = [.png, .gif, .bmp, .tiff].contains(format)
+            if verdict.isFlat, withinSide, losslessSource, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes) }) {
                 encoded = png
             } else if verdict.isFlat && verdict.isGray && work.layout != .gray {
                 work = Trace.time("to gray") { work.grayscale() }
