@@ -59,7 +59,9 @@ package enum SendPlanner {
         }
         let how: String
         switch p.format {
-        case .png: how = p.hasAlpha ? "re-encoded: PNG if the transparency fits, else JPEG on white" : "re-encoded as JPEG"
+        case .png where p.hasAlpha: how = "re-encoded: PNG if the transparency fits, else JPEG on white"
+        case .png: how = "re-encoded: a lossless PNG if it is flat graphics of ≤ 256 colours that fit, else JPEG"
+        case .gif, .bmp, .tiff: how = "\(p.format.rawValue) re-encoded: a lossless PNG if it is flat graphics of ≤ 256 colours that fit, else JPEG"
         default: how = "\(p.format.rawValue) re-encoded as JPEG"
         }
         let removed = s.metadata?.removals ?? []
