@@ -120,3 +120,51 @@ import UploadPlanner
         #expect(max(r.gif.width, r.gif.height) >= AnimationBudget.floorSide)
     }
 }
+
+/// A GIF sent as it is still loses what it says about itself; an APNG's text is reported.
+@Suite struct AnimationMetadataTests {
+    /// anim.gif with a comment and an XMP application extension after its global colour table.
+    static func gifWithMetadata() throws -> [UInt8] {
+        let gif = try Fixture.bytes("anim.gif")
+        var at = 13
+        if gif[10] & 0x80 != 0 { at += 3 << (Int(gif[10] & 7) + 1) }
+        let comment: [UInt8] = [0x21, 0xFE, 14] + Array("secret comment".utf8) + [0]
+        let xmpBody = Array("<x:xmpmeta>Test Phone</x:xmpmeta>".utf8)
+        let xmp: [UInt8] = [0x21, 0xFF, 11] + Array("XMP DataXMP".utf8) + [UInt8(xmpBody.count)] + xmpBody + [0]
+        return Array(gif[0..<at]) + comment + xmp + Array(gif[at...])
+    }
+
+    @Test func aGIFKeptAsItIsLosesItsCommentAndXMP() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/meta.gif"
+        try Data(try Self.gifWithMetadata()).write(to: URL(fileURLWithPath: path))
+        let check = SendCheck().check(path: path)
+        #expect(check.verdict == .afterPreparation && check.reasons.contains("XMP, comment metadata removed"), "\(check.reasons)")
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
+        let out = try #require(item.output, "\(item.error?.description ?? "")")
+        #expect(item.kind == .animatedImage && item.route == .stripped)
+        let sent = try FileBytes.read(out)
+        #expect(!sent.contains(sequence: Array("secret comment".utf8)) && !sent.contains(sequence: Array("XMP DataXMP".utf8)))
+        #expect(!sent.contains(sequence: Array("Test Phone".utf8)))
+        // Every frame, as it was: the same bytes as the original without the two extensions.
+        #expect(sent == (try Fixture.bytes("anim.gif")))
+        #expect(try AnimationTests.readBack(out).frames.count == 3)
+        // A clean GIF still goes as it is.
+        #expect(SendCheck().check(path: Fixture.path("anim.gif")).verdict == .asIs)
+    }
+
+    @Test func anAPNGsTextIsReported() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let apng = try Fixture.bytes("anim-apng.png")
+        let path = dir + "/t.png"
+        try Data(Array(apng[0..<33]) + PNGTestChunk.make("tEXt", Array("Comment\0secret comment".utf8)) + Array(apng[33...]))
+            .write(to: URL(fileURLWithPath: path))
+        let check = SendCheck().check(path: path)
+        #expect(check.kind == .animatedImage && check.reasons.contains("comment metadata removed"), "\(check.reasons)")
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
+        let out = try #require(item.output)
+        #expect(!(try FileBytes.read(out)).contains(sequence: Array("secret comment".utf8)))
+    }
+}

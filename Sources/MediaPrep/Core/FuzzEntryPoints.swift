@@ -47,11 +47,16 @@ import UploadPlanner
         _ = try? JXLDecoder.decode(d, maxPixels: pixels)
     }
 
-    /// Animated WebP through libwebpdemux (every frame composed), its RIFF chunks, and APNG/GIF headers.
+    /// Animated WebP through libwebpdemux (every frame composed), its RIFF chunks, APNG/GIF headers, and
+    /// the GIF and PNG metadata strippers (every GIF and PNG passes through them).
     public static func webp(_ d: [UInt8]) {
         _ = JPEGMetadata(webp: d)
+        _ = JPEGMetadata(png: d)
         _ = AnimationHeaders.apng(d)
         _ = AnimationHeaders.gifPlays(d)
+        _ = GIFStripper.strip(d)
+        _ = PNGStripper.strip(d)
+        _ = PNGStripper.removals(d)
         guard let a = try? WebPAnimation(d, maxPixels: pixels) else { return }
         var frames = 0
         try? a.forEachFrame { _, _ in frames += 1 }

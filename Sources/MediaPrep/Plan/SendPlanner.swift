@@ -116,6 +116,12 @@ package enum SendPlanner {
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
                 "animated GIF over \(cap.formatted) bytes made smaller to fit \(rules.profile.maxBytes.formatted) bytes: \(frames)"])
         }
+        let removals = s.metadata?.removals ?? []
+        if !removals.isEmpty {
+            try checkFileLimit(p, rules)
+            return SendPlan(kind: .animatedImage, action: .keepOriginal(.stripped),
+                            reasons: ["animated GIF sent with its own frames"] + removals)
+        }
         return try copy(p, rules, kind: .animatedImage, keepName: false, reasons: [p.bytes <= limit ? "animated GIF, sent as it is, auto-received"
             : "animated GIF over \(limit.formatted) bytes: sent as it is, recipients must accept it"])
     }

@@ -76,6 +76,8 @@ package struct AttachmentPreparer: Sendable {
         switch plan.action {
         case .reject(let e):
             throw e
+        case .keepOriginal where plan.kind == .animatedImage:
+            try sendAnimated(source, &item)  // a GIF's own frames, its metadata cut out
         case .keepOriginal(let route):
             try prepareImage(source, keep: route, &item)
         case .encodeImage:
@@ -205,7 +207,15 @@ package struct AttachmentPreparer: Sendable {
         let first = try source.firstFrame
             ?? FFmpegImageDecoder.decode(path: probe.path, format: probe.format, options: DecodeOptions(maxPixels: maxPixels)).image
         let preview = try PreviewMaker.make(from: first.pixels, maxLength: profile.previewMaxLength)
-        try copy(probe, &item, base: name(.animatedImage), ext: "gif")
+        // Its own frames, without comments or XMP (read whole only when the plan saw any).
+        if source.metadata.map({ !$0.isEmpty }) == true, let data = source.data, let stripped = GIFStripper.strip(data), !stripped.removed.isEmpty {
+            try place(&item, try OutputWriter.stage(stripped.data, directory: outputDirectory, base: name(.animatedImage), ext: "gif",
+                                                    cancellation: cancellation), size: stripped.data.count)
+            item.route = .stripped
+            item.bytes = stripped.data.count
+        } else {
+            try copy(probe, &item, base: name(.animatedImage), ext: "gif")
+        }
         (item.width, item.height) = (probe.width, probe.height)
         item.preview = preview
         item.autoReceive = probe.bytes <= limits.maxImageSizeAutoReceive

@@ -77,6 +77,8 @@ extension MediaProbe {
                 (r.width, r.height) = (w, h)
                 r.hasAlpha = PNGHeader.mayHaveAlpha(head)
                 var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+                try readWhole()  // its text and eXIf chunks may follow the frames
+                s.metadata = JPEGMetadata(png: head)
                 s.animation = try FFmpegAnimation(path: path, width: w, height: h, plays: info.plays, maxPixels: maxPixels)
                 return s
             }
@@ -117,6 +119,7 @@ extension MediaProbe {
             s.metadata = JPEGMetadata(webp: head)
             return s
         case .gif, .webp, .bmp, .tiff:
+            if format == .gif { try readWhole() }  // comments and XMP may sit anywhere in a GIF
             let d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
                                                   countFrames: format == .gif)
             r.animated = d.frameCount > 1
@@ -125,8 +128,14 @@ extension MediaProbe {
             r.frameCount = d.frameCount
             r.videoCodec = format.rawValue
             r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
-            var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: SourceColour.inspect(d.image.iccProfile),
-                                 firstFrame: d.image, media: nil)
+            var s = ProbedSource(probe: r, data: format == .gif ? head : nil, isWhole: format == .gif, jpeg: nil,
+                                 colour: SourceColour.inspect(d.image.iccProfile), firstFrame: d.image, media: nil)
+            if format == .gif, let removed = GIFStripper.strip(head)?.removed, !removed.isEmpty {
+                var m = JPEGMetadata(jpeg: [])
+                (m.comment, m.xmp, m.iccProfile, m.other) = (removed.contains("comment"), removed.contains("XMP"),
+                                                             removed.contains("ICC profile"), removed.contains("application data"))
+                s.metadata = m
+            }
             if r.animated {
                 s.animation = try FFmpegAnimation(path: path, width: d.image.pixels.width, height: d.image.pixels.height,
                                                   plays: AnimationHeaders.gifPlays(head), maxPixels: maxPixels)
@@ -170,8 +179,11 @@ extension MediaProbe {
         (r.width, r.height) = r.orientation.swapsDimensions ? (h, w) : (w, h)
         r.hasAlpha = PNGHeader.mayHaveAlpha(data)
         let colours = EmbeddedProfile.ofPNG(data)
-        return ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: nil,
-                            colour: colours.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
+        var s = ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: nil,
+                             colour: colours.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
+        let metadata = JPEGMetadata(png: data)
+        if !metadata.isEmpty { s.metadata = metadata }
+        return s
     }
 }
 
