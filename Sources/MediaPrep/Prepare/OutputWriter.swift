@@ -131,14 +131,19 @@ package struct StagedFile: Sendable {
 }
 
 /// Paths of temporary files in progress, guarded by a lock (workers add and remove them concurrently).
-private final class TemporaryFiles: Sendable {
-    private let paths = Mutex(Set<String>())
-    func add(_ p: String) { paths.withLock { _ = $0.insert(p) } }
-    func remove(_ p: String) { paths.withLock { _ = $0.remove(p) } }
+///
+/// `@unchecked Sendable` over an NSLock rather than `Synchronization.Mutex`: ThreadSanitizer does not see
+/// the Mutex's futex on Linux and reported two jobs staging outputs at once (a long screenshot's parts
+/// beside another image) as a race on the set; a pthread mutex it understands.
+private final class TemporaryFiles: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths = Set<String>()
+    func add(_ p: String) { lock.withLock { _ = paths.insert(p) } }
+    func remove(_ p: String) { lock.withLock { _ = paths.remove(p) } }
     func removeAll() {
-        paths.withLock { set in
-            for p in set { unlink(p) }
-            set.removeAll()
+        lock.withLock {
+            for p in paths { unlink(p) }
+            paths.removeAll()
         }
     }
 }
