@@ -7,7 +7,8 @@ pkgs=(pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libavformat-de
       liblcms2-dev           # ICC colour profiles (opened on first use)
       libheif-dev            # HEIC/HEIF/AVIF (opened on first use)
       libjxl-dev             # JPEG XL (opened on first use)
-      libwebp-dev)           # animated WebP through libwebpdemux (opened on first use)
+      libwebp-dev            # animated WebP through libwebpdemux (opened on first use)
+      zsh fish)              # the tests run the zsh and fish completion scripts in those shells
 if dpkg-query -W -f='${Status}\n' "${pkgs[@]}" 2>/dev/null | grep -qv "install ok installed" \
    || ! dpkg-query -W "${pkgs[@]}" >/dev/null 2>&1; then
   SUDO=""

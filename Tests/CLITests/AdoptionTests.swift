@@ -66,6 +66,32 @@ import Testing
         #expect(try complete(["mediaprep", "check", "--st"]) == ["--strict"])
     }
 
+    /// fish asked as it asks on Tab (`complete -C`); zsh parses its script (`zsh -n`).
+    @Test func fishCompletesAndZshParses() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for shell in ["fish", "zsh"] {
+            try run(["completions", shell]).stdout.write(toFile: "\(dir)/c.\(shell)", atomically: true, encoding: .utf8)
+        }
+        func shell(_ args: [String]) throws -> Ran {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = args
+            let out = Pipe()
+            (p.standardOutput, p.standardError) = (out, out)
+            try p.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return Ran(status: p.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+        }
+        let fish = try shell(["fish", "-c", "source \(dir)/c.fish; complete -C 'mediaprep ch'; complete -C 'mediaprep check --profile '"])
+        #expect(fish.status == 0, "\(fish.stdout)")
+        let words = fish.stdout.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" }
+        #expect(words == ["check", "bluesky", "simplex"], "\(fish.stdout)")
+        let zsh = try shell(["zsh", "-n", "\(dir)/c.zsh"])
+        #expect(zsh.status == 0, "\(zsh.stdout)")
+    }
+
     @Test func zshAndFishScriptsNameEveryCommand() throws {
         for shell in ["zsh", "fish"] {
             let r = try run(["completions", shell])
