@@ -22,7 +22,8 @@ package struct ContentDetector {
     package static func detect(_ image: PixelBuffer) -> Verdict {
         let channels = image.layout.channels
         guard image.layout != .gray else {
-            return Verdict(isFlat: topShare(image) >= flatShare, isGray: true, topColourShare: topShare(image))
+            let share = topShare(image)
+            return Verdict(isFlat: share >= flatShare, isGray: true, topColourShare: share)
         }
         var histogram = [Int32](repeating: 0, count: 1 << 15)
         var gray = true
