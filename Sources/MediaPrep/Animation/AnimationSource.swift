@@ -7,10 +7,12 @@ protocol AnimationSource: AnyObject {
     var plays: Int { get }
     /// Calls `body` with each frame as an RGBA canvas and how long it shows, in milliseconds.
     func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws
+    /// The first canvas, for the preview.
+    func firstFrame() throws -> PixelBuffer
 }
 
 extension AnimationSource {
-    /// The first canvas, for the preview.
+    /// The first canvas, from a pass stopped after it.
     func firstFrame() throws -> PixelBuffer {
         var first: PixelBuffer?
         do {

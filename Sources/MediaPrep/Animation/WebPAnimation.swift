@@ -19,6 +19,7 @@ final class WebPAnimation: AnimationSource {
     let plays: Int
     let frameCount: Int
     private let data: [UInt8]
+    private let first: PixelBuffer
 
     /// Whether a WebP's VP8X header has the animation flag (RIFF, size, WEBP, VP8X, size, flags).
     static func isAnimated(_ head: [UInt8]) -> Bool {
@@ -40,37 +41,48 @@ final class WebPAnimation: AnimationSource {
             throw MediaPrepError(.corrupt, "not an animated WebP")
         }
         guard cw * ch <= maxPixels else { throw MediaPrepError(.tooManyPixels, "\(cw)×\(ch) is over the \(maxPixels)-pixel limit") }
-        let info = try Self.withDecoder(data) { lib, dec in
+        // One decoder for the header and the first frame (the preview): probing makes no second one.
+        let (info, first) = try Self.withDecoder(data) { lib, dec -> (WebPAnimInfo, PixelBuffer) in
             var info = WebPAnimInfo()
             guard lib.WebPAnimDecoderGetInfo(dec, &info) != 0 else { throw MediaPrepError(.corrupt, "the WebP animation header cannot be read") }
-            return info
+            let (w, h) = (Int(info.canvas_width), Int(info.canvas_height))
+            guard w > 0, h > 0, info.frame_count > 0 else { throw MediaPrepError(.invalidDimensions, "the WebP animation has no frames or size") }
+            guard w * h <= maxPixels else { throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(maxPixels)-pixel limit") }
+            guard let frame = try Self.next(lib, dec, width: w, height: h, index: 0) else {
+                throw MediaPrepError(.truncated, "the WebP animation holds no complete frame")
+            }
+            return (info, frame.pixels)
         }
         (width, height, plays, frameCount) = (Int(info.canvas_width), Int(info.canvas_height), Int(info.loop_count), Int(info.frame_count))
-        guard width > 0, height > 0, frameCount > 0 else { throw MediaPrepError(.invalidDimensions, "the WebP animation has no frames or size") }
-        guard width * height <= maxPixels else {
-            throw MediaPrepError(.tooManyPixels, "\(width)×\(height) is over the \(maxPixels)-pixel limit")
-        }
+        self.first = first
     }
+
+    func firstFrame() -> PixelBuffer { first }
 
     func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws {
         let (w, h) = (width, height)
         try Self.withDecoder(data) { lib, dec in
             var previous: Int32 = 0
             var index = 0
-            while lib.WebPAnimDecoderHasMoreFrames(dec) != 0 {
-                var buffer: UnsafeMutablePointer<UInt8>? = nil
-                var end: Int32 = 0
-                guard lib.WebPAnimDecoderGetNext(dec, &buffer, &end) != 0, let buffer else {
-                    throw MediaPrepError(index == 0 ? .truncated : .corrupt, "frame \(index + 1) of the WebP animation cannot be decoded")
-                }
-                // The decoder owns `buffer` until the next call: copied out.
-                let pixels = PixelBuffer(width: w, height: h, layout: .rgba,
-                                         storage: Array(UnsafeBufferPointer(start: buffer, count: w * h * 4)))
-                try body(pixels, Int(max(0, end - previous)))
-                previous = end
+            while let frame = try Self.next(lib, dec, width: w, height: h, index: index) {
+                try body(frame.pixels, Int(max(0, frame.end - previous)))
+                previous = frame.end
                 index += 1
             }
         }
+    }
+
+    /// The decoder's next canvas (copied out: the decoder owns its buffer until the next call) and the
+    /// time it ends at, in milliseconds; nil when there are no more.
+    private static func next(_ lib: cwebp, _ dec: OpaquePointer, width w: Int, height h: Int,
+                             index: Int) throws -> (pixels: PixelBuffer, end: Int32)? {
+        guard lib.WebPAnimDecoderHasMoreFrames(dec) != 0 else { return nil }
+        var buffer: UnsafeMutablePointer<UInt8>? = nil
+        var end: Int32 = 0
+        guard lib.WebPAnimDecoderGetNext(dec, &buffer, &end) != 0, let buffer else {
+            throw MediaPrepError(index == 0 ? .truncated : .corrupt, "frame \(index + 1) of the WebP animation cannot be decoded")
+        }
+        return (PixelBuffer(width: w, height: h, layout: .rgba, storage: Array(UnsafeBufferPointer(start: buffer, count: w * h * 4))), end)
     }
 
     /// A decoder over `data`, deleted on every path.
