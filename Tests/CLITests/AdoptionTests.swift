@@ -48,16 +48,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try script.stdout.write(toFile: dir + "/c.bash", atomically: true, encoding: .utf8)
         func complete(_ words: [String]) throws -> [String] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/bin/bash")
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-            p.arguments = ["-c", "source '\(dir)/c.bash'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _mediaprep; printf '%s\\n' \"${COMPREPLY[@]}\""]
-            let out = Pipe()
-            p.standardOutput = out
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            let r = try runTool(["bash", "-c", "source '\(dir)/c.bash'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _mediaprep; printf '%s\\n' \"${COMPREPLY[@]}\""])
+            return r.stdout.split(separator: "\n").map(String.init)
         }
         #expect(try complete(["mediaprep", "ch"]) == ["check"])
         #expect(try complete(["mediaprep", "check", "--profile", ""]) == ["simplex", "bluesky"])
@@ -73,22 +66,11 @@ import Testing
         for shell in ["fish", "zsh"] {
             try run(["completions", shell]).stdout.write(toFile: "\(dir)/c.\(shell)", atomically: true, encoding: .utf8)
         }
-        func shell(_ args: [String]) throws -> Ran {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = args
-            let out = Pipe()
-            (p.standardOutput, p.standardError) = (out, out)
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return Ran(status: p.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
-        }
-        let fish = try shell(["fish", "-c", "source \(dir)/c.fish; complete -C 'mediaprep ch'; complete -C 'mediaprep check --profile '"])
+        let fish = try runTool(["fish", "-c", "source \(dir)/c.fish; complete -C 'mediaprep ch'; complete -C 'mediaprep check --profile '"])
         #expect(fish.status == 0, "\(fish.stdout)")
         let words = fish.stdout.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" }
         #expect(words == ["check", "bluesky", "simplex"], "\(fish.stdout)")
-        let zsh = try shell(["zsh", "-n", "\(dir)/c.zsh"])
+        let zsh = try runTool(["zsh", "-n", "\(dir)/c.zsh"])
         #expect(zsh.status == 0, "\(zsh.stdout)")
     }
 

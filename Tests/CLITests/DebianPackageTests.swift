@@ -13,25 +13,25 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Its own build folder: this test runs while `swift test` holds .build.
         let build = PreCommitTests.repository + "/.build-deb"
-        let made = try PreCommitTests.shell(["bash", PreCommitTests.repository + "/scripts/make-deb.sh", dir], env: ["MEDIAPREP_BUILD_PATH": build])
+        let made = try runTool(["bash", PreCommitTests.repository + "/scripts/make-deb.sh", dir], env: ["MEDIAPREP_BUILD_PATH": build])
         #expect(made.status == 0, "\(made.stdout.suffix(2000))")
         let deb = try #require(made.stdout.split(separator: "\n").last { $0.hasSuffix(".deb") }.map(String.init))
         #expect(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb))
         func field(_ name: String) throws -> String {
-            try PreCommitTests.shell(["dpkg-deb", "-f", deb, name]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try runTool(["dpkg-deb", "-f", deb, name]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let release = build + "/release/mediaprep"
-        let version = try PreCommitTests.shell([release, "--version"]).stdout
+        let version = try runTool([release, "--version"]).stdout
         #expect(version == "mediaprep \(try field("Version"))\n")
         let depends = Set(try field("Depends").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         // Every library ldd lists is owned by a package in Depends.
-        let ldd = try PreCommitTests.shell(["ldd", release]).stdout
+        let ldd = try runTool(["ldd", release]).stdout
         for line in ldd.split(separator: "\n") {
             let parts = line.split(separator: " ")
             guard let path = parts.first(where: { $0.hasPrefix("/") }).map(String.init) else { continue }
             // Debian 12 merged /usr: dpkg knows a library by one of its two paths.
-            let real = try PreCommitTests.shell(["dpkg", "-S", URL(fileURLWithPath: path).resolvingSymlinksInPath().path])
-            let given = try PreCommitTests.shell(["dpkg", "-S", path])
+            let real = try runTool(["dpkg", "-S", URL(fileURLWithPath: path).resolvingSymlinksInPath().path])
+            let given = try runTool(["dpkg", "-S", path])
             let owner = real.status == 0 ? real.stdout : given.stdout
             #expect(real.status == 0 || given.status == 0, "no package owns \(path)")
             let package = owner.split(separator: ":").first.map(String.init) ?? ""

@@ -26,7 +26,7 @@ import Testing
         let env = ["PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
                    "PATHS": "\(testdata)/small.jpg \(testdata)/voice-long.ogg", "PROFILE": "simplex", "STRICT": "false",
                    "AUDIO_AS": "voice", "SARIF": dir + "/out.sarif"]
-        let r = try PreCommitTests.shell(["bash", "-c", try Self.script(step: "Check")], env: env)
+        let r = try runTool(["bash", "-c", try Self.script(step: "Check")], env: env)
         #expect(r.status == 1, "\(r.stdout)")
         #expect(r.stdout.contains("::error file=\(testdata)/voice-long.ogg,title=cannot be sent::"), "\(r.stdout)")
         #expect(!r.stdout.contains("small.jpg,"))  // sent as it is: no annotation
@@ -36,9 +36,9 @@ import Testing
 
         var ok = env
         (ok["PATHS"], ok["AUDIO_AS"], ok["SARIF"]) = ("\(testdata)/small.jpg \(testdata)/voice-long.ogg", "auto", "")
-        #expect(try PreCommitTests.shell(["bash", "-c", try Self.script(step: "Check")], env: ok).status == 0)
+        #expect(try runTool(["bash", "-c", try Self.script(step: "Check")], env: ok).status == 0)
         ok["STRICT"] = "true"
         ok["PATHS"] = "\(testdata)/photo.jpg"  // would be re-encoded: fails only when strict
-        #expect(try PreCommitTests.shell(["bash", "-c", try Self.script(step: "Check")], env: ok).status == 1)
+        #expect(try runTool(["bash", "-c", try Self.script(step: "Check")], env: ok).status == 1)
     }
 }

@@ -13,31 +13,14 @@ import Testing
         let venv = repository + "/.build/pre-commit-venv"
         let exe = venv + "/bin/pre-commit"
         if FileManager.default.isExecutableFile(atPath: exe) { return exe }
-        guard (try? shell(["python3", "-m", "venv", venv]))?.status == 0,
-              (try? shell([venv + "/bin/pip", "install", "-q", "pre-commit"]))?.status == 0 else { return nil }
+        guard (try? runTool(["python3", "-m", "venv", venv]))?.status == 0,
+              (try? runTool([venv + "/bin/pip", "install", "-q", "pre-commit"]))?.status == 0 else { return nil }
         return FileManager.default.isExecutableFile(atPath: exe) ? exe : nil
     }()
 
     static func which(_ name: String) -> String? {
         (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/\(name)" }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    static func shell(_ args: [String], in dir: String? = nil, env: [String: String] = [:]) throws -> Ran {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = args
-        if let dir { p.currentDirectoryURL = URL(fileURLWithPath: dir) }
-        var environment = ProcessInfo.processInfo.environment
-        for (k, v) in env { environment[k] = v }
-        p.environment = environment
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Ran(status: p.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
     }
 
     static var inCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
@@ -50,13 +33,13 @@ import Testing
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for f in ["small.jpg", "voice-long.ogg"] { try FileManager.default.copyItem(atPath: testdata + "/" + f, toPath: dir + "/" + f) }
-        #expect(try Self.shell(["git", "init", "-q"], in: dir).status == 0)
-        #expect(try Self.shell(["git", "add", "small.jpg", "voice-long.ogg"], in: dir).status == 0)
+        #expect(try runTool(["git", "init", "-q"], in: dir).status == 0)
+        #expect(try runTool(["git", "add", "small.jpg", "voice-long.ogg"], in: dir).status == 0)
         let bin = URL(fileURLWithPath: binary).deletingLastPathComponent().path
         let env = ["PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
                    "PRE_COMMIT_HOME": dir + "/.cache", "GIT_CONFIG_GLOBAL": "/dev/null", "SKIP": ""]
         func tryRepo(_ file: String) throws -> Ran {
-            try Self.shell([preCommit, "try-repo", Self.repository, "mediaprep-check-system", "--files", file], in: dir, env: env)
+            try runTool([preCommit, "try-repo", Self.repository, "mediaprep-check-system", "--files", file], in: dir, env: env)
         }
         let photo = try tryRepo("small.jpg")
         #expect(photo.status == 0, "\(photo.stdout)")

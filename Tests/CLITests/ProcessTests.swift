@@ -47,6 +47,24 @@ func run(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) th
     return Ran(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
 }
 
+/// Runs another program (found on PATH) with stdout and stderr together, as a CI step would show them.
+func runTool(_ args: [String], in dir: String? = nil, env: [String: String] = [:]) throws -> Ran {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = args
+    if let dir { p.currentDirectoryURL = URL(fileURLWithPath: dir) }
+    var environment = ProcessInfo.processInfo.environment
+    for (k, v) in env { environment[k] = v }
+    p.environment = environment
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return Ran(status: p.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+}
+
 func scratch() throws -> String {
     let p = NSTemporaryDirectory() + "mediaprep-proc-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
