@@ -2,19 +2,7 @@
 /// K1 0.01, K2 0.03 — scikit-image's defaults), used to choose between candidate sizes.
 enum SSIM {
     /// Pillow's "L" conversion (ITU-R 601-2 luma), so our numbers track quality.py.
-    static func luma(_ p: PixelBuffer) -> [UInt8] {
-        if p.layout == .gray { return p.bytes }
-        let n = p.pixelCount, c = p.layout.channels
-        return [UInt8](unsafeUninitializedCapacity: n) { d, count in
-            p.bytes.withUnsafeBufferPointer { s in
-                for i in 0..<n {
-                    let r = Int(s[i * c]), g = Int(s[i * c + 1]), b = Int(s[i * c + 2])
-                    d[i] = UInt8((r * 299 + g * 587 + b * 114 + 500) / 1000)
-                }
-            }
-            count = n
-        }
-    }
+    static func luma(_ p: PixelBuffer) -> [UInt8] { p.luma() }
 
     /// Mean SSIM of two same-size luma planes, over the valid (unpadded) region.
     ///

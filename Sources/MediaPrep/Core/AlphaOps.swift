@@ -57,33 +57,3 @@ package enum AlphaOps {
     /// ⌊x / 255⌋ for 0 ≤ x < 65280 (every result a byte), without a division (checked over that range).
     @inline(__always) static func div255(_ x: Int) -> UInt8 { UInt8(truncatingIfNeeded: (x + 1 + (x >> 8)) >> 8) }
 }
-
-extension PixelBuffer {
-    /// One gray channel (BT.601 luma, as JPEG's Y) for content the detector found gray.
-    func grayscale() -> PixelBuffer {
-        guard layout != .gray else { return self }
-        let c = layout.channels
-        var out = PixelBuffer.storage(width * height)
-        bytes.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for i in 0..<(width * height) {
-                    let r = Int(src[i * c]), g = Int(src[i * c + 1]), b = Int(src[i * c + 2])
-                    dst[i] = UInt8(truncatingIfNeeded: (77 * r + 150 * g + 29 * b + 128) >> 8)
-                }
-            }
-        }
-        out.removeLast(out.count - width * height)
-        return PixelBuffer(width: width, height: height, layout: .gray, storage: out)
-    }
-}
-
-extension PixelBuffer {
-    /// The rows `range`, as their own image.
-    func rows(_ range: Range<Int>) throws -> PixelBuffer {
-        guard range.lowerBound >= 0, range.upperBound <= height, !range.isEmpty else {
-            throw MediaPrepError(.invalidDimensions, "rows \(range) are outside a \(width)×\(height) image")
-        }
-        return PixelBuffer(width: width, height: range.count, layout: layout,
-                           storage: Array(bytes[(range.lowerBound * rowBytes)..<(range.upperBound * rowBytes)]))
-    }
-}

@@ -112,3 +112,37 @@ enum HugePages {
         _ = madvise(p, end - start, MADV_HUGEPAGE)  // advice only: a refusal changes nothing
     }
 }
+
+extension PixelBuffer {
+    /// Luma, Pillow's "L" conversion (ITU-R 601-2: what quality.py scores), one byte a pixel, with the
+    /// same spare capacity past the end as `storage` (swscale may read there when it is resized).
+    func luma() -> [UInt8] {
+        if layout == .gray { return bytes }
+        let n = pixelCount, c = layout.channels
+        return [UInt8](unsafeUninitializedCapacity: n + 64) { d, count in
+            bytes.withUnsafeBufferPointer { s in
+                for i in 0..<n {
+                    let r = Int(s[i * c]), g = Int(s[i * c + 1]), b = Int(s[i * c + 2])
+                    d[i] = UInt8((r * 299 + g * 587 + b * 114 + 500) / 1000)
+                }
+            }
+            count = n
+        }
+    }
+
+    /// One gray channel, for content the detector found gray: the luma the score sees.
+    func grayscale() -> PixelBuffer {
+        layout == .gray ? self : PixelBuffer(width: width, height: height, layout: .gray, storage: luma())
+    }
+}
+
+extension PixelBuffer {
+    /// The rows `range`, as their own image.
+    func rows(_ range: Range<Int>) throws -> PixelBuffer {
+        guard range.lowerBound >= 0, range.upperBound <= height, !range.isEmpty else {
+            throw MediaPrepError(.invalidDimensions, "rows \(range) are outside a \(width)×\(height) image")
+        }
+        return PixelBuffer(width: width, height: range.count, layout: layout,
+                           storage: Array(bytes[(range.lowerBound * rowBytes)..<(range.upperBound * rowBytes)]))
+    }
+}

@@ -21,3 +21,21 @@ extension JPEGMetadata {
         }
     }
 }
+
+extension JPEGMetadata {
+    /// What a PNG's chunks say about it (eXIf with GPS in it, text), for `check`; none of it is sent.
+    package init(png data: [UInt8]) {
+        self.init(jpeg: [])
+        for c in PNGChunks.chunks(data) {
+            switch c.type {
+            case "eXIf":
+                exif = true
+                if Self.hasGPS(data[c.body]) { gps = true }
+            case "tEXt", "zTXt", "iTXt":
+                let keyword = String(decoding: data[c.body].prefix { $0 != 0 }, as: UTF8.self)
+                if keyword == "XML:com.adobe.xmp" { xmp = true } else { comment = true }
+            default: break
+            }
+        }
+    }
+}
