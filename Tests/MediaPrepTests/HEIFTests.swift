@@ -50,3 +50,25 @@ extension Array where Element == UInt8 {
         return (0...(count - s.count)).contains { Array(self[$0..<$0 + s.count]) == s }
     }
 }
+
+/// A still WebP's EXIF chunk (GPS inside) is reported as an animated one's is; nothing of it is sent.
+@Suite struct WebPMetadataTests {
+    @Test func aStillWebPsGPSIsReported() throws {
+        var webp = try Fixture.bytes("p3.webp")  // VP8X (it carries an ICC profile)
+        #expect(Array(webp[12..<16]) == Array("VP8X".utf8))
+        // A big-endian TIFF whose first IFD points at a GPS IFD (tag 0x8825).
+        let tiff: [UInt8] = Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 1, 0x88, 0x25, 0, 4, 0, 0, 0, 1, 0, 0, 0, 26, 0, 0, 0, 0]
+        webp += Array("EXIF".utf8) + [UInt8(tiff.count), 0, 0, 0] + tiff
+        webp[20] |= 0x08  // VP8X: has EXIF
+        let size = webp.count - 8
+        (webp[4], webp[5], webp[6], webp[7]) = (UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24))
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(webp).write(to: URL(fileURLWithPath: dir + "/exif.webp"))
+        let check = SendCheck().check(path: dir + "/exif.webp")
+        #expect(check.kind == .image && check.reasons.contains("GPS location removed"), "\(check.reasons)")
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/exif.webp")
+        let out = try #require(item.output, "\(item.error?.description ?? "")")
+        #expect(JPEGMetadata(jpeg: try FileBytes.read(out)).isEmpty)
+    }
+}

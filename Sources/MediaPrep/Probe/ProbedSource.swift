@@ -119,7 +119,8 @@ extension MediaProbe {
             s.metadata = JPEGMetadata(webp: head)
             return s
         case .gif, .webp, .bmp, .tiff:
-            if format == .gif { try readWhole() }  // comments and XMP may sit anywhere in a GIF
+            // Comments and XMP may sit anywhere in a GIF, a WebP's EXIF and XMP after its image.
+            if format == .gif || format == .webp { try readWhole() }
             let d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
                                                   countFrames: format == .gif)
             r.animated = d.frameCount > 1
@@ -130,6 +131,10 @@ extension MediaProbe {
             r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
             var s = ProbedSource(probe: r, data: format == .gif ? head : nil, isWhole: format == .gif, jpeg: nil,
                                  colour: SourceColour.inspect(d.image.iccProfile), firstFrame: d.image, media: nil)
+            if format == .webp {
+                let m = JPEGMetadata(webp: head)
+                if !m.isEmpty { s.metadata = m }
+            }
             if format == .gif, let removed = GIFStripper.strip(head)?.removed, !removed.isEmpty {
                 var m = JPEGMetadata(jpeg: [])
                 (m.comment, m.xmp, m.iccProfile, m.other) = (removed.contains("comment"), removed.contains("XMP"),
