@@ -77,8 +77,8 @@ $FF -f lavfi -i "sine=f=220:d=2.4" -ac 1 -c:a libmp3lame -b:a 32k voice.mp3
 # WAV and FLAC notes (8 kHz mono; 22 kHz stereo): transcoded to the app's AAC .m4a.
 $FF -f lavfi -i "sine=f=330:d=2.2,aresample=8000" -ac 1 -c:a pcm_s16le voice.wav
 $FF -f lavfi -i "sine=f=440:d=1.8,aresample=22050" -ac 2 -c:a flac voice.flac
-# A voice note over the 300 s limit (Opus at 6 kbit/s keeps it small).
-$FF -f lavfi -i "sine=f=200:d=305" -ac 1 -c:a libopus -b:a 6k voice-long.ogg
+# A voice note over the 300 s limit: 2 s of tone, then silence that Opus's DTX codes in a few bytes.
+$FF -f lavfi -i "sine=f=200:d=305" -af "volume=enable='gt(t,2)':volume=0" -ac 1 -c:a libopus -b:a 6k -application voip -dtx 1 voice-long.ogg
 # A truncated MP4: the first 40 % of h264.mp4 (its moov box, at the end, is gone).
 head -c $(( $(stat -c %s h264.mp4) * 4 / 10 )) h264.mp4 > truncated.mp4
 # The same H.264/AAC packets in Matroska: remuxed into MP4, not re-encoded.
@@ -223,3 +223,6 @@ $IM -size 100x1500 -background '#fafafa' -fill '#141414' -font $FONT -pointsize 
   caption:"$(head -c 1800 /usr/share/common-licenses/Apache-2.0 | tail -c 1500 | tr -s ' \n' ' ')" -strip PNG24:screenshot-long.png
 $IM -size 2000x200 -seed 7 plasma:fractal -blur 0x1 -quality 80 -strip panorama.jpg
 rm -f quadrants.png
+
+# ---- Videos and audio carrying the sender's location, device, name and dates ----
+./make-private-fixtures.sh

@@ -117,6 +117,28 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
             == ["/album/2026/b.jpg", "/album/a.png"])
     }
 
+    /// A named pipe opened for reading waits for a writer; among the inputs it is refused at once and
+    /// the files after it are prepared. Sockets and devices the same.
+    @Test func specialFilesNeverBlockABatch() throws {
+        let dir = try scratch(), out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
+        #expect(mkfifo(dir + "/pipe.jpg", 0o644) == 0)
+        try FileManager.default.copyItem(atPath: testdata + "/small.jpg", toPath: dir + "/z.jpg")
+        let start = Date()
+        let r = try run(["prepare", dir + "/pipe.jpg", "/dev/zero", "/proc/self/status", dir + "/z.jpg", "--out", out, "--jsonl"])
+        #expect(Date().timeIntervalSince(start) < 5)  // seconds, with the process's own start-up; the refusal itself is immediate
+        #expect(r.status == 1)
+        let lines = try jsonLines(r.stdout)
+        #expect(lines.count == 4)
+        let errors = lines.map { (($0["error"] as? [String: Any])?["code"] as? String) ?? "" }
+        #expect(errors == ["unreadableFile", "unreadableFile", "unsupportedFormat", ""])
+        #expect(r.stdout.contains("named pipe (FIFO)") && r.stdout.contains("character device") && r.stdout.contains("kernel file"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).count == 1)
+        // The same in a walked folder: the pipe is met, refused, and the photo beside it goes.
+        let walked = try run(["check", dir, "--jsonl"])
+        #expect(try jsonLines(walked.stdout).count == 2)
+    }
+
     @Test func checkFormatsAndStrictness() throws {
         let ok = testdata + "/small.jpg", change = testdata + "/orient-6.jpg", bad = testdata + "/voice-long.ogg"
         #expect(try run(["check", ok, change]).status == 0)

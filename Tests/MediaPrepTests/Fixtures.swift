@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import Testing
 @testable import MediaPrep
@@ -52,4 +53,32 @@ func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
     }
     let mse = sum / Double(a.bytes.count)
     return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+}
+
+/// Every packet of every stream FFmpeg reads from a file (stream index, timestamps, flags, bytes):
+/// what `ffmpeg -map 0 -c copy -f streamhash` hashes. `skipPictures` leaves out attached pictures
+/// (cover art), which FFmpeg shows as a stream of their own.
+enum Packets {
+    struct Packet: Equatable { var stream: Int32; var pts: Int64; var dts: Int64; var flags: Int32; var data: [UInt8] }
+
+    static func all(_ path: String, skipPictures: Bool = false) throws -> [Packet] {
+        let input = try MediaInput(path: path)
+        let media = input.ff.media
+        var pkt = media.av_packet_alloc()
+        defer { media.av_packet_free(&pkt) }
+        guard let p = pkt else { return [] }
+        var pictures = Set<Int32>()
+        for i in 0..<Int(input.context.pointee.nb_streams) {
+            if let st = input.context.pointee.streams[i], st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 { pictures.insert(Int32(i)) }
+        }
+        var out: [Packet] = []
+        while media.av_read_frame(input.context, p) >= 0 {
+            if !(skipPictures && pictures.contains(p.pointee.stream_index)) {
+                let data = p.pointee.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.pointee.size))) } ?? []
+                out.append(Packet(stream: p.pointee.stream_index, pts: p.pointee.pts, dts: p.pointee.dts, flags: p.pointee.flags, data: data))
+            }
+            media.av_packet_unref(p)
+        }
+        return out
+    }
 }

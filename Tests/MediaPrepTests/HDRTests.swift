@@ -56,8 +56,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path(name))
         let out = try #require(item.output)
-        #expect(item.route == .original)
-        #expect(try Fixture.bytes(name) == FileBytes.read(out))
+        #expect(item.route == .stripped)  // the encoder tag goes; packets and colour tags stay
+        #expect(try Packets.all(out) == Packets.all(Fixture.path(name)))
+        for path in [out, Fixture.path(name)] {
+            let input = try MediaInput(path: path)
+            let par = try #require(input.bestStream(AVMEDIA_TYPE_VIDEO)).pointee.codecpar.pointee
+            #expect(par.color_primaries == AVCOL_PRI_BT2020 && par.color_space == AVCOL_SPC_BT2020_NCL)
+            #expect(par.color_trc == (name.contains("hlg") ? AVCOL_TRC_ARIB_STD_B67 : AVCOL_TRC_SMPTE2084))
+        }
         #expect(item.preview?.hasPrefix("data:image/jpg;base64,") == true)
     }
 }

@@ -127,7 +127,7 @@ private let testdata: String = {
         let check = SendCheck()
         #expect(check.check(path: testdata + "/small.jpg").verdict == .asIs)
         #expect(check.check(path: testdata + "/photo.jpg").verdict == .afterPreparation)
-        #expect(check.check(path: testdata + "/voice-long.ogg").verdict == .asIs)
+        #expect(check.check(path: testdata + "/voice-long.ogg").verdict == .afterPreparation)  // its ENCODER comment goes
         #expect(check.check(path: testdata + "/truncated.mp4").verdict == .cannotSend)
     }
 

@@ -38,14 +38,11 @@ package enum FileBytes {
 
     /// The whole file, by POSIX reads (Foundation's `contents(atPath:)` leaks 4 KB on an empty file).
     package static func read(_ path: String, limit: Int = maxReadBytes) throws -> [UInt8] {
-        let size = try size(path)  // refuses missing paths, directories and other non-files
-        guard size > 0 else { throw MediaPrepError(.emptyInput, "\(path) is empty") }
+        let (fd, size) = try InputFile.openRegular(path)  // refuses missing paths, FIFOs, devices, /proc and empty files
+        defer { close(fd) }
         guard size <= limit else {
             throw MediaPrepError(.overLimit, "\(path) is \(size) bytes, over the \(limit)-byte limit for reading an image into memory")
         }
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw MediaPrepError(.unreadableFile, "cannot read \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
         // Only the bytes read count as initialized: no zeroing pass over a 12 MB photo first.
         let out = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }

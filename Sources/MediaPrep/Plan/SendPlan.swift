@@ -14,8 +14,9 @@ package struct SendPlan: Sendable {
         /// Animated WebP/APNG (or a GIF over the sender's cap) made an animated GIF within the budget:
         /// SimpleX's apps animate GIF only.
         case encodeAnimation
-        /// The input's own bytes under a message's name (`keepName`: a document keeps its own).
-        case copy(keepName: Bool)
+        /// The input's own bytes under a message's name (`keepName`: a document keeps its own), its
+        /// tags and private boxes taken out when `rewrite` says so (streams byte for byte).
+        case copy(keepName: Bool, rewrite: MetadataRewrite?)
         /// H.264/HEVC (+ AAC) from Matroska/WebM into an MP4, packets untouched; over `budget`, the
         /// transcode plan takes over (nil: none fits).
         case remux(budget: Int?, fallback: VideoTranscodePlan?)
@@ -32,7 +33,7 @@ package struct SendPlan: Sendable {
 
     package var verdict: SendCheck.Verdict {
         switch action {
-        case .copy, .keepOriginal(.untouched): return .asIs
+        case .copy(_, nil), .keepOriginal(.untouched): return .asIs
         case .reject: return .cannotSend
         default: return .afterPreparation
         }
@@ -41,7 +42,8 @@ package struct SendPlan: Sendable {
     /// One stable word for what happens (`reencoded`, `madeGIF`, …) or the error code: SARIF's rule id.
     package var code: String {
         switch action {
-        case .keepOriginal(.untouched), .copy: return "sendable"
+        case .keepOriginal(.untouched), .copy(_, nil): return "sendable"
+        case .copy: return "metadataStripped"
         case .keepOriginal(.rotated): return "rotatedLosslessly"
         case .keepOriginal: return "metadataStripped"
         case .encodeImage: return "reencoded"

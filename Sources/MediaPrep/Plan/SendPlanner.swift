@@ -4,6 +4,16 @@ import UploadPlanner
 /// as a file or refused, and why in words. A pure function of what the probe found and the rules.
 package enum SendPlanner {
     package static func plan(_ s: ProbedSource, _ rules: SendRules) -> SendPlan {
+        var plan = decide(s, rules)
+        // Whatever goes with its own bytes goes without the sender's location, device and dates.
+        if case .copy(let keepName, nil) = plan.action, let rewrite = s.rewrite {
+            plan.action = .copy(keepName: keepName, rewrite: rewrite)
+            plan.reasons.insert(rewrite.found.removal + " (streams untouched)", at: 0)
+        }
+        return plan
+    }
+
+    private static func decide(_ s: ProbedSource, _ rules: SendRules) -> SendPlan {
         let p = s.probe
         do {
             switch p.kind {
@@ -206,7 +216,7 @@ package enum SendPlanner {
         let planner = TransferPlanner(limits: rules.limits, xftpAvailable: rules.xftp)
         let transfer = planner.plan(size: Int64(p.bytes), kind: kind, fileName: "file", recipients: rules.recipients)
         if transfer.method == .rejected { throw MediaPrepError(.overLimit, transfer.reason ?? "cannot be sent") }
-        return SendPlan(kind: kind, action: .copy(keepName: keepName), reasons: reasons)
+        return SendPlan(kind: kind, action: .copy(keepName: keepName, rewrite: nil), reasons: reasons)
     }
 
     private static func checkFileLimit(_ p: ProbeResult, _ rules: SendRules) throws {

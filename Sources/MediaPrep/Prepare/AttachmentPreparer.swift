@@ -86,13 +86,13 @@ package struct AttachmentPreparer: Sendable {
             try encodeAnimation(source, &item)
         case .splitImage(let ranges):
             try splitImage(source, ranges, &item)
-        case .copy(keepName: true):
-            try prepareFile(probe, &item)
-        case .copy:
+        case .copy(keepName: true, let rewrite):
+            try prepareFile(probe, rewrite, &item)
+        case .copy(_, let rewrite):
             switch plan.kind {
             case .animatedImage: try sendAnimated(source, &item)
-            case .voice: try sendVoice(probe, &item)
-            default: try sendVideo(source, &item)
+            case .voice: try sendVoice(probe, rewrite, &item)
+            default: try sendVideo(source, rewrite, &item)
             }
         case .remux(let budget, let fallback):
             try remuxVideo(source, budget: budget, fallback: fallback, &item)
@@ -139,12 +139,15 @@ package struct AttachmentPreparer: Sendable {
         return made
     }
 
-    /// The input's own bytes under a message's name.
-    private func copy(_ probe: ProbeResult, _ item: inout PreparedItem, base: String, ext: String) throws {
-        try place(&item, try OutputWriter.stageCopy(from: probe.path, directory: outputDirectory, base: base, ext: ext,
-                                                    cancellation: cancellation), size: probe.bytes)
-        item.route = .original
-        item.bytes = probe.bytes
+    /// The input's own bytes under a message's name, without its tags when `rewrite` has any.
+    private func copy(_ probe: ProbeResult, _ rewrite: MetadataRewrite?, _ item: inout PreparedItem, base: String, ext: String) throws {
+        let size = rewrite?.outputSize ?? probe.bytes
+        let staged = try OutputWriter.stageProduced(directory: outputDirectory, base: base, ext: ext, cancellation: cancellation) { tmp in
+            if let rewrite { try rewrite.write(from: probe.path, to: tmp) } else { try FileCopier.copy(from: probe.path, expectedSize: probe.bytes, to: tmp) }
+        }
+        try place(&item, staged, size: size)
+        item.route = rewrite == nil ? .original : .stripped
+        item.bytes = size
     }
 
     private func name(_ kind: UploadContentKind) -> String {
@@ -214,7 +217,7 @@ package struct AttachmentPreparer: Sendable {
             item.route = .stripped
             item.bytes = stripped.data.count
         } else {
-            try copy(probe, &item, base: name(.animatedImage), ext: "gif")
+            try copy(probe, nil, &item, base: name(.animatedImage), ext: "gif")
         }
         (item.width, item.height) = (probe.width, probe.height)
         item.preview = preview
@@ -244,11 +247,12 @@ package struct AttachmentPreparer: Sendable {
 
     private var thumbnailer: VideoThumbnailer { VideoThumbnailer(maxSide: thumbnailSide) }
 
-    private func sendVideo(_ source: ProbedSource, _ item: inout PreparedItem) throws {
-        let original = source.probe
+    private func sendVideo(_ source: ProbedSource, _ rewrite: MetadataRewrite?, _ item: inout PreparedItem) throws {
+        var original = source.probe
         let thumb = try source.media.map { try thumbnailer.thumbnail(input: $0, path: original.path) }
             ?? thumbnailer.thumbnail(path: original.path)
-        try copy(original, &item, base: name(.video), ext: Self.ext(original, original.path))
+        try copy(original, rewrite, &item, base: name(.video), ext: Self.ext(original, original.path))
+        original.bytes = item.bytes ?? original.bytes
         try finishVideo((original, thumb), &item)
     }
 
@@ -305,9 +309,11 @@ package struct AttachmentPreparer: Sendable {
         return (made, shot)
     }
 
-    private func sendVoice(_ probe: ProbeResult, _ item: inout PreparedItem) throws {
-        try copy(probe, &item, base: name(.voice), ext: Self.ext(probe, probe.path))
-        finishVoice(probe, &item)
+    private func sendVoice(_ probe: ProbeResult, _ rewrite: MetadataRewrite?, _ item: inout PreparedItem) throws {
+        var sent = probe
+        try copy(probe, rewrite, &item, base: name(.voice), ext: Self.ext(probe, probe.path))
+        sent.bytes = item.bytes ?? probe.bytes
+        finishVoice(sent, &item)
     }
 
     /// Into the app's own voice format; over the budget by a little (the encoder's rate is not exact
@@ -345,14 +351,14 @@ package struct AttachmentPreparer: Sendable {
     }
 
     /// Plain files keep their own name (made unique), as the app sends documents.
-    private func prepareFile(_ probe: ProbeResult, _ item: inout PreparedItem) throws {
+    private func prepareFile(_ probe: ProbeResult, _ rewrite: MetadataRewrite?, _ item: inout PreparedItem) throws {
         let file = probe.path.split(separator: "/").last.map(String.init) ?? "file"
         var base = file, ext = ""
         if let dot = file.lastIndex(of: "."), dot != file.startIndex {
             base = String(file[..<dot])
             ext = String(file[file.index(after: dot)...])
         }
-        try copy(probe, &item, base: base, ext: ext)
+        try copy(probe, rewrite, &item, base: base, ext: ext)
         item.autoReceive = false
         item.content = .file(text: "")
     }

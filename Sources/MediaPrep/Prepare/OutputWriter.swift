@@ -34,8 +34,9 @@ package enum OutputWriter {
     /// Copies `source` under a temporary name in `dir`, for `commit` to name.
     package static func stageCopy(from source: String, directory dir: String, base: String, ext: String,
                                  cancellation: CancellationFlag? = nil) throws -> StagedFile {
-        try stage(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in
-            (try? FileManager.default.copyItem(atPath: source, toPath: tmp)) != nil
+        let size = try FileBytes.size(source)
+        return try stageProduced(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in
+            try FileCopier.copy(from: source, expectedSize: size, to: tmp)
         }
     }
 

@@ -4,28 +4,92 @@ import Glibc
 /// read on only when the whole file is needed (an image), continuing where the start left off.
 final class InputFile {
     let path: String
-    let size: Int
-    private let fd: Int32
+    private(set) var size: Int
+    private var fd: Int32
 
     init(_ path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        (self.path, fd, size) = (path, -1, 0)
+        (fd, size) = try Self.openRegular(path)
+    }
+
+    /// Opens `path` without blocking (a FIFO would wait forever for a writer in `open`), then accepts only
+    /// a regular file of a real file system: a FIFO, socket or device, or a `/proc` or `/sys` file
+    /// (sizes that are not their content), is refused at once with a coded error.
+    static func openRegular(_ path: String) throws -> (fd: Int32, size: Int) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             throw MediaPrepError(.unreadableFile, errno == ENOENT ? "no such file: \(path)" : "cannot read \(path): \(reason)")
         }
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+        guard fstat(fd, &st) == 0 else {
             close(fd)
-            throw MediaPrepError(.unreadableFile, "\(path) is not a regular file")
+            throw MediaPrepError(.unreadableFile, "cannot stat \(path): \(String(cString: strerror(errno)))")
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw MediaPrepError(.unreadableFile, "\(path) is \(kind(st.st_mode)), not a regular file")
+        }
+        if let type = fileSystemType(fd), kernelFileSystems.contains(type) {
+            close(fd)
+            throw MediaPrepError(.unsupportedFormat, "\(path) is a kernel file (/proc, /sys), not media")
         }
         guard st.st_size > 0 else {
             close(fd)
             throw MediaPrepError(.emptyInput, "\(path) is empty")
         }
-        (self.path, self.fd, size) = (path, fd, Int(st.st_size))
+        return (fd, Int(st.st_size))
+    }
+
+    /// procfs, sysfs, debugfs, securityfs, cgroup, cgroup2, tracefs, configfs.
+    private static let kernelFileSystems: Set<Int> = [0x9FA0, 0x6265_6572, 0x6462_6720, 0x7363_6673, 0x27E0EB, 0x6367_7270, 0x7472_6163, 0x6265_6570]
+
+    private typealias FStatFS = @convention(c) (Int32, UnsafeMutableRawPointer?) -> Int32
+    /// glibc's `fstatfs` (its header is not in Swift's Glibc module), looked up once by name.
+    private static let fstatfsCall: FStatFS? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "fstatfs") else { return nil }
+        return unsafeBitCast(symbol, to: FStatFS.self)
+    }()
+
+    /// `f_type`, the first member (a C `long`) of `struct statfs` on every Linux ABI; the buffer is
+    /// larger than the struct (120 bytes on x86-64 and arm64).
+    private static func fileSystemType(_ fd: Int32) -> Int? {
+        guard let call = fstatfsCall else { return nil }
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 512, alignment: 16)
+        defer { buffer.deallocate() }
+        guard call(fd, buffer) == 0 else { return nil }
+        return buffer.load(as: Int.self) & 0xFFFF_FFFF
+    }
+
+    private static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "a named pipe (FIFO)"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFDIR: return "a folder"
+        default: return "not a file"
+        }
     }
 
     deinit { close(fd) }
+
+    /// `count` bytes at `offset` (fewer at the end), for walking a container's boxes.
+    func read(at offset: Int, count: Int) throws -> [UInt8] {
+        let end = min(size, offset + count)
+        guard offset < end else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: end - offset) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            var got = 0
+            while got < end - offset {
+                let n = pread(fd, base + got, end - offset - got, off_t(offset + got))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                got += n
+            }
+            initialized = got
+        }
+    }
 
     /// The first `count` bytes (fewer for a shorter file).
     func head(_ count: Int) -> [UInt8] { read(into: [], upTo: min(count, size)) }

@@ -20,6 +20,8 @@ package struct ProbedSource: @unchecked Sendable {
     let media: MediaInput?
     /// Animated WebP, APNG and GIF: its frames, read on demand when it is made a GIF.
     var animation: AnimationSource? = nil
+    /// Audio and video: its tags and private boxes, found while probing, taken out if it goes as it is.
+    var rewrite: MetadataRewrite? = nil
 
     /// Pixels the image pipeline will hold decoded at once, after JPEG shrink-on-load to the
     /// view size; what a batch's memory budget is charged.
@@ -149,7 +151,9 @@ extension MediaProbe {
         case _ where format.isAudioVisual:
             let input = try MediaInput(path: path)
             try probeAV(input: input, path: path, into: &r)
-            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: input)
+            var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: input)
+            s.rewrite = try MetadataRewrite.of(file.reader, format: format)
+            return s
         default:
             return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
         }

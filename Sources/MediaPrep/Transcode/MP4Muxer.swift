@@ -17,6 +17,8 @@ final class MP4Muxer {
             if let o = oc { ff.media.avformat_free_context(o) }
             throw MediaPrepError.ffmpeg(.encodeFailed, "cannot set up the \(format) output", rc)
         }
+        // No "Lavf…" encoder tag in `udta`/`ilst`: nothing is added to what leaves.
+        o.pointee.flags |= AVFMT_FLAG_BITEXACT
         context = o
     }
 

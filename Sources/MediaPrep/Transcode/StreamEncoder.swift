@@ -35,7 +35,8 @@ final class StreamEncoder {
             c.pointee.bit_rate = Int64(bitRate)
             ff.util.av_channel_layout_default(&c.pointee.ch_layout, channels)
             c.pointee.time_base = AVRational(num: 1, den: sampleRate)
-            c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+            // Bit-exact: no "Lavc…" fill element naming the encoder inside the audio.
+            c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER | AV_CODEC_FLAG_BITEXACT
         }
     }
 

@@ -1,0 +1,198 @@
+/// Audio sent as a file without its tags, its frames byte for byte: MP3/AAC ID3v2, ID3v1, APEv2 and
+/// Lyrics3 tags cut; FLAC comment, picture and application blocks and WAV `LIST`/`id3 `/`bext`/`iXML`
+/// chunks turned into padding of the same size; an Ogg Opus/Vorbis comment packet emptied in place.
+package enum AudioTagStripper {
+    /// A hostile file cannot make a walk long: real files have a handful of tags or blocks.
+    static let maxBlocks = 10_000
+
+    package static func rewrite(_ r: ByteReader, format: MediaFormat) throws -> MetadataRewrite? {
+        switch format {
+        case .mp3, .aac: return try id3(r)
+        case .flac: return try flac(r)
+        case .wav: return try wav(r)
+        case .ogg: return try OggCommentStripper.rewrite(r)
+        default: return nil
+        }
+    }
+
+    // MARK: MP3 and AAC
+
+    /// ID3v2 tags at the start (several may follow each other), ID3v1/TAG+/APEv2/Lyrics3 at the end.
+    static func id3(_ r: ByteReader) throws -> MetadataRewrite? {
+        var found: PrivateFields = []
+        var start = 0, blocks = 0
+        while true {
+            let h = try r.read(start, 10)
+            guard h.count == 10, Bytes.ascii(h, 0, 3) == "ID3" else { break }
+            guard h[6..<10].allSatisfy({ $0 < 0x80 }) else { throw MediaPrepError(.corrupt, "ID3v2 tag at offset \(start) has a malformed size") }
+            let size = h[6..<10].reduce(0) { $0 << 7 | Int($1) }
+            let total = 10 + size + (h[5] & 0x10 != 0 ? 10 : 0)
+            guard start + total <= r.size else { throw MediaPrepError(.corrupt, "ID3v2 tag at offset \(start) runs past the end of the file") }
+            found.formUnion(ID3Frames.classify(try r.read(start, min(total, MP4MetadataStripper.scanBytes))))
+            start += total
+            blocks += 1
+            guard blocks < 64 else { throw MediaPrepError(.corrupt, "more than 64 ID3v2 tags in a row") }
+        }
+        var end = r.size
+        trailing: while end > start {
+            let t = try r.read(max(start, end - 227), min(227, end - start))
+            func at(_ back: Int, _ s: String) -> Bool { t.count >= back && Bytes.ascii(t, t.count - back, s.utf8.count) == s }
+            if at(128, "TAG") {
+                let tag = Array(t.suffix(128))
+                let fields: [(PrivateFields, Range<Int>)] = [(.title, 3..<33), (.author, 33..<63), (.title, 63..<93), (.dates, 93..<97), (.comment, 97..<125)]
+                for (field, range) in fields where tag[range].contains(where: { $0 != 0 && $0 != 0x20 }) { found.insert(field) }
+                end -= 128
+                if end - start >= 227, Bytes.ascii(try r.read(end - 227, 4), 0, 4) == "TAG+" { end -= 227 }
+            } else if at(32, "APETAGEX") {
+                let footer = Array(t.suffix(32))
+                let size = Bytes.le(footer, 12, 4), flags = Bytes.le(footer, 20, 4)
+                let total = size + (flags & (1 << 31) != 0 ? 32 : 0)
+                guard size >= 32, total <= end - start else { throw MediaPrepError(.corrupt, "APE tag runs past the start of the file") }
+                found.formUnion(MetadataKeys.classify(try r.read(end - total, min(total, MP4MetadataStripper.scanBytes)), container: "APE"))
+                end -= total
+            } else if at(15, "LYRICS200") {
+                let digits = Bytes.ascii(t, t.count - 15, 6)
+                guard let size = Int(digits), size + 15 <= end - start else { throw MediaPrepError(.corrupt, "Lyrics3 tag has a malformed size") }
+                found.insert(.other)
+                end -= size + 15
+            } else {
+                break trailing
+            }
+            blocks += 1
+            guard blocks < 64 else { throw MediaPrepError(.corrupt, "more than 64 trailing tags") }
+        }
+        guard start > 0 || end < r.size else { return nil }
+        return MetadataRewrite(sourceSize: r.size, edits: [(0..<start, []), (end..<r.size, [])], found: found.isEmpty ? .other : found)
+    }
+
+    // MARK: FLAC
+
+    /// STREAMINFO, SEEKTABLE and CUESHEET stay; comments, pictures and application blocks become padding.
+    static func flac(_ r: ByteReader) throws -> MetadataRewrite? {
+        guard Bytes.ascii(try r.read(0, 4), 0, 4) == "fLaC" else { return nil }
+        var edits: [(Range<Int>, [MetadataRewrite.Piece])] = []
+        var found: PrivateFields = []
+        var at = 4
+        for _ in 0..<maxBlocks {
+            let h = try r.exactly(at, 4, "a FLAC metadata block header at offset \(at)")
+            let last = h[0] & 0x80, type = h[0] & 0x7F, length = Bytes.be(h, 1, 3)
+            guard type != 127, at + 4 + length <= r.size else { throw MediaPrepError(.corrupt, "FLAC metadata block at offset \(at) is invalid or runs past the end") }
+            switch type {
+            case 0, 1, 3, 5: break
+            default:
+                let body = try r.read(at + 4, min(length, MP4MetadataStripper.scanBytes))
+                found.formUnion(type == 4 ? VorbisComments.classify(body, from: 0) : type == 6 ? .coverArt : .other)
+                edits.append((at..<at + 4 + length, [.bytes([last | 1] + Array(h[1..<4])), .zeros(length)]))
+            }
+            if last != 0 { return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found.isEmpty ? .other : found) }
+            at += 4 + length
+        }
+        throw MediaPrepError(.corrupt, "more than \(maxBlocks) FLAC metadata blocks")
+    }
+
+    // MARK: WAV
+
+    /// Text and tag chunks become `JUNK` of the same size, which every RIFF reader skips.
+    static func wav(_ r: ByteReader) throws -> MetadataRewrite? {
+        let h = try r.read(0, 12)
+        guard Bytes.ascii(h, 0, 4) == "RIFF", Bytes.ascii(h, 8, 4) == "WAVE" else { return nil }  // RF64 is left as it is
+        var edits: [(Range<Int>, [MetadataRewrite.Piece])] = []
+        var found: PrivateFields = []
+        var at = 12
+        for _ in 0..<maxBlocks {
+            guard at + 8 <= r.size else { break }
+            let c = try r.exactly(at, 8, "a RIFF chunk header at offset \(at)")
+            let id = Bytes.ascii(c, 0, 4), length = Bytes.le(c, 4, 4)
+            guard at + 8 + length <= r.size else {
+                if id == "data" { break }  // a recording cut short: its samples are sent as they are
+                throw MediaPrepError(.corrupt, "'\(id)' chunk at offset \(at) runs past the end of the file")
+            }
+            switch id {
+            case "LIST", "id3 ", "ID3 ", "bext", "iXML", "_PMX", "DISP", "XMP ", "junk":
+                let body = try r.read(at + 8, min(length, MP4MetadataStripper.scanBytes))
+                found.formUnion(id.lowercased().hasPrefix("id3") ? ID3Frames.classify(body) : id == "bext" ? [.author, .dates]
+                                : id == "_PMX" || id == "XMP " ? .xmp : RIFFInfo.classify(body))
+                edits.append((at..<at + 8 + length, [.bytes(Array("JUNK".utf8) + Bytes.le32(length)), .zeros(length)]))
+            default: break
+            }
+            at += 8 + length + (length & 1)
+        }
+        return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found.isEmpty ? .other : found)
+    }
+}
+
+/// ID3v2 frame names, for what a tag held.
+enum ID3Frames {
+    private static let fields: [String: PrivateFields] = [
+        "APIC": .coverArt, "PIC": .coverArt, "TPE1": .author, "TPE2": .author, "TPE3": .author, "TCOM": .author, "TEXT": .author,
+        "TOLA": .author, "TOPE": .author, "TP1": .author, "TP2": .author, "TCM": .author, "TIT1": .title, "TIT2": .title,
+        "TIT3": .title, "TALB": .title, "TT2": .title, "TAL": .title, "COMM": .comment, "COM": .comment, "USLT": .comment,
+        "TDRC": .dates, "TYER": .dates, "TDAT": .dates, "TIME": .dates, "TDOR": .dates, "TORY": .dates, "TDRL": .dates,
+        "TYE": .dates, "TDA": .dates,
+    ]
+
+    /// `tag` is the start of an ID3v2 tag (its 10-byte header first).
+    static func classify(_ tag: [UInt8]) -> PrivateFields {
+        guard tag.count >= 10, Bytes.ascii(tag, 0, 3) == "ID3" else { return .other }
+        let version = tag[3]
+        let idLength = version == 2 ? 3 : 4, headerLength = version == 2 ? 6 : 10
+        var found: PrivateFields = [], at = 10
+        while at + headerLength <= tag.count, tag[at] != 0 {
+            let id = Bytes.ascii(tag, at, idLength)
+            let size = version == 2 ? Bytes.be(tag, at + 3, 3)
+                : version == 4 ? tag[at + 4..<at + 8].reduce(0) { $0 << 7 | Int($1 & 0x7F) } : Bytes.be(tag, at + 4, 4)
+            found.insert(fields[id] ?? .other)
+            if id == "TXXX" || id == "COMM" { found.formUnion(MetadataKeys.classify(Array(tag[at..<min(tag.count, at + headerLength + size)]), container: id).subtracting(.other)) }
+            guard size > 0 else { break }
+            at += headerLength + size
+        }
+        return found.isEmpty ? .other : found
+    }
+}
+
+/// A RIFF `LIST`/`INFO` chunk's fields (IART artist, INAM title, ICRD date, ISFT software…).
+enum RIFFInfo {
+    static func classify(_ body: [UInt8]) -> PrivateFields {
+        let fields: [(String, PrivateFields)] = [("IART", .author), ("ICMS", .author), ("IENG", .author), ("INAM", .title), ("IPRD", .title),
+                                                 ("ICMT", .comment), ("ISBJ", .comment), ("ICRD", .dates), ("ISFT", .other), ("IGPS", .location)]
+        var found: PrivateFields = []
+        for (id, field) in fields where Bytes.contains(body, id) { found.insert(field) }
+        return found.isEmpty ? .other : found
+    }
+}
+
+/// Vorbis comments (FLAC, Ogg Opus and Vorbis): little-endian lengths, `NAME=value` entries.
+enum VorbisComments {
+    private static let fields: [String: PrivateFields] = [
+        "ARTIST": .author, "PERFORMER": .author, "COMPOSER": .author, "ALBUMARTIST": .author, "AUTHOR": .author,
+        "TITLE": .title, "ALBUM": .title, "DATE": .dates, "YEAR": .dates, "CREATION_TIME": .dates, "COMMENT": .comment,
+        "DESCRIPTION": .comment, "LOCATION": .location, "GPS": .location, "METADATA_BLOCK_PICTURE": .coverArt, "COVERART": .coverArt,
+    ]
+
+    /// The comment list starting at `from` (the vendor string's length).
+    static func classify(_ b: [UInt8], from: Int) -> PrivateFields {
+        guard let list = entries(b, from: from) else { return .other }
+        var found: PrivateFields = []
+        for name in list.names { found.insert(fields[name.uppercased()] ?? .other) }
+        return found
+    }
+
+    /// The vendor string's end and each entry's name; nil when the lengths run past the data.
+    static func entries(_ b: [UInt8], from: Int) -> (vendorEnd: Int, names: [String], end: Int)? {
+        let vendor = Bytes.le(b, from, 4)
+        var at = from + 4 + vendor
+        guard vendor >= 0, at + 4 <= b.count else { return nil }
+        let vendorEnd = at
+        let count = Bytes.le(b, at, 4)
+        at += 4
+        var names: [String] = []
+        for _ in 0..<min(count, 100_000) {
+            let length = Bytes.le(b, at, 4)
+            guard at + 4 + length <= b.count else { return nil }
+            let entry = b[at + 4..<at + 4 + length]
+            names.append(String(decoding: entry.prefix { $0 != 0x3D }, as: UTF8.self))
+            at += 4 + length
+        }
+        return (vendorEnd, names, at)
+    }
+}

@@ -1,0 +1,79 @@
+import Glibc
+
+/// Random access to an input's bytes: a file by `pread` (a walk over a 1 GiB video reads only its box
+/// headers and metadata), or bytes in memory (tests and fuzzing).
+package struct ByteReader {
+    package let size: Int
+    private let reader: (Int, Int) throws -> [UInt8]
+
+    package init(size: Int, read: @escaping (_ offset: Int, _ count: Int) throws -> [UInt8]) {
+        (self.size, reader) = (size, read)
+    }
+
+    package init(_ bytes: [UInt8]) {
+        self.init(size: bytes.count) { offset, count in
+            guard offset >= 0, offset < bytes.count, count > 0 else { return [] }
+            return Array(bytes[offset..<min(bytes.count, offset + count)])
+        }
+    }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file).
+    package func read(_ offset: Int, _ count: Int) throws -> [UInt8] {
+        guard offset >= 0, count > 0, offset < size else { return [] }
+        return try reader(offset, min(count, size - offset))
+    }
+
+    /// Exactly `count` bytes at `offset`, or a `corrupt` error naming `what`.
+    func exactly(_ offset: Int, _ count: Int, _ what: @autoclosure () -> String) throws -> [UInt8] {
+        let b = try read(offset, count)
+        guard b.count == count else { throw MediaPrepError(.corrupt, "\(what()) runs past the end of the file") }
+        return b
+    }
+}
+
+extension InputFile {
+    /// The open file as a `ByteReader`.
+    var reader: ByteReader {
+        ByteReader(size: size) { [self] offset, count in try self.read(at: offset, count: count) }
+    }
+}
+
+/// Big- and little-endian fields of container headers.
+enum Bytes {
+    static func be(_ b: [UInt8], _ at: Int, _ n: Int) -> Int {
+        guard at >= 0, at + n <= b.count else { return 0 }
+        return b[at..<at + n].reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    static func le(_ b: [UInt8], _ at: Int, _ n: Int) -> Int {
+        guard at >= 0, at + n <= b.count else { return 0 }
+        return b[at..<at + n].reversed().reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    static func be32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
+    static func be64(_ v: Int) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * $0)) } }
+    static func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+
+    static func ascii(_ b: [UInt8], _ at: Int, _ n: Int) -> String {
+        guard at >= 0, at + n <= b.count else { return "" }
+        return String(decoding: b[at..<at + n], as: UTF8.self)
+    }
+
+    /// Case-insensitive ASCII search, for the metadata keys `check` names.
+    static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
+        let n = Array(needle.lowercased().utf8)
+        guard let first = n.first, haystack.count >= n.count else { return false }
+        func lower(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c + 32 : c }
+        var i = 0
+        let last = haystack.count - n.count
+        while i <= last {
+            if lower(haystack[i]) == first {
+                var j = 1
+                while j < n.count && lower(haystack[i + j]) == n[j] { j += 1 }
+                if j == n.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+}

@@ -1,0 +1,155 @@
+/// MP4, MOV, M4A and 3GP without what identifies the sender: `udta`, `meta` (QuickTime Keys, iTunes
+/// `ilst`), `uuid` (XMP and camera blocks) and leftover `free` space become zero-filled `free` boxes of
+/// the same size, and the creation and modification times of `mvhd`/`tkhd`/`mdhd` are zeroed. No box
+/// moves, so no chunk offset changes: streams, display matrix, edit lists and faststart layout stay
+/// byte for byte, and the cost is one copy of the file (chosen over a remux, which rewrites the index).
+package enum MP4MetadataStripper {
+    /// Boxes walked into; everything else is kept as it is, unread.
+    private static let containers: [String: Set<String>] = ["": ["moov"], "moov": ["trak"], "trak": ["mdia"]]
+    /// Boxes blanked at each level walked.
+    private static let metadata: [String: Set<String>] = [
+        "": ["udta", "meta", "uuid", "free", "skip"], "moov": ["udta", "meta", "uuid", "free", "skip"],
+        "trak": ["udta", "meta", "free", "skip"], "mdia": ["udta", "meta", "free", "skip"],
+    ]
+    /// Headers whose version-dependent creation and modification times are zeroed.
+    private static let timed: [String: String] = ["moov": "mvhd", "trak": "tkhd", "mdia": "mdhd"]
+    /// A hostile file's box count or depth cannot make the walk long (a real phone clip has ~60 boxes).
+    static let maxBoxes = 100_000
+    /// What a metadata box's start is searched for, to name what it held (cover art is large, its key is not).
+    static let scanBytes = 262_144
+
+    /// The rewrite, or nil when the file carries nothing to remove; a box past its container's end or
+    /// a walk past the limits is `corrupt`.
+    package static func rewrite(_ r: ByteReader) throws -> MetadataRewrite? {
+        var walk = Walk(reader: r)
+        try walk.boxes(0..<r.size, parent: "", depth: 0)
+        return walk.edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: walk.edits, found: walk.found)
+    }
+
+    private struct Walk {
+        let reader: ByteReader
+        var edits: [(Range<Int>, [MetadataRewrite.Piece])] = []
+        var found: PrivateFields = []
+        var count = 0
+
+        mutating func boxes(_ range: Range<Int>, parent: String, depth: Int) throws {
+            var at = range.lowerBound
+            while at < range.upperBound {
+                let left = range.upperBound - at
+                if left < 8 {
+                    if parent.isEmpty { return }  // a few stray bytes after the last box: left as they are
+                    throw MediaPrepError(.corrupt, "'\(parent)' box ends inside a box header at offset \(at)")
+                }
+                let h = try reader.exactly(at, min(16, left), "a box header at offset \(at)")
+                let type = Bytes.ascii(h, 4, 4)
+                var size = Bytes.be(h, 0, 4), header = 8
+                if size == 1 {
+                    guard h.count == 16 else { throw MediaPrepError(.corrupt, "'\(type)' box at offset \(at) has no room for its 64-bit size") }
+                    (size, header) = (Bytes.be(h, 8, 8), 16)
+                    guard size >= 0 else { throw MediaPrepError(.corrupt, "'\(type)' box at offset \(at) claims an impossible size") }
+                } else if size == 0 {
+                    size = left  // to the end of its container
+                }
+                guard size >= header, size <= left else {
+                    let container = parent.isEmpty ? "the file" : "its '\(parent)' box"
+                    throw MediaPrepError(.corrupt, "'\(type)' box at offset \(at) claims \(size) bytes, past the end of \(container)")
+                }
+                count += 1
+                guard count <= MP4MetadataStripper.maxBoxes, depth < 8 else {
+                    throw MediaPrepError(.corrupt, "more than \(MP4MetadataStripper.maxBoxes) boxes, or nested too deep: not a video a phone made")
+                }
+                let box = at..<at + size, body = at + header..<at + size
+                if MP4MetadataStripper.containers[parent]?.contains(type) == true {
+                    try boxes(body, parent: type, depth: depth + 1)
+                } else if MP4MetadataStripper.metadata[parent]?.contains(type) == true {
+                    try blank(box, header: header, type: type)
+                } else if MP4MetadataStripper.timed[parent] == type {
+                    try zeroTimes(body, type: type)
+                }
+                at += size
+            }
+        }
+
+        /// The box becomes `free` of the same size, every byte of its content zero.
+        mutating func blank(_ box: Range<Int>, header: Int, type: String) throws {
+            let body = box.lowerBound + header..<box.upperBound
+            guard !body.isEmpty else { return }
+            let head = try reader.read(body.lowerBound, min(body.count, MP4MetadataStripper.scanBytes))
+            if type == "free" || type == "skip" {
+                // Padding is kept; old metadata left in free space by an editor is not.
+                guard head.contains(where: { $0 != 0 }) else { return }
+                found.insert(.other)
+            } else {
+                // A muxer's empty `udta`/`meta` (a handler and an empty item list) says nothing.
+                if head.count == body.count, MetadataKeys.holdsNothing(head[...], type: type) { return }
+                found.formUnion(MetadataKeys.classify(head, container: type))
+            }
+            let newHeader = header == 8 ? Bytes.be32(box.count) + Array("free".utf8)
+                : [0, 0, 0, 1] + Array("free".utf8) + Bytes.be64(box.count)
+            edits.append((box, [.bytes(newHeader), .zeros(body.count)]))
+        }
+
+        /// Version 0: 32-bit creation and modification times after version and flags; version 1: 64-bit.
+        mutating func zeroTimes(_ body: Range<Int>, type: String) throws {
+            let head = try reader.read(body.lowerBound, 20)
+            guard let version = head.first else { return }
+            let width = version == 1 ? 16 : 8
+            guard head.count >= 4 + width else { throw MediaPrepError(.corrupt, "'\(type)' box is too short for its times") }
+            guard head[4..<4 + width].contains(where: { $0 != 0 }) else { return }
+            found.insert(.dates)
+            edits.append((body.lowerBound + 4..<body.lowerBound + 4 + width, [.zeros(width)]))
+        }
+    }
+}
+
+/// Names what a metadata block held from the keys inside it (QuickTime `©xyz`, Keys
+/// `com.apple.quicktime.location.ISO6709`, XMP `exif:GPSLatitude`, ID3 frame names, Vorbis comment names).
+enum MetadataKeys {
+    private static let needles: [(PrivateFields, [String])] = [
+        (.location, ["\u{A9}xyz", "iso6709", "gps", "loci", "location"]),
+        (.device, ["\u{A9}mak", "\u{A9}mod", "\u{A9}swr", ".make", ".model", ".software", "com.android.version",
+                   "manufacturer", "tiff:make", "tiff:model"]),
+        (.author, ["\u{A9}aut", "\u{A9}art", "auth", ".author", ".artist", "dc:creator", "\u{A9}wrt"]),
+        (.dates, ["\u{A9}day", "creationdate", "createdate", "datetime", "yrrc"]),
+        (.title, ["\u{A9}nam", "\u{A9}alb", "titl", ".title"]),
+        (.comment, ["\u{A9}cmt", "\u{A9}des", "dscp", ".comment", ".description"]),
+        (.coverArt, ["covr"]),
+        (.xmp, ["x:xmpmeta", "xmp_"]),
+    ]
+
+    /// What `bytes` (the start of a `udta`, `meta` or `uuid` box) names; `.other` when nothing known.
+    static func classify(_ bytes: [UInt8], container: String) -> PrivateFields {
+        var found: PrivateFields = []
+        for (field, keys) in needles where keys.contains(where: { contains(bytes, $0) }) { found.insert(field) }
+        return found.isEmpty && bytes.contains(where: { $0 != 0 }) ? .other : found
+    }
+
+    /// True when a `udta` or `meta` box's content is only handlers, padding and empty lists.
+    static func holdsNothing(_ body: ArraySlice<UInt8>, type: String, depth: Int = 0) -> Bool {
+        let b = Array(body)
+        // ISO's `meta` is a full box (version and flags first); QuickTime's starts with its children.
+        var at = type == "meta" && Bytes.ascii(b, 4, 4) != "hdlr" ? 4 : 0
+        while at + 8 <= b.count {
+            let size = Bytes.be(b, at, 4), child = Bytes.ascii(b, at + 4, 4)
+            guard size >= 8, at + size <= b.count else { return false }
+            switch child {
+            case "hdlr", "free", "skip": break
+            case "ilst" where size == 8: break
+            case "keys" where size == 16 && Bytes.be(b, at + 12, 4) == 0: break
+            case "meta" where depth < 2: if !holdsNothing(b[at + 8..<at + size], type: "meta", depth: depth + 1) { return false }
+            default: return false
+            }
+            at += size
+        }
+        return at == b.count
+    }
+
+    /// QuickTime's `©` is the single byte 0xA9 in a box type, not UTF-8's two.
+    private static func contains(_ bytes: [UInt8], _ key: String) -> Bool {
+        guard key.hasPrefix("\u{A9}") else { return Bytes.contains(bytes, key) }
+        let rest = Array(key.dropFirst().utf8)
+        return bytes.indices.dropLast(rest.count).contains { i in
+            bytes[i] == 0xA9 && rest.indices.allSatisfy { j in bytes[i + 1 + j] | 0x20 == rest[j] | 0x20 }
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Glibc
+
+/// What a container's metadata says about its sender, in the words `check` prints.
+package struct PrivateFields: OptionSet, Sendable, Hashable {
+    package let rawValue: Int
+    package init(rawValue: Int) { self.rawValue = rawValue }
+
+    package static let location = PrivateFields(rawValue: 1 << 0)
+    package static let device = PrivateFields(rawValue: 1 << 1)
+    package static let author = PrivateFields(rawValue: 1 << 2)
+    package static let dates = PrivateFields(rawValue: 1 << 3)
+    package static let title = PrivateFields(rawValue: 1 << 4)
+    package static let comment = PrivateFields(rawValue: 1 << 5)
+    package static let coverArt = PrivateFields(rawValue: 1 << 6)
+    package static let xmp = PrivateFields(rawValue: 1 << 7)
+    /// Anything else a tag block holds (encoder names, chapters, lyrics, private frames).
+    package static let other = PrivateFields(rawValue: 1 << 8)
+
+    private static let names: [(PrivateFields, String)] = [
+        (.location, "location"), (.device, "device"), (.author, "author"), (.dates, "dates"), (.title, "title"),
+        (.comment, "comment"), (.coverArt, "cover art"), (.xmp, "XMP"), (.other, "other tags"),
+    ]
+
+    /// "location, device, dates removed"
+    package var removal: String { Self.names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + " removed" }
+}
+
+/// A file's metadata taken out without touching its streams: the output is the input's byte ranges
+/// with some replaced (a tag cut, a box blanked, a comment packet emptied). Written by copying ranges
+/// (`copy_file_range`, so the kernel moves the bytes and memory does not grow with the file).
+package struct MetadataRewrite: Sendable, Equatable {
+    package enum Piece: Sendable, Equatable {
+        case source(Range<Int>)
+        case bytes([UInt8])
+        case zeros(Int)
+
+        var count: Int {
+            switch self {
+            case .source(let r): return r.count
+            case .bytes(let b): return b.count
+            case .zeros(let n): return n
+            }
+        }
+    }
+
+    package var pieces: [Piece]
+    package var found: PrivateFields
+    /// The size the input had when it was planned; a file that changed since is not written.
+    package var sourceSize: Int
+
+    package var outputSize: Int { pieces.reduce(0) { $0 + $1.count } }
+
+    /// What `format` carries that can be taken out losslessly (nil: nothing, or a container this does
+    /// not rewrite: Matroska/WebM are remuxed or transcoded, which keeps no tags).
+    package static func of(_ r: ByteReader, format: MediaFormat) throws -> MetadataRewrite? {
+        switch format {
+        case .mp4, .mov, .m4a: return try MP4MetadataStripper.rewrite(r)
+        default: return try AudioTagStripper.rewrite(r, format: format)
+        }
+    }
+
+    /// The input with `edits` applied: each range (sorted, not overlapping) replaced by its pieces.
+    init(sourceSize: Int, edits: [(Range<Int>, [Piece])], found: PrivateFields) {
+        var pieces: [Piece] = []
+        var at = 0
+        for (range, replacement) in edits.sorted(by: { $0.0.lowerBound < $1.0.lowerBound }) where range.lowerBound >= at {
+            if range.lowerBound > at { pieces.append(.source(at..<range.lowerBound)) }
+            pieces += replacement
+            at = range.upperBound
+        }
+        if at < sourceSize { pieces.append(.source(at..<sourceSize)) }
+        (self.pieces, self.found, self.sourceSize) = (pieces, found, sourceSize)
+    }
+
+    /// Writes the rewritten file at `destination` (created, never replaced).
+    package func write(from source: String, to destination: String) throws {
+        try FileCopier.write(pieces, from: source, expectedSize: sourceSize, to: destination)
+    }
+}
+
+/// Copies byte ranges of one file into a new one, with its own read loop: a source that shrinks or
+/// lies about its size is an error, never a spin or a short file sent as if whole.
+package enum FileCopier {
+    /// The whole file, checked to be as long as it was when planned.
+    package static func copy(from source: String, expectedSize: Int, to destination: String) throws {
+        try write([.source(0..<expectedSize)], from: source, expectedSize: expectedSize, to: destination)
+    }
+
+    static func write(_ pieces: [MetadataRewrite.Piece], from source: String, expectedSize: Int, to destination: String) throws {
+        let input = open(source, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard input >= 0 else { throw MediaPrepError(.unreadableFile, "cannot read \(source): \(String(cString: strerror(errno)))") }
+        defer { close(input) }
+        var st = stat()
+        guard fstat(input, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+            throw MediaPrepError(.unreadableFile, "\(source) is not a regular file")
+        }
+        guard Int(st.st_size) == expectedSize else {
+            throw MediaPrepError(.truncated, "\(source) changed size while it was prepared (\(expectedSize) bytes, now \(st.st_size))")
+        }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw writeError(destination) }
+        var ok = false
+        defer {
+            close(output)
+            if !ok { unlink(destination) }
+        }
+        for piece in pieces {
+            switch piece {
+            case .source(let r): try copyRange(r, from: input, source: source, to: output, destination: destination)
+            case .bytes(let b): try b.withUnsafeBytes { try writeAll(output, $0, destination) }
+            case .zeros(let n):
+                let block = [UInt8](repeating: 0, count: min(n, 1 << 20))
+                var left = n
+                while left > 0 {
+                    let k = min(left, block.count)
+                    try block.withUnsafeBytes { try writeAll(output, UnsafeRawBufferPointer(rebasing: $0[0..<k]), destination) }
+                    left -= k
+                }
+            }
+        }
+        guard fstat(input, &st) == 0, Int(st.st_size) == expectedSize else {
+            throw MediaPrepError(.truncated, "\(source) changed size while it was copied")
+        }
+        ok = true
+    }
+
+    /// `copy_file_range` first (no copy through user space; a reflink where the file system can),
+    /// POSIX reads where the kernel cannot; either way a read that ends early is an error.
+    private static func copyRange(_ r: Range<Int>, from input: Int32, source: String, to output: Int32, destination: String) throws {
+        var offset = off_t(r.lowerBound)
+        var left = r.count
+        var kernel = true
+        var buffer: [UInt8] = []
+        while left > 0 {
+            if kernel {
+                guard let copyFileRange = kernelCopy else { kernel = false; buffer = [UInt8](repeating: 0, count: 1 << 20); continue }
+                let n = copyFileRange(input, &offset, output, nil, min(left, 1 << 30), 0)
+                if n > 0 { left -= n; continue }
+                if n == 0 { throw shrank(source) }
+                if errno == EINTR { continue }
+                guard [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP, EPERM].contains(errno) else {
+                    if errno == ENOSPC || errno == EDQUOT || errno == EFBIG { throw writeError(destination) }
+                    throw MediaPrepError(.unreadableFile, "cannot read \(source): \(String(cString: strerror(errno)))")
+                }
+                kernel = false
+                buffer = [UInt8](repeating: 0, count: 1 << 20)
+            }
+            let n = buffer.withUnsafeMutableBytes { pread(input, $0.baseAddress, min(left, $0.count), offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw MediaPrepError(.unreadableFile, "cannot read \(source): \(String(cString: strerror(errno)))") }
+            if n == 0 { throw shrank(source) }
+            try buffer.withUnsafeBytes { try writeAll(output, UnsafeRawBufferPointer(rebasing: $0[0..<n]), destination) }
+            offset += off_t(n)
+            left -= n
+        }
+    }
+
+    private typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32) -> Int
+
+    /// glibc's `copy_file_range` (declared only under `_GNU_SOURCE`, so looked up once by name).
+    private static let kernelCopy: CopyFileRange? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "copy_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: CopyFileRange.self)
+    }()
+
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ destination: String) throws {
+        var done = 0
+        while done < bytes.count {
+            guard let base = bytes.baseAddress else { return }
+            let n = Glibc.write(fd, base + done, bytes.count - done)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw writeError(destination) }
+            done += n
+        }
+    }
+
+    private static func shrank(_ source: String) -> MediaPrepError {
+        MediaPrepError(.truncated, "\(source) ended before its stated size while it was copied (it shrank, or its size is not its content)")
+    }
+
+    static func writeError(_ destination: String) -> MediaPrepError {
+        MediaPrepError(.writeFailed, "cannot write \(destination): \(String(cString: strerror(errno)))")
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+
+/// Videos, voice notes and audio files leave without the sender's location, device, name or dates,
+/// whichever way they go (as they are, remuxed, transcoded, or as a file), every stream packet for packet.
+@Suite struct NothingPrivateInMediaTests {
+    static let fixtures = ["private-iphone.mov", "private-android.mp4", "private-memo.m4a", "private-long.m4a", "private-tagged.mp3",
+                           "private-tagged.flac", "private-tagged.opus.ogg", "private-tagged.vorbis.ogg", "private-tagged.wav"]
+
+    /// What the fixture script wrote into them (testdata/make-private-fixtures.sh).
+    static let secrets = ["iPhone 15 Pro", "17.4.1", "Jane Sender", "48.8583", "Rivoli", "Pixel 8", "Google", "secret comment",
+                          "Test Phone", "Exif", "2026"]
+
+    static func prepare(_ name: String, audio: MediaOptions.AudioMode) throws -> (PreparedItem, String) {
+        let dir = try Fixture.scratch()
+        var preparer = AttachmentPreparer(outputDirectory: dir, timestamp: 0)
+        preparer.media.audio = audio
+        return (preparer.prepare(path: Fixture.path(name)), dir)
+    }
+
+    @Test func theFixturesDoCarryIt() throws {
+        for name in Self.fixtures {
+            let bytes = try Fixture.bytes(name)
+            #expect(Self.secrets.contains { bytes.contains(sequence: Array($0.utf8)) }, "\(name) carries nothing to remove")
+            let source = try MediaProbe.source(path: Fixture.path(name), depth: .headers(wholeUpTo: 0))
+            #expect(source.rewrite != nil, "\(name)")
+        }
+    }
+
+    @Test(arguments: fixtures, [MediaOptions.AudioMode.auto, .file])
+    func nothingPrivateLeaves(_ name: String, _ audio: MediaOptions.AudioMode) throws {
+        let (item, dir) = try Self.prepare(name, audio: audio)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = try #require(item.output, "\(name): \(item.error?.description ?? "")")
+        let bytes = try FileBytes.read(out)
+        for secret in Self.secrets {
+            #expect(!bytes.contains(sequence: Array(secret.utf8)), "\(name) → \(item.route?.rawValue ?? "-") still carries \"\(secret)\"")
+        }
+        // Nothing left to take out, and what went as it was keeps every packet (cover art aside).
+        #expect(try MediaProbe.source(path: out, depth: .headers(wholeUpTo: 0)).rewrite == nil, "\(name)")
+        if item.route == .stripped {
+            #expect(try Packets.all(out, skipPictures: true) == Packets.all(Fixture.path(name), skipPictures: true), "\(name)")
+        }
+    }
+
+    @Test func theIPhoneClipStaysUprightAndSaysWhatWent() throws {
+        let (item, dir) = try Self.prepare("private-iphone.mov", audio: .auto)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(item.route == .stripped && item.kind == .video)
+        let out = try #require(item.output)
+        #expect(try MediaProbe.probe(path: out).rotation == MediaProbe.probe(path: Fixture.path("private-iphone.mov")).rotation)
+        #expect((item.width, item.height) == (120, 160))
+        #expect(try FileBytes.read(out).count == Fixture.bytes("private-iphone.mov").count)  // no box moved
+        let check = SendCheck().check(path: Fixture.path("private-iphone.mov"))
+        #expect(check.verdict == .afterPreparation && check.code == "metadataStripped")
+        #expect(check.reasons.first == "location, device, author, dates, XMP removed (streams untouched)")
+        let memo = SendCheck().check(path: Fixture.path("private-memo.m4a"))
+        #expect(memo.reasons.first == "location, dates, title removed (streams untouched)")
+    }
+
+    @Test func longRecordingsGoAsFilesWithoutTheirTags() throws {
+        let (item, dir) = try Self.prepare("private-long.m4a", audio: .auto)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(item.kind == .file && item.route == .stripped && item.output?.hasSuffix("/private-long.m4a") == true)
+        let check = SendCheck().check(path: Fixture.path("private-long.m4a"))
+        #expect(check.reasons == ["location, author, cover art removed (streams untouched)",
+                                  "audio over 300 s (400.0 s): sent as a file, as the app's file picker does"])
+    }
+
+    @Test func tagsAreCutOrPaddedNotReencoded() throws {
+        // MP3: ID3v2 (cover art inside) and ID3v1 cut; FLAC/WAV/Ogg: the same size, padding where tags were.
+        for (name, sameSize) in [("private-tagged.mp3", false), ("private-tagged.flac", true), ("private-tagged.wav", true),
+                                 ("private-tagged.opus.ogg", true), ("private-tagged.vorbis.ogg", true)] {
+            let (item, dir) = try Self.prepare(name, audio: .file)
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let out = try FileBytes.read(try #require(item.output))
+            #expect((out.count == (try Fixture.bytes(name)).count) == sameSize, "\(name)")
+            #expect(item.route == .stripped, "\(name)")
+        }
+    }
+}
+
+/// Damaged and hostile containers: a clear error, nothing written, never a long walk.
+@Suite struct HostileContainerTests {
+    static func box(_ type: String, _ body: [UInt8], size: Int? = nil) -> [UInt8] {
+        Bytes.be32(size ?? body.count + 8) + Array(type.utf8) + body
+    }
+
+    static let ftyp = box("ftyp", Array("isom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
+
+    @Test func boxesPastTheEndAreCorrupt() throws {
+        let past = Self.ftyp + Self.box("moov", Self.box("udta", [1, 2, 3]), size: 1000)
+        #expect(throws: MediaPrepError.self) { try MP4MetadataStripper.rewrite(ByteReader(past)) }
+        let inner = Self.ftyp + Self.box("moov", Self.box("udta", [1, 2, 3], size: 500))
+        do {
+            _ = try MP4MetadataStripper.rewrite(ByteReader(inner))
+            Issue.record("a box past its container's end was accepted")
+        } catch let e as MediaPrepError {
+            #expect(e.code == .corrupt && e.message.contains("past the end of its 'moov' box"))
+        }
+        let tiny = Self.ftyp + Self.box("moov", [0, 0, 0, 4] + Array("trak".utf8))  // a size smaller than its header
+        #expect(throws: MediaPrepError.self) { try MP4MetadataStripper.rewrite(ByteReader(tiny)) }
+        let huge = Self.ftyp + [0, 0, 0, 1] + Array("moov".utf8) + Bytes.be64(Int.max)  // a 64-bit size
+        #expect(throws: MediaPrepError.self) { try MP4MetadataStripper.rewrite(ByteReader(huge)) }
+    }
+
+    @Test func absurdCountsEndTheWalk() throws {
+        // 200,000 empty boxes inside moov: refused at the limit, not walked to the end.
+        let empties = (0..<200_000).flatMap { _ in Self.box("trak", []) }
+        #expect(throws: MediaPrepError.self) { try MP4MetadataStripper.rewrite(ByteReader(Self.ftyp + Self.box("moov", empties))) }
+        // Nesting 50 deep.
+        var nested = Self.box("mdia", [])
+        for _ in 0..<50 { nested = Self.box("trak", nested) }
+        _ = try MP4MetadataStripper.rewrite(ByteReader(Self.ftyp + Self.box("moov", nested)))  // trak in trak is not walked into
+    }
+
+    @Test func blankedBoxesKeepTheirPlace() throws {
+        let udta = Self.box("udta", Self.box("\u{A9}xyz", Array("+48.8583+002.2945/".utf8)))
+        let file = Self.ftyp + Self.box("moov", Self.box("mvhd", [0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8] + [UInt8](repeating: 0, count: 88)) + udta)
+        let rewrite = try #require(try MP4MetadataStripper.rewrite(ByteReader(file)))
+        #expect(rewrite.found == [.location, .dates])
+        #expect(rewrite.outputSize == file.count)
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (src, dst) = (dir + "/in.mp4", dir + "/out.mp4")
+        #expect(FileManager.default.createFile(atPath: src, contents: Data(file)))
+        try rewrite.write(from: src, to: dst)
+        let out = try FileBytes.read(dst)
+        #expect(out.count == file.count && !out.contains(sequence: Array("48.8583".utf8)))
+        #expect(try MP4MetadataStripper.rewrite(ByteReader(out)) == nil)  // nothing left
+    }
+
+    @Test func audioTagsPastTheEndAreCorrupt() throws {
+        let id3 = Array("ID3".utf8) + [3, 0, 0, 0, 0, 0x7F, 0x7F] + [UInt8](repeating: 0, count: 20)
+        #expect(throws: MediaPrepError.self) { try AudioTagStripper.id3(ByteReader(id3)) }
+        let flac = Array("fLaC".utf8) + [0x84, 0xFF, 0xFF, 0xFF, 1, 2, 3]
+        #expect(throws: MediaPrepError.self) { try AudioTagStripper.flac(ByteReader(flac)) }
+        let ogg = Array("OggS".utf8) + [0, 2] + [UInt8](repeating: 0, count: 20) + [3, 255, 255, 255]
+        #expect(throws: MediaPrepError.self) { try OggCommentStripper.rewrite(ByteReader(ogg)) }
+    }
+
+    /// A file that shrinks between planning and copying (or lies about its size) is an error, not a
+    /// short file sent as whole, and not a spin.
+    @Test func aFileThatShrankIsNotCopied() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let src = dir + "/clip.mp4"
+        #expect(FileManager.default.createFile(atPath: src, contents: Data(try Fixture.bytes("h264.mp4").prefix(1000))))
+        do {
+            try FileCopier.copy(from: src, expectedSize: 62_413, to: dir + "/out.mp4")
+            Issue.record("copied a file shorter than planned")
+        } catch let e as MediaPrepError {
+            #expect(e.code == .truncated)
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.mp4"))
+    }
+}
