@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (Fuzz/Package.swift) with AddressSanitizer, seeded from testdata/.
-# usage: scripts/qa/fuzz.sh TARGET SECONDS      TARGET: sniff exif jpeg png container plan heif jxl webp
+# usage: scripts/qa/fuzz.sh TARGET SECONDS      TARGET: sniff exif jpeg png container plan heif jxl webp strip
 # Crashes, leaks and hangs (> 10 s per input) land in Fuzz/findings/; the growing corpus in Fuzz/corpus/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target=${1:?usage: scripts/qa/fuzz.sh TARGET SECONDS}
 seconds=${2:?usage: scripts/qa/fuzz.sh TARGET SECONDS}
-case $target in sniff|exif|jpeg|png|container|plan|heif|jxl|webp) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case $target in sniff|exif|jpeg|png|container|plan|heif|jxl|webp|strip) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 ./scripts/install-deps.sh
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 swift build --package-path Fuzz "${flags[@]}" --product "fuzz-$target" >&2
@@ -24,6 +24,7 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
   jpeg)      for f in testdata/*.jpg; do [ "$(stat -c %s "$f")" -lt 50000 ] && cp "$f" "$seeds/"; done ;;
   png)       for f in testdata/*.png; do [ "$(stat -c %s "$f")" -lt 50000 ] && cp "$f" "$seeds/"; done ;;
   container) cp testdata/{h264.mp4,hevc.mp4,vp9.webm,rotated.mov,voice.m4a,voice.mp3,voice.ogg,truncated-faststart.mp4} "$seeds/" ;;
+  strip)     cp testdata/{h264.mp4,voice.m4a,voice.mp3,voice.flac,voice.ogg,voice.wav,private-iphone.mov,private-android.mp4,private-memo.m4a,private-tagged.mp3,private-tagged.flac,private-tagged.opus.ogg,private-tagged.vorbis.ogg,private-tagged.wav} "$seeds/" ;;
   heif)      cp testdata/{orient-gps.heic,quadrants.avif} "$seeds/" ;;
   jxl)       cp testdata/quadrants.jxl "$seeds/" ;;
   webp)      cp testdata/{anim-sticker.webp,anim-apng.png,anim.gif,image.webp,p3.webp} "$seeds/" ;;

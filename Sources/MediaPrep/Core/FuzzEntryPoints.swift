@@ -72,6 +72,23 @@ import UploadPlanner
         r.path = ""
     }
 
+    /// The metadata walkers over every container they rewrite (MP4/MOV box tree, ID3/APE/Lyrics3,
+    /// FLAC blocks, RIFF chunks, Ogg pages), and the rewrite they plan checked for sanity.
+    public static func strip(_ d: [UInt8]) {
+        let reader = ByteReader(d)
+        for format in [MediaFormat.mp4, .mp3, .flac, .wav, .ogg] {
+            guard let rewrite = try? MetadataRewrite.of(reader, format: format) else { continue }
+            var at = 0
+            for piece in rewrite.pieces {
+                if case .source(let r) = piece { precondition(r.lowerBound >= at && r.upperBound <= d.count, "rewrite reads outside the file"); at = r.upperBound }
+            }
+            _ = rewrite.found.removal
+        }
+        _ = MetadataKeys.holdsNothing(d[...], type: "meta")
+        _ = ID3Frames.classify(d)
+        _ = VorbisComments.classify(d, from: 0)
+    }
+
     public static func plan(_ d: [UInt8]) {
         var b = d[...]
         func take(_ n: Int) -> UInt64 { let v = b.prefix(n).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }; b = b.dropFirst(n); return v }

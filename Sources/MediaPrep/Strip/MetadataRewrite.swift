@@ -104,9 +104,12 @@ package enum FileCopier {
             close(output)
             if !ok { unlink(destination) }
         }
+        _ = posix_fadvise(input, 0, 0, POSIX_FADV_SEQUENTIAL)
+        var written = 0
         for piece in pieces {
+            defer { written += piece.count }
             switch piece {
-            case .source(let r): try copyRange(r, from: input, source: source, to: output, destination: destination)
+            case .source(let r): try copyRange(r, from: input, source: source, to: output, at: written, destination: destination)
             case .bytes(let b): try b.withUnsafeBytes { try writeAll(output, $0, destination) }
             case .zeros(let n):
                 let block = [UInt8](repeating: 0, count: min(n, 1 << 20))
@@ -125,26 +128,39 @@ package enum FileCopier {
     }
 
     /// `copy_file_range` first (no copy through user space; a reflink where the file system can),
-    /// POSIX reads where the kernel cannot; either way a read that ends early is an error.
-    private static func copyRange(_ r: Range<Int>, from input: Int32, source: String, to output: Int32, destination: String) throws {
+    /// POSIX reads where the kernel cannot; either way a read that ends early is an error. When input
+    /// and output offsets share their place in a page (a rewrite that keeps sizes), the few bytes up to
+    /// the page boundary go through user space so the kernel copies whole pages (1 GiB MOV, ext4:
+    /// 325 ms aligned against 385 ms at offset 6121).
+    private static func copyRange(_ r: Range<Int>, from input: Int32, source: String, to output: Int32, at outputOffset: Int,
+                                  destination: String) throws {
         var offset = off_t(r.lowerBound)
         var left = r.count
-        var kernel = true
-        var buffer: [UInt8] = []
-        while left > 0 {
-            if kernel {
-                guard let copyFileRange = kernelCopy else { kernel = false; buffer = [UInt8](repeating: 0, count: 1 << 20); continue }
-                let n = copyFileRange(input, &offset, output, nil, min(left, 1 << 30), 0)
-                if n > 0 { left -= n; continue }
-                if n == 0 { throw shrank(source) }
-                if errno == EINTR { continue }
-                guard [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP, EPERM].contains(errno) else {
-                    if errno == ENOSPC || errno == EDQUOT || errno == EFBIG { throw writeError(destination) }
-                    throw MediaPrepError(.unreadableFile, "cannot read \(source): \(String(cString: strerror(errno)))")
-                }
-                kernel = false
-                buffer = [UInt8](repeating: 0, count: 1 << 20)
+        let misalignment = r.lowerBound % 4096
+        if misalignment != 0, (r.lowerBound - outputOffset) % 4096 == 0 {
+            let head = min(4096 - misalignment, left)
+            try userCopy(head, from: input, at: &offset, source: source, to: output, destination: destination)
+            left -= head
+        }
+        while left > 0, let copyFileRange = kernelCopy {
+            let n = copyFileRange(input, &offset, output, nil, min(left, 1 << 30), 0)
+            if n > 0 { left -= n; continue }
+            if n == 0 { throw shrank(source) }
+            if errno == EINTR { continue }
+            guard [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP, EPERM].contains(errno) else {
+                if errno == ENOSPC || errno == EDQUOT || errno == EFBIG { throw writeError(destination) }
+                throw MediaPrepError(.unreadableFile, "cannot read \(source): \(String(cString: strerror(errno)))")
             }
+            break
+        }
+        if left > 0 { try userCopy(left, from: input, at: &offset, source: source, to: output, destination: destination) }
+    }
+
+    private static func userCopy(_ count: Int, from input: Int32, at offset: inout off_t, source: String, to output: Int32,
+                                 destination: String) throws {
+        var buffer = [UInt8](repeating: 0, count: min(count, 1 << 20))
+        var left = count
+        while left > 0 {
             let n = buffer.withUnsafeMutableBytes { pread(input, $0.baseAddress, min(left, $0.count), offset) }
             if n < 0 && errno == EINTR { continue }
             if n < 0 { throw MediaPrepError(.unreadableFile, "cannot read \(source): \(String(cString: strerror(errno)))") }
