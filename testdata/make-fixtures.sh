@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates every fixture in testdata/. Needs: imagemagick ffmpeg libimage-exiftool-perl webp colord-data libgs-common
+# Regenerates every fixture in testdata/. Needs: imagemagick ffmpeg libimage-exiftool-perl webp colord-data libgs-common libjpeg-turbo-progs
 # libheif-examples libavif-bin libjxl-tools.
 # The committed outputs are what the tests read; the tests never run these tools.
 set -euo pipefail
@@ -226,3 +226,35 @@ rm -f quadrants.png
 
 # ---- Videos and audio carrying the sender's location, device, name and dates ----
 ./make-private-fixtures.sh
+
+# ---- Decoder bombs and what recipients cannot decode (libjpeg-turbo-progs' jpegtran) ----
+# Arithmetic coding, baseline and progressive, of the upright quadrants and of small.jpg.
+jpegtran -arithmetic -copy none orient-1.jpg > arith.jpg
+jpegtran -arithmetic -progressive -copy none orient-1.jpg > arith-progressive.jpg
+jpegtran -arithmetic -copy none small.jpg > arith-small.jpg
+# A few hundred bytes claiming 65500×65500: baseline and progressive, Huffman and arithmetic.
+$FF -f lavfi -i color=gray:s=16x16 -frames:v 1 -q:v 5 bomb-src.jpg
+jpegtran -optimize bomb-src.jpg > bomb-huffman.jpg
+jpegtran -progressive bomb-src.jpg > bomb-huffman-progressive.jpg
+jpegtran -arithmetic bomb-src.jpg > bomb-arithmetic.jpg
+jpegtran -arithmetic -progressive bomb-src.jpg > bomb-arithmetic-progressive.jpg
+rm -f bomb-src.jpg
+python3 - <<'PY'
+import struct, zlib
+for name in ['bomb-huffman.jpg', 'bomb-huffman-progressive.jpg', 'bomb-arithmetic.jpg', 'bomb-arithmetic-progressive.jpg']:
+    d = bytearray(open(name, 'rb').read()); i = 2
+    while d[i + 1] not in (0xC0, 0xC1, 0xC2, 0xC9, 0xCA):
+        i += 2 + struct.unpack('>H', d[i + 2:i + 4])[0]
+    d[i + 5:i + 9] = struct.pack('>HH', 65500, 65500)
+    open(name, 'wb').write(bytes(d))
+# 10000×10000 1-bit gray PNG (29 KB, 100 MP decoded): white, with a black dot every 400 px in one row band of seven.
+w = h = 10000; rowbytes = (w + 7) // 8
+white = b'\x00' + b'\xff' * rowbytes
+dotted = bytearray(white)
+for x in range(1, rowbytes + 1, 50): dotted[x] = 0
+raw = b''.join(bytes(dotted) if (y // 100) % 7 == 0 else white for y in range(h))
+def chunk(t, b): return struct.pack('>I', len(b)) + t + b + struct.pack('>I', zlib.crc32(t + b) & 0xffffffff)
+open('onebit-10000.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 1, 0, 0, 0, 0))
+                                     + chunk(b'IDAT', zlib.compress(raw, 9)) + chunk(b'IEND', b''))
+PY
+

@@ -67,7 +67,7 @@ static inline void cjpeg_init_err(struct jpeg_decompress_struct *cinfo, cjpeg_er
 }
 
 /* Header fields; colorspace is libjpeg's J_COLOR_SPACE of the file. Returns 0, or -1 with `message`. */
-typedef struct { int width, height, components, colorspace, progressive, arithmetic, damage; char message[JMSG_LENGTH_MAX]; } cjpeg_header_info;
+typedef struct { int width, height, components, colorspace, progressive, arithmetic, multiscan, damage; char message[JMSG_LENGTH_MAX]; } cjpeg_header_info;
 
 static inline int cjpeg_read_header(const unsigned char *data, unsigned long size, cjpeg_header_info *info) {
     struct jpeg_decompress_struct cinfo;
@@ -87,6 +87,9 @@ static inline int cjpeg_read_header(const unsigned char *data, unsigned long siz
     info->colorspace = (int)cinfo.jpeg_color_space;
     info->progressive = cinfo.progressive_mode;
     info->arithmetic = cinfo.arith_code;
+    /* Known once the first scan header is read: a progressive or non-interleaved file keeps every
+       coefficient of the full-size image in memory, whatever the DCT scale. */
+    info->multiscan = jpeg_has_multiple_scans(&cinfo);
     info->damage = err.damage;
     memcpy(info->message, err.message, sizeof(info->message));
     jpeg_destroy_decompress(&cinfo);
@@ -111,12 +114,16 @@ static inline void cjpeg_reader_close(cjpeg_reader *r) {
 
 /* 0: started (cinfo.output_width/height/components set); -1: error; -2: the header claims more
    pixels than the data can hold. */
-static inline int cjpeg_reader_open(cjpeg_reader *r, const unsigned char *data, unsigned long size, int scale_denom, int out_space) {
+static inline int cjpeg_reader_open(cjpeg_reader *r, const unsigned char *data, unsigned long size, int scale_denom, int out_space,
+                                    long max_memory) {
     memset(r, 0, sizeof(*r));
     cjpeg_init_err(&r->cinfo, &r->err);
     if (setjmp(r->err.jump)) { cjpeg_reader_close(r); return -1; }
     jpeg_create_decompress(&r->cinfo);
     r->live = 1;
+    /* Past this, libjpeg's whole-image buffers fail with an error (no backing store) instead of
+       allocating: the last line behind the pixel checks made before any decode. */
+    r->cinfo.mem->max_memory_to_use = max_memory;
     jpeg_mem_src(&r->cinfo, data, size);
     jpeg_read_header(&r->cinfo, TRUE);
     /* Huffman coding spends at least one bit per 8x8 luma block (a DC code); a frame header that

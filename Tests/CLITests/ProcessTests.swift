@@ -139,6 +139,20 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         #expect(try jsonLines(walked.stdout).count == 2)
     }
 
+    /// Four 65500×65500 JPEG bombs of a few hundred bytes, two jobs at once: refused from their
+    /// headers, in well under 10 s and 300 MB.
+    @Test func jpegBombsCostNothing() throws {
+        let out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let bombs = ["bomb-huffman.jpg", "bomb-huffman-progressive.jpg", "bomb-arithmetic.jpg", "bomb-arithmetic-progressive.jpg"]
+        let start = Date()
+        let r = try runMeasuringMemory(["prepare"] + bombs.map { testdata + "/" + $0 } + ["--out", out, "--jobs", "2"])
+        #expect(Date().timeIntervalSince(start) < 10)
+        #expect(r.status == 1)
+        if !underSanitizer { #expect(r.peakMiB < 300, "peak \(r.peakMiB) MiB") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
+    }
+
     @Test func checkFormatsAndStrictness() throws {
         let ok = testdata + "/small.jpg", change = testdata + "/orient-6.jpg", bad = testdata + "/voice-long.ogg"
         #expect(try run(["check", ok, change]).status == 0)

@@ -72,12 +72,15 @@ import Testing
     }
 
     @Test func hugeJPEGDimensionsAreRefused() throws {
-        let data = try Fixture.bytes("progressive.jpg")
+        let data = try Fixture.bytes("small.jpg")  // baseline, 640×480
         let limit = DecodeOptions(maxPixels: 50_000)
         #expect(code { _ = try JPEGDecoder.decode(data, options: limit) } == .tooManyPixels)
-        // Shrink-on-load counts: at 1/8 the same file is within the limit.
-        let small = DecodeOptions(maxPixels: 50_000, minimumWidth: 50, minimumHeight: 37)
-        #expect(try JPEGDecoder.decode(data, options: small).pixels.width == 50)
+        // Shrink-on-load counts for a baseline file: at 1/8 the same file is within the limit.
+        let small = DecodeOptions(maxPixels: 50_000, minimumWidth: 80, minimumHeight: 60)
+        #expect(try JPEGDecoder.decode(data, options: small).pixels.width == 80)
+        // A progressive one holds every full-size coefficient whatever the scale: its full size counts.
+        let progressive = DecodeOptions(maxPixels: 50_000, minimumWidth: 50, minimumHeight: 37)
+        #expect(code { _ = try JPEGDecoder.decode(try Fixture.bytes("progressive.jpg"), options: progressive) } == .tooManyPixels)
     }
 
     @Test func truncatedGIF() throws {

@@ -122,3 +122,75 @@ import Testing
         #expect(r.sendLines.isEmpty)
     }
 }
+
+/// A few hundred bytes claiming 65500×65500 cost nothing, and what leaves as an image is cheap for
+/// every recipient to decode: within the sent-pixel cap, Huffman-coded, 8-bit.
+@Suite struct DecoderBombTests {
+    static let bombs: [(String, MediaPrepError.Code)] = [
+        ("bomb-huffman.jpg", .truncated), ("bomb-huffman-progressive.jpg", .truncated),
+        ("bomb-arithmetic.jpg", .tooManyPixels), ("bomb-arithmetic-progressive.jpg", .tooManyPixels),
+    ]
+
+    @Test(arguments: bombs) func probeCheckAndPrepareRefuseAlike(_ bomb: (String, MediaPrepError.Code)) throws {
+        let (name, code) = bomb
+        let path = Fixture.path(name)
+        #expect(try Fixture.bytes(name).count < 500)
+        do {
+            _ = try MediaProbe.probe(path: path)
+            Issue.record("\(name): probe accepted it")
+        } catch let e as MediaPrepError {
+            #expect(e.code == code, "\(name): probe says \(e)")
+        }
+        let check = SendCheck().check(path: path)
+        #expect(check.verdict == .cannotSend && check.error?.code == code, "\(name): check says \(check.reasons)")
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: path)
+        #expect(item.error?.code == code && item.output == nil, "\(name): prepare says \(item.error?.description ?? "ok")")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+    }
+
+    /// Decoding a progressive or arithmetic JPEG costs its full size whatever the DCT scale: held to
+    /// the pixel limit at that size, by the decoder too.
+    @Test func theDecoderChecksTheFullSizeOfWhatItMustHoldWhole() throws {
+        for name in ["bomb-arithmetic.jpg", "bomb-arithmetic-progressive.jpg"] {
+            #expect(throws: MediaPrepError.self, "\(name)") {
+                try JPEGDecoder.decode(try Fixture.bytes(name), options: DecodeOptions(minimumWidth: 1, minimumHeight: 1))
+            }
+        }
+    }
+
+    @Test(arguments: ["arith.jpg", "arith-progressive.jpg", "arith-small.jpg"])
+    func arithmeticCodingLeavesAsHuffmanLosslessly(_ name: String) throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let source = try Fixture.bytes(name)
+        #expect(try JPEGDecoder.header(source).isArithmetic)
+        let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path(name))
+        #expect(item.route == .stripped, "\(name): \(item.error?.description ?? "")")
+        let out = try FileBytes.read(try #require(item.output))
+        let header = try JPEGDecoder.header(out)
+        #expect(!header.isArithmetic)
+        // The same pixels: a transcode of the coefficients, not a re-encode.
+        #expect(try JPEGDecoder.decode(out).pixels.bytes == JPEGDecoder.decode(source).pixels.bytes)
+        #expect(SendCheck().check(path: Fixture.path(name)).reasons.contains("arithmetic coding re-coded as Huffman (most apps cannot decode it)"))
+    }
+
+    @Test func aHundredMegapixelOneBitPNGLeavesWithinTheCap() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let name = "onebit-10000.png"
+        #expect(try Fixture.bytes(name).count < ImageProfile.simplex.maxBytes)  // small enough to have gone as it was
+        let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path(name))
+        let (w, h) = (try #require(item.width), try #require(item.height))
+        #expect(w * h <= ImageProfile.simplex.maxSentPixels && item.route == .encoded)
+        let check = SendCheck().check(path: Fixture.path(name))
+        #expect(check.verdict == .afterPreparation)
+        #expect(check.reasons.contains("10000×10000 is over the 16,777,216 pixels a recipient's phone is asked to decode: resized"))
+    }
+
+    @Test func sixteenBitPNGsAreNotSentAsTheyAre() throws {
+        let check = SendCheck().check(path: Fixture.path("rgb16.png"))
+        #expect(check.verdict == .afterPreparation && check.reasons.contains("16-bit samples brought to 8 bits"))
+    }
+}

@@ -20,11 +20,13 @@ enum AnimationBudget {
     static let maxDelayMs = 250
     static let maxTries = 8
 
-    static func fit(_ source: AnimationSource, maxBytes: Int, autoReceiveBytes: Int) throws -> Result {
+    static func fit(_ source: AnimationSource, maxBytes: Int, autoReceiveBytes: Int, maxPixels: Int = 4096 * 4096) throws -> Result {
         let (w, h) = (source.width, source.height)
-        let long = max(w, h)
+        // The first try at the source's size, or at the most pixels a recipient is asked to decode.
+        let over = Double(w * h) / Double(maxPixels)
+        let long = over > 1 ? Int(Double(max(w, h)) / over.squareRoot()) : max(w, h)
         func attempt(_ side: Int, _ step: Int) throws -> GIFEncoder.Output {
-            let s = Double(side) / Double(long)
+            let s = Double(side) / Double(max(w, h))
             let (tw, th) = (max(1, Int((Double(w) * s).rounded())), max(1, Int((Double(h) * s).rounded())))
             return try Trace.time("GIF \(tw)×\(th) every \(step)") { try GIFEncoder.encode(source, width: tw, height: th, step: step) }
         }

@@ -15,6 +15,10 @@ public struct ImageProfile: Sendable, Equatable {
     public var maxVideoBytes: Int?
     /// The destination does not animate GIFs (Bluesky): they go as a short H.264 video instead.
     public var animatedAsVideo = false
+    /// Most pixels one sent image (or animation frame) may have: every recipient's phone decodes what
+    /// it shows, and 4096×4096 is 64 MiB of RGBA there. Larger images are resized, split or sent as a
+    /// file, however few bytes they take (a 10000×10000 1-bit PNG is 29 KB and 400 MB decoded).
+    public var maxSentPixels = 4096 * 4096
 
     public init(name: String, maxBytes: Int, maxSide: Int? = nil, displaySide: Int = 1600,
                 previewMaxLength: Int = SimplexLimits.simplex.maxPreviewLength) {

@@ -9,6 +9,13 @@ package enum JPEGDecoder {
         package let isCMYK: Bool
         package let isProgressive: Bool
         package let isArithmetic: Bool
+        /// Progressive or non-interleaved: libjpeg holds every coefficient of the full-size image.
+        package let isMultiScan: Bool
+
+        /// Decoding costs the whole image whatever the DCT scale: memory (every coefficient held) or,
+        /// arithmetic-coded, time (no bound on the bits a block takes, so a few hundred bytes can claim
+        /// 65500×65500). Such a header is held to the pixel limit at its full size.
+        package var costsFullSize: Bool { isMultiScan || isProgressive || isArithmetic }
     }
 
     /// Parses the markers up to the first scan with libjpeg itself (benign warnings such as stray
@@ -26,7 +33,7 @@ package enum JPEGDecoder {
         return Header(width: Int(info.width), height: Int(info.height),
                       isGray: info.colorspace == cjpeg_space_gray(),
                       isCMYK: info.colorspace == cjpeg_space_cmyk() || info.colorspace == cjpeg_space_ycck(),
-                      isProgressive: info.progressive != 0, isArithmetic: info.arithmetic != 0)
+                      isProgressive: info.progressive != 0, isArithmetic: info.arithmetic != 0, isMultiScan: info.multiscan != 0)
     }
 
     /// The stored-orientation size a view of `profile` needs: what shrink-on-load may go down to.
@@ -81,17 +88,17 @@ package enum JPEGDecoder {
         let hdr = src.header
         let d = scaleDenominator(width: hdr.width, height: hdr.height, options: options)
         let (w, ht) = decodedSize(hdr, options: options)
-        guard w * ht <= options.maxPixels else {
-            throw MediaPrepError(.tooManyPixels, "\(hdr.width)×\(hdr.height) is over the \(options.maxPixels)-pixel limit")
-        }
+        try checkHeader(hdr, fileBytes: data.count, decoded: w * ht, limit: options.maxPixels)
         let gray = hdr.isGray || (lumaOnly && !hdr.isCMYK)
         let layout: PixelLayout = gray ? .gray : .rgb
         let space = hdr.isCMYK ? cjpeg_space_cmyk() : (gray ? cjpeg_space_gray() : cjpeg_space_rgb())
         let channels = hdr.isCMYK ? 4 : layout.channels
         // The reader refuses a frame header that claims more 8×8 blocks than the data has bits
         // (65000×65000 in 43 KB) before anything is allocated here.
+        // libjpeg's own buffers at the limit: every coefficient of 4:4:4 at the pixel limit, plus room.
+        let maxMemory = options.maxPixels * 6 + 64 << 20
         let (out, scaler): ([UInt8], SliceResizer?) = try JPEGDecoder.withReader(data, scale: d, space: space, width: w, height: ht,
-                                                                                 channels: channels) { reader in
+                                                                                 channels: channels, maxMemory: maxMemory) { reader in
             var out = PixelBuffer.storage(w * ht * channels)
             var scaler: SliceResizer? = nil
             if !hdr.isCMYK, let s = size?(w, ht), (s.width, s.height) != (w, ht) {
@@ -119,10 +126,27 @@ package enum JPEGDecoder {
         return ResizedDecode(decoded: decoded, scaled: scaler)
     }
 
+    /// What decoding will cost, checked before anything is allocated: Huffman coding spends at least one
+    /// bit per 8×8 block (a header claiming more is cut off or forged, as the reader also refuses); the
+    /// decoded size within `limit`, and the full size too when decoding costs it (`costsFullSize`).
+    static func checkHeader(_ h: Header, fileBytes: Int, decoded: Int, limit: Int) throws {
+        let blocks = Double((h.width + 7) / 8) * Double((h.height + 7) / 8)
+        if !h.isArithmetic, Double(fileBytes) * 8 < blocks {
+            throw MediaPrepError(.truncated, "JPEG data is damaged: the frame header claims \(h.width)x\(h.height), more than \(fileBytes) bytes can hold")
+        }
+        if decoded > limit {
+            throw MediaPrepError(.tooManyPixels, "\(h.width)×\(h.height) is over the \(limit)-pixel limit")
+        }
+        if h.costsFullSize, h.width * h.height > limit {
+            let why = h.isArithmetic ? "an arithmetic-coded" : "a progressive or multi-scan"
+            throw MediaPrepError(.tooManyPixels, "\(h.width)×\(h.height) is over the \(limit)-pixel limit (\(why) JPEG is decoded at its full size)")
+        }
+    }
+
     /// A reader whose output has the size and channels the header promised.
-    private static func withReader<R>(_ data: [UInt8], scale: Int, space: Int32, width: Int, height: Int, channels: Int,
+    private static func withReader<R>(_ data: [UInt8], scale: Int, space: Int32, width: Int, height: Int, channels: Int, maxMemory: Int,
                                       _ body: (JPEGRowReader) throws -> R) throws -> R {
-        try JPEGRowReader.with(data, scale: scale, space: space) { reader in
+        try JPEGRowReader.with(data, scale: scale, space: space, maxMemory: maxMemory) { reader in
             guard reader.width == width, reader.height == height, reader.channels == channels else {
                 throw MediaPrepError(.corrupt, "decoder output \(reader.width)×\(reader.height)×\(reader.channels), expected \(width)×\(height)×\(channels)")
             }

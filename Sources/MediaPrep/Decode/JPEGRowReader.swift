@@ -11,13 +11,13 @@ final class JPEGRowReader: RowDecoder {
 
     /// Runs `body` with a reader over `data` decoding at 1/`scale` into `space`; libjpeg keeps a
     /// pointer to the bytes, pinned here for the reader's whole life.
-    static func with<R>(_ data: [UInt8], scale: Int, space: Int32, _ body: (JPEGRowReader) throws -> R) throws -> R {
-        try data.withUnsafeBufferPointer { file in try body(try JPEGRowReader(file, scale: scale, space: space)) }
+    static func with<R>(_ data: [UInt8], scale: Int, space: Int32, maxMemory: Int, _ body: (JPEGRowReader) throws -> R) throws -> R {
+        try data.withUnsafeBufferPointer { file in try body(try JPEGRowReader(file, scale: scale, space: space, maxMemory: maxMemory)) }
     }
 
-    private init(_ file: UnsafeBufferPointer<UInt8>, scale: Int, space: Int32) throws {
+    private init(_ file: UnsafeBufferPointer<UInt8>, scale: Int, space: Int32, maxMemory: Int) throws {
         let state = UnsafeMutablePointer<cjpeg_reader>.allocate(capacity: 1)
-        let rc = cjpeg_reader_open(state, file.baseAddress, UInt(file.count), Int32(scale), space)
+        let rc = cjpeg_reader_open(state, file.baseAddress, UInt(file.count), Int32(scale), space, maxMemory)
         guard rc == 0 else {
             let error = Self.error(state, code: rc == -2 ? .truncated : .corrupt)
             state.deallocate()

@@ -39,28 +39,31 @@ package enum SendPlanner {
         let fit = p.bytes > profile.maxBytes ? ["re-encoded to fit \(profile.maxBytes.formatted) bytes"] : []
         let side = max(p.width ?? 0, p.height ?? 0)
         let cap = profile.maxSide.flatMap { side > $0 ? ["resized to \($0) px on the long side"] : nil } ?? []
+        let sent = sentPixels(p.width, p.height, profile)
         if let j = s.jpeg {
-            // As prepare counts pixels: after shrink-on-load to the view size.
-            let decoded = JPEGDecoder.decodedSize(j, profile: profile)
-            try checkPixels(decoded.width * decoded.height, j.header.width, j.header.height, rules)
-            var changes = fit + cap
+            // As prepare counts pixels: after shrink-on-load to the view size, or whole when decoding
+            // costs the whole (progressive, multi-scan or arithmetic-coded).
+            try s.checkDecodeCost(profile: profile, maxPixels: rules.maxPixels)
+            var changes = fit + cap + sent.reasons
             if let c = s.colour { changes.append(c.reason) }
             if j.header.isCMYK { changes.append("CMYK converted to RGB") }
             if j.orientation != .up { changes.append("EXIF rotation applied") }
             changes += j.metadata.removals
             if j.markers.extraneousBytes > 0 { changes.append("stray bytes between segments removed") }
-            // Within budget, not CMYK, sRGB, within the side cap: sent with its own entropy-coded data.
-            let keep = p.bytes <= profile.maxBytes && !j.header.isCMYK && s.colour == nil && side <= (profile.maxSide ?? Int.max)
+            if j.header.isArithmetic { changes.append("arithmetic coding re-coded as Huffman (most apps cannot decode it)") }
+            // Within budget, not CMYK, sRGB, within the side and pixel caps: sent with its own
+            // entropy-coded data (arithmetic coding turned into Huffman losslessly).
+            let keep = p.bytes <= profile.maxBytes && !j.header.isCMYK && s.colour == nil && side <= (profile.maxSide ?? Int.max) && sent.fits
             guard keep else { return SendPlan(kind: .image, action: .encodeImage, reasons: changes) }
-            let route: PrepareRoute = j.orientation != .up ? .rotated : j.isClean ? .untouched : .stripped
+            let route: PrepareRoute = j.orientation != .up ? .rotated : j.isClean && !j.header.isArithmetic ? .untouched : .stripped
             let reasons = route == .untouched ? ["JPEG within \(profile.maxBytes.formatted) bytes, upright, no metadata"] : changes
             return SendPlan(kind: .image, action: .keepOriginal(route), reasons: reasons)
         }
         if let w = p.width, let h = p.height { try checkPixels(w * h, w, h, rules) }
         // A PNG within the budget (a screenshot, a diagram) goes with its own lossless data, as a JPEG
         // within it does: making it smaller would only blur its text.
-        if p.format == .png, p.bytes <= profile.maxBytes, s.colour == nil, p.orientation == .up,
-           side <= (profile.maxSide ?? Int.max), let data = s.data, data.count == p.bytes {
+        if p.format == .png, p.bytes <= profile.maxBytes, s.colour == nil, p.orientation == .up, sent.fits,
+           side <= (profile.maxSide ?? Int.max), let data = s.data, data.count == p.bytes, PNGHeader.isCheapToDecode(data) {
             let removed = PNGStripper.removals(data)
             let route: PrepareRoute = removed.isEmpty ? .untouched : .stripped
             let reasons = removed.isEmpty ? ["PNG within \(profile.maxBytes.formatted) bytes, lossless, sent as it is"]
@@ -75,7 +78,9 @@ package enum SendPlanner {
         default: how = "\(p.format.rawValue) re-encoded as JPEG"
         }
         let removed = s.metadata?.removals ?? []
-        return SendPlan(kind: .image, action: .encodeImage, reasons: [how] + (s.colour.map { [$0.reason] } ?? []) + fit + cap + removed)
+        let deep = p.format == .png && s.data.map { !PNGHeader.isCheapToDecode($0) } == true ? ["16-bit samples brought to 8 bits"] : []
+        return SendPlan(kind: .image, action: .encodeImage,
+                        reasons: [how] + (s.colour.map { [$0.reason] } ?? []) + fit + cap + sent.reasons + deep + removed)
     }
 
     /// Taller than `LongImage.maxAspect` times its width: a long screenshot that one image within the
@@ -95,6 +100,12 @@ package enum SendPlanner {
         }
         return SendPlan(kind: .image, action: .splitImage(parts: ranges), reasons: [
             "\(w)×\(h): too long to stay readable as one image; split into \(ranges.count) parts of up to \(LongImage.partAspect * w) rows (overlapping \(LongImage.overlap(width: w)) rows), sent in order as one album, each within \(rules.profile.maxBytes.formatted) bytes"])
+    }
+
+    /// Whether an image of this size may leave at its own size, and if not, the words for it.
+    private static func sentPixels(_ w: Int?, _ h: Int?, _ profile: ImageProfile) -> (fits: Bool, reasons: [String]) {
+        guard let w, let h, w * h > profile.maxSentPixels else { return (true, []) }
+        return (false, ["\(w)×\(h) is over the \(profile.maxSentPixels.formatted) pixels a recipient's phone is asked to decode: resized"])
     }
 
     private static func checkPixels(_ decoded: Int, _ w: Int, _ h: Int, _ rules: SendRules) throws {
@@ -121,6 +132,10 @@ package enum SendPlanner {
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
                 "\(name) made an animated GIF (SimpleX animates GIF only): \(frames), within \(rules.profile.maxBytes.formatted) bytes where it fits"]
                 + (s.metadata?.removals ?? []))
+        }
+        if let w = p.width, let h = p.height, w * h > rules.profile.maxSentPixels {
+            return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
+                "animated GIF of \(w)×\(h) frames, over the \(rules.profile.maxSentPixels.formatted) pixels a recipient's phone is asked to decode: made smaller (\(frames))"])
         }
         if let cap = rules.media.animatedMaxBytes, p.bytes > cap {
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [

@@ -234,7 +234,8 @@ package struct AttachmentPreparer: Sendable {
         let first = try source.firstFrame?.pixels ?? animation.firstFrame()
         let preview = try PreviewMaker.make(from: first, maxLength: profile.previewMaxLength)
         try cancellation?.check()
-        let made = try AnimationBudget.fit(animation, maxBytes: profile.maxBytes, autoReceiveBytes: limits.maxImageSizeAutoReceive)
+        let made = try AnimationBudget.fit(animation, maxBytes: profile.maxBytes, autoReceiveBytes: limits.maxImageSizeAutoReceive,
+                                           maxPixels: profile.maxSentPixels)
         try Trace.time("write output") {
             try place(&item, try OutputWriter.stage(made.gif.data, directory: outputDirectory, base: name(.animatedImage), ext: "gif",
                                                     cancellation: cancellation), size: made.gif.data.count)

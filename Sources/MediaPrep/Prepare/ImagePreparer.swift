@@ -108,7 +108,8 @@ package struct ImagePreparer: Sendable {
             // Lossless only for what was captured losslessly (screenshots are PNG): a JPEG, HEIC or
             // AVIF source carries its codec's noise, which a JPEG keeps as cheaply.
             let losslessSource = [.png, .gif, .bmp, .tiff].contains(format)
-            if verdict.isFlat, withinSide, losslessSource, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes) }) {
+            let withinPixels = work.pixelCount <= profile.maxSentPixels
+            if verdict.isFlat, withinSide, withinPixels, losslessSource, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes) }) {
                 encoded = png
             } else if verdict.isFlat && verdict.isGray && work.layout != .gray {
                 work = Trace.time("to gray") { work.grayscale() }
@@ -153,6 +154,9 @@ package struct ImagePreparer: Sendable {
         let kept: [UInt8]?
         switch route {
         case .rotated: kept = try JPEGRotator.upright(data, orientation: j.orientation).flatMap { $0.count <= profile.maxBytes ? $0 : nil }
+        case .stripped where j.header.isArithmetic:
+            // Huffman-coded losslessly (`jpegtran -copy none`): most decoders cannot read arithmetic coding.
+            kept = try JPEGRotator.upright(data, orientation: .up).flatMap { $0.count <= profile.maxBytes ? $0 : nil }
         case .stripped: kept = JPEGStripper.strip(data, markers: j.markers)
         default: kept = data
         }

@@ -7,8 +7,11 @@ public enum MediaProbe {
     public static func probe(path: String, thorough: Bool = true) throws -> ProbeResult {
         let s = try source(path: path, depth: thorough ? .whole : .headers(wholeUpTo: 0))
         var r = s.probe
+        if r.kind == .image { try s.checkDecodeCost(profile: .simplex, maxPixels: 100_000_000) }
         if thorough, let data = s.data {
-            r.hasAlpha = AlphaOps.hasRealAlpha(try ImageLoader.load(data: data, path: path, options: DecodeOptions()).pixels)
+            // A JPEG is proved whole at 1/8 scale (it has no alpha to find); a PNG is decoded.
+            let options = s.jpeg == nil ? DecodeOptions() : DecodeOptions(minimumWidth: 1, minimumHeight: 1)
+            r.hasAlpha = AlphaOps.hasRealAlpha(try ImageLoader.load(data: data, path: path, options: options).pixels)
         }
         return r
     }

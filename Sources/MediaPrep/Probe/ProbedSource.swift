@@ -23,6 +23,18 @@ package struct ProbedSource: @unchecked Sendable {
     /// Audio and video: its tags and private boxes, found while probing, taken out if it goes as it is.
     var rewrite: MetadataRewrite? = nil
 
+    /// Refuses, before any pixel is decoded, an image whose decode would cost more than `maxPixels`
+    /// allow (a JPEG after shrink-on-load to the view size unless it must be decoded whole), with the
+    /// error `probe`, `check` and `prepare` all give.
+    package func checkDecodeCost(profile: ImageProfile, maxPixels: Int) throws {
+        if let j = jpeg {
+            let d = JPEGDecoder.decodedSize(j, profile: profile)
+            try JPEGDecoder.checkHeader(j.header, fileBytes: probe.bytes, decoded: d.width * d.height, limit: maxPixels)
+        } else if let w = probe.width, let h = probe.height, w * h > maxPixels {
+            throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(maxPixels)-pixel limit")
+        }
+    }
+
     /// Pixels the image pipeline will hold decoded at once, after JPEG shrink-on-load to the
     /// view size; what a batch's memory budget is charged.
     package func decodedPixels(profile: ImageProfile) -> Int {
@@ -205,6 +217,14 @@ enum PNGHeader {
         // The PNG spec caps both at 2^31 − 1, which also keeps w × h within Int (found by fuzzing:
         // 0xFFFFFFFF × 0xFFFFFFFF overflowed the pixel-limit check).
         return w > 0 && h > 0 && w <= 0x7FFF_FFFF && h <= 0x7FFF_FFFF ? (w, h) : nil
+    }
+
+    /// 8 bits a sample or fewer, and a palette no longer than 256 entries: what every recipient's
+    /// decoder handles at the cost its size says. A 16-bit or malformed one is re-encoded.
+    static func isCheapToDecode(_ head: [UInt8]) -> Bool {
+        guard head.count >= 26, head[24] <= 8 else { return false }
+        if let plte = PNGChunks.chunks(head).first(where: { $0.type == "PLTE" }), plte.body.count > 768 { return false }
+        return true
     }
 
     /// Colour types 4 and 6 carry alpha, as does a tRNS chunk (before IDAT, so in the head). Whether any
