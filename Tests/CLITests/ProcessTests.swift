@@ -153,6 +153,27 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
     }
 
+    /// Naming the finished file fails (the name is taken, and the next one, `NAME_1.txt`, is longer
+    /// than a file name may be): the item fails, nothing is left, and the exit status says so (75: the
+    /// output folder, not the input, is at fault).
+    @Test func aFailedCommitIsNotSuccess() throws {
+        let dir = try scratch(), out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
+        let name = String(repeating: "n", count: 251) + ".txt"  // 255 bytes, the longest a name may be
+        #expect(FileManager.default.createFile(atPath: dir + "/" + name, contents: Data("notes".utf8)))
+        #expect(FileManager.default.createFile(atPath: out + "/" + name, contents: Data("taken".utf8)))
+        let r = try run(["prepare", dir + "/" + name, testdata + "/small.jpg", "--out", out, "--jsonl"])
+        #expect(r.status == 75, "\(r.stdout)\(r.stderr)")
+        let lines = try jsonLines(r.stdout)
+        let error = try #require(lines.first?["error"] as? [String: Any])
+        #expect(error["code"] as? String == "writeFailed" && error["class"] as? String == "environment")
+        #expect(lines.count == 2 && lines[1]["error"] is NSNull)  // the photo after it is still prepared
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted().count == 2)  // the taken name and the photo
+        #expect(try String(contentsOfFile: out + "/" + name, encoding: .utf8) == "taken")
+        // A rejected input alone is 1.
+        #expect(try run(["prepare", testdata + "/truncated.mp4", "--out", out]).status == 1)
+    }
+
     @Test func checkFormatsAndStrictness() throws {
         let ok = testdata + "/small.jpg", change = testdata + "/orient-6.jpg", bad = testdata + "/voice-long.ogg"
         #expect(try run(["check", ok, change]).status == 0)

@@ -56,8 +56,12 @@ public struct BatchItem: Sendable {
 }
 
 extension MediaPrepError {
-    /// `{"code", "message"}`, as every JSON document of the CLI reports an error.
-    public var json: JSONValue { .object([.init("code", .string(code.rawValue)), .init("message", .string(message))]) }
+    /// `{"code", "message", "class"}`, as every JSON document of the CLI reports an error; `class` is
+    /// `environment` when retrying elsewhere may succeed, `input` when the file itself is at fault.
+    public var json: JSONValue {
+        .object([.init("code", .string(code.rawValue)), .init("message", .string(message)),
+                 .init("class", .string(isEnvironmental ? "environment" : "input"))])
+    }
 }
 
 /// What a batch hands its caller as it goes: each input's item, in input order, and each full
@@ -74,6 +78,8 @@ public struct BatchSummary: Sendable {
     public var inputs = 0
     public var prepared = 0
     public var failed = 0
+    /// Of `failed`, those the environment caused (`MediaPrepError.isEnvironmental`).
+    public var environmentFailed = 0
     /// Stopped by cancellation (SIGINT/SIGTERM in the CLI): inputs not started were skipped.
     public var interrupted = false
 

@@ -61,7 +61,7 @@ public struct BatchPreparer: Sendable {
             return p.prepare(path: path)
         }) { index, _, prepared in
             summary.inputs += 1
-            if prepared.error == nil { summary.prepared += 1 } else { summary.failed += 1 }
+            var failure = prepared.error
             // A long screenshot's parts follow it, each its own item and message.
             var first = prepared
             first.parts = []
@@ -72,6 +72,7 @@ public struct BatchPreparer: Sendable {
                     item.item.staged = nil
                     do { item.item.output = try staged.commit() } catch {
                         item.item.error = (error as? MediaPrepError) ?? MediaPrepError(.writeFailed, "\(error)")
+                        failure = failure ?? item.item.error
                     }
                 }
                 // The preparer checked it can travel before staging it; its exact plan needs the final name.
@@ -79,6 +80,13 @@ public struct BatchPreparer: Sendable {
                     item.transfer = prep.rules.transfer(size: bytes, kind: part.kind, fileName: MessageSequencer.fileName(out))
                 }
                 for e in sequencer.add(item) { await onEvent(e) }
+            }
+            // Counted once every part is named: a commit that fails fails the input.
+            if let failure {
+                summary.failed += 1
+                if failure.isEnvironmental { summary.environmentFailed += 1 }
+            } else {
+                summary.prepared += 1
             }
         }
         summary.interrupted = ran.cancelled

@@ -40,6 +40,8 @@ public struct MediaPrepError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let invalidURL = Code(rawValue: "invalidURL")
         /// The batch was interrupted (SIGINT/SIGTERM or task cancellation) before this input finished.
         public static let cancelled = Code(rawValue: "cancelled")
+        /// Memory for the work could not be had (an allocation failed in a C library).
+        public static let outOfMemory = Code(rawValue: "outOfMemory")
     }
 
     public let code: Code
@@ -51,4 +53,9 @@ public struct MediaPrepError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// The machine failed, not the input (a full disk, an unwritable output folder, a library or
+    /// codec that cannot load, memory): a retry elsewhere or later may succeed. The CLI exits 75
+    /// (`EX_TEMPFAIL`) for these, 1 for inputs that are at fault.
+    public var isEnvironmental: Bool { [.writeFailed, .codecUnavailable, .outOfMemory].contains(code) }
 }

@@ -89,7 +89,7 @@ package enum OutputWriter {
     package static func writeReplacing(_ data: [UInt8], to path: String, protecting protected: String? = nil) throws {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         if let protected, URL(fileURLWithPath: protected).standardizedFileURL.resolvingSymlinksInPath() == url.resolvingSymlinksInPath() {
-            throw MediaPrepError(.writeFailed, "refusing to overwrite the input \(protected)")
+            throw MediaPrepError(.invalidArgument, "refusing to overwrite the input \(protected)")
         }
         let dir = url.deletingLastPathComponent().path
         let tmp = dir + "/.mediaprep-\(UUID().uuidString).tmp"

@@ -37,6 +37,14 @@ enum Bulk {
     }
 }
 
+extension Bulk {
+    /// 75 (`EX_TEMPFAIL`) when the environment failed any input (an engine retries exactly those),
+    /// else 1 when an input was rejected (retrying cannot help), else 0.
+    static func exitStatus(_ s: BatchSummary) -> Int32 {
+        s.environmentFailed > 0 ? 75 : s.failed > 0 ? 1 : 0
+    }
+}
+
 /// Turns SIGINT/SIGTERM into cancellation of the batch; the command then exits 130 or 143.
 final class SignalTrap: @unchecked Sendable {
     let cancellation = CancellationFlag()
@@ -116,6 +124,7 @@ final class RunState: @unchecked Sendable {
     func fail(_ path: String, _ error: Error, mode: Bulk.Mode, nulls: [String] = []) {
         let err = (error as? MediaPrepError) ?? MediaPrepError(.decodeFailed, "\(error)")
         summary.failed += 1
+        if err.isEnvironmental { summary.environmentFailed += 1 }
         let json = JSONValue.object([.init("input", .string(path))] + nulls.map { .init($0, .null) } + [.init("error", err.json)])
         if mode == .text { Output.error("\(path): \(err)") } else { report(json, text: "", mode: mode) }
     }
@@ -125,6 +134,6 @@ final class RunState: @unchecked Sendable {
         ProgressBar.finish()
         if mode == .json { Output.json(single ? (items.first ?? .null) : .array(items)) }
         if let status = trap.exitStatus { return status }
-        return summary.failed > 0 ? 1 : 0
+        return Bulk.exitStatus(summary)
     }
 }

@@ -116,7 +116,7 @@ struct PrepareCommand: Command {
             Output.error("interrupted: \(s.prepared) prepared, \(s.failed) failed, the rest not started; no partial file left")
             return status
         }
-        return state.summary.failed > 0 ? 1 : 0
+        return Bulk.exitStatus(state.summary)
     }
 }
 
