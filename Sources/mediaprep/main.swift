@@ -1,5 +1,6 @@
 import Foundation
 import MediaPrep
+import UploadPlanner
 
 /// Every subcommand, in `--help` order.
 enum Commands {
@@ -47,7 +48,10 @@ MemoryTuning.keepFreedBuffers()
 FFmpegLibraries.logLevel.withLock { $0 = -8 }  // AV_LOG_QUIET once FFmpeg is loaded: errors come typed, once
 let status = ExitStatus()
 let finished = DispatchSemaphore(value: 0)
-let arguments = Array(CommandLine.arguments.dropFirst())
+// Arguments as bytes: a file name that is not UTF-8 stays the same file (FileNameBytes).
+let arguments = (1..<Int(CommandLine.argc)).map { i in
+    CommandLine.unsafeArgv[i].map { FileNameBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? ""
+}
 Task.detached {
     status.code = await runCLI(arguments)
     finished.signal()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UploadPlanner
 @testable import MediaPrep
 
 @Suite struct BatchRunnerTests {
@@ -124,6 +125,51 @@ import Testing
         try fm.createSymbolicLink(atPath: dir + "/b/nested/loop", withDestinationPath: dir + "/b")
         let got = InputWalker.expand([dir, Fixture.path("small.jpg")]).map { $0.replacingOccurrences(of: dir, with: "") }
         #expect(got == ["/a.jpg", "/b/m.gif", "/b/nested/c.png", "/z.jpg", Fixture.path("small.jpg")])
+    }
+
+    /// `album/notes -> /etc/passwd` is not sent because it sits in the album: a link met while walking
+    /// is followed only inside the folder given, unless asked; one named on the command line is followed.
+    @Test func linksOutOfTheFolderAreSkippedAndNamed() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir + "/album/2026", withIntermediateDirectories: true)
+        _ = fm.createFile(atPath: dir + "/album/a.jpg", contents: Data([1]))
+        _ = fm.createFile(atPath: dir + "/outside.jpg", contents: Data([1]))
+        try fm.createSymbolicLink(atPath: dir + "/album/notes", withDestinationPath: "/etc/passwd")
+        try fm.createSymbolicLink(atPath: dir + "/album/out.jpg", withDestinationPath: dir + "/outside.jpg")
+        try fm.createSymbolicLink(atPath: dir + "/album/2026/same.jpg", withDestinationPath: "../a.jpg")
+        try fm.createSymbolicLink(atPath: dir + "/album/gone.jpg", withDestinationPath: dir + "/nothing.jpg")
+        try fm.createSymbolicLink(atPath: dir + "/album/2026/up", withDestinationPath: dir + "/album")
+        var skipped: [InputWalker.Skipped] = []
+        let got = InputWalker.expand([dir + "/album"]) { skipped.append($0) }.map { $0.replacingOccurrences(of: dir, with: "") }
+        #expect(got == ["/album/2026/same.jpg", "/album/a.jpg"])
+        #expect(skipped.map { $0.path.replacingOccurrences(of: dir, with: "") }.sorted() == ["/album/gone.jpg", "/album/notes", "/album/out.jpg"])
+        #expect(skipped.first { $0.path.hasSuffix("/notes") }?.reason.hasPrefix("a symbolic link to /etc/passwd, outside ") == true)
+        let followed = InputWalker.expand([dir + "/album"], followSymlinks: true).map { $0.replacingOccurrences(of: dir, with: "") }
+        #expect(followed == ["/album/2026/same.jpg", "/album/a.jpg", "/album/notes", "/album/out.jpg"])
+        // Named by the user: followed.
+        #expect(InputWalker.expand([dir + "/album/notes"]) == [dir + "/album/notes"])
+    }
+
+    /// A name that is not UTF-8 is found, opened and reported as the same bytes.
+    @Test func namesAreBytes() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let name = FileNameBytes.string(Array("caf".utf8) + [0xE9] + Array(".jpg".utf8))
+        let path = dir + "/" + name
+        let written = try Fixture.bytes("small.jpg")
+        let fd = FileNameBytes.withCString(path) { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+        #expect(fd >= 0)
+        _ = written.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        #expect(InputWalker.expand([dir]) == [path])
+        #expect(FileNameBytes.bytes(path).suffix(8) == Array("caf".utf8) + [0xE9] + Array(".jpg".utf8))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
+        #expect(item.error == nil && item.route == .untouched)
+        #expect(FileNameBytes.display(name) == "caf\\xE9.jpg")
+        #expect(JSONValue.string(name).serialized == "\"caf\\udce9.jpg\"")
+        #expect(FileNameBytes.portable(name) == "caf_.jpg")
     }
 
     @Test func missingPathsAreKeptToBeReported() {

@@ -1,4 +1,5 @@
 import Foundation
+import UploadPlanner
 
 /// The files a batch works through: a known list, or paths that keep arriving (a queue, stdin).
 public struct BatchInputs: Sendable {
@@ -32,13 +33,13 @@ public struct BatchInputs: Sendable {
                 if chunk.isEmpty { break }
                 pending.append(chunk)
                 while let nl = pending.firstIndex(of: 0x0A) {
-                    let line = String(decoding: pending[pending.startIndex..<nl], as: UTF8.self)
+                    let line = FileNameBytes.string(pending[pending.startIndex..<nl])
                     pending.removeSubrange(pending.startIndex...nl)
                     let path = line.hasSuffix("\r") ? String(line.dropLast()) : line
                     if !path.isEmpty { c.yield(path) }
                 }
             }
-            let last = String(decoding: pending, as: UTF8.self)
+            let last = FileNameBytes.string(pending)
             if !last.isEmpty { c.yield(last) }
             c.finish()
         }
@@ -47,37 +48,86 @@ public struct BatchInputs: Sendable {
     }
 }
 
-/// Expands command-line arguments into files: folders walked recursively in sorted order,
-/// hidden entries skipped, each real folder visited once (symlink loops end there).
+/// Expands command-line arguments into files: folders walked recursively in sorted order, hidden
+/// entries skipped, each real folder visited once (symlink loops end there). A path named on the
+/// command line is followed wherever it points (the user asked for it); a symbolic link met while
+/// walking is followed only while it stays inside the folder given, as `find`, `git add` and `rsync`
+/// do not leave the tree either, unless `followSymlinks`. Names are read as bytes (`FileNameBytes`).
 package enum InputWalker {
-    package static func expand(_ arguments: [String]) -> [String] {
-        var out: [String] = []
-        var seen = Set<String>()
-        for a in arguments { walk(a, top: true, into: &out, seen: &seen) }
-        return out
+    /// A link the walk did not follow, and why.
+    package struct Skipped: Sendable, Equatable {
+        package let path: String
+        package let reason: String
+    }
+
+    package static func expand(_ arguments: [String], followSymlinks: Bool = false,
+                               skipped: (Skipped) -> Void = { _ in }) -> [String] {
+        var walk = Walk(follow: followSymlinks)
+        for a in arguments {
+            guard isDirectory(a), let root = realPath(a) else {
+                // A missing or unreadable path given by the user is kept: preparing it reports why.
+                walk.out.append(a)
+                continue
+            }
+            walk.folder(a, root: root, top: true)
+        }
+        walk.skipped.forEach(skipped)
+        return walk.out
     }
 
     /// True when `path` names a folder (following links).
     package static func isDirectory(_ path: String) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+        var st = stat()
+        return FileNameBytes.withCString(path) { stat($0, &st) } == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 
-    private static func walk(_ path: String, top: Bool, into out: inout [String], seen: inout Set<String>) {
-        guard isDirectory(path) else {
-            // A missing or unreadable path given by the user is kept: preparing it reports why.
-            out.append(path)
-            return
+    static func realPath(_ path: String) -> String? {
+        guard let p = FileNameBytes.withCString(path, { realpath($0, nil) }) else { return nil }
+        defer { free(p) }
+        return FileNameBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p)))
+    }
+
+    /// A folder's entry names as bytes, hidden ones left out, sorted.
+    static func names(_ path: String) -> [String]? {
+        guard let d = FileNameBytes.withCString(path, { opendir($0) }) else { return nil }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in FileNameBytes.string(raw.prefix { $0 != 0 }) }
+            if !name.hasPrefix(".") { names.append(name) }
         }
-        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        guard seen.insert(real).inserted else { return }
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
-            if top { out.append(path) }
-            return
+        return names.sorted()
+    }
+
+    private struct Walk {
+        let follow: Bool
+        var skipped: [Skipped] = []
+        var out: [String] = []
+        var seen = Set<String>()
+
+        mutating func folder(_ path: String, root: String, top: Bool) {
+            guard let real = realPath(path), seen.insert(real).inserted else { return }
+            guard let names = InputWalker.names(path) else {
+                if top { out.append(path) }
+                return
+            }
+            let base = path.hasSuffix("/") ? String(path.dropLast()) : path
+            for name in names { entry(base + "/" + name, root: root) }
         }
-        let base = path.hasSuffix("/") ? String(path.dropLast()) : path
-        for name in names.sorted() where !name.hasPrefix(".") {
-            walk(base + "/" + name, top: false, into: &out, seen: &seen)
+
+        mutating func entry(_ path: String, root: String) {
+            var st = stat()
+            guard FileNameBytes.withCString(path, { lstat($0, &st) }) == 0 else { return }
+            if st.st_mode & S_IFMT == S_IFLNK {
+                guard let target = realPath(path) else {
+                    return skipped.append(Skipped(path: path, reason: "a symbolic link to nothing"))
+                }
+                let inside = target == root || target.hasPrefix(root == "/" ? "/" : root + "/")
+                guard inside || follow else {
+                    return skipped.append(Skipped(path: path, reason: "a symbolic link to \(target), outside \(root) (--follow-symlinks follows it)"))
+                }
+            }
+            if isDirectory(path) { folder(path, root: root, top: false) } else { out.append(path) }
         }
     }
 }

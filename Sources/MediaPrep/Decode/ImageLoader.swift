@@ -62,36 +62,17 @@ package enum FileBytes {
 
     /// The first bytes only, for sniffing large files without reading them whole.
     package static func head(_ path: String, count: Int = FormatSniffer.headerLength) throws -> [UInt8] {
-        guard let h = FileHandle(forReadingAtPath: path) else {
-            throw MediaPrepError(.unreadableFile, "cannot read \(path)")
-        }
-        defer { try? h.close() }
-        let d = (try? h.read(upToCount: count)) ?? nil
-        return [UInt8](d ?? Data())
+        let file = try InputFile(path)
+        return file.head(count)
     }
 
     /// The last bytes only (end markers of a file that may be cut off).
     package static func tail(_ path: String, count: Int) throws -> [UInt8] {
-        guard let h = FileHandle(forReadingAtPath: path) else {
-            throw MediaPrepError(.unreadableFile, "cannot read \(path)")
-        }
-        defer { try? h.close() }
-        let end = (try? h.seekToEnd()) ?? 0
-        try? h.seek(toOffset: end > UInt64(count) ? end - UInt64(count) : 0)
-        let d = (try? h.readToEnd()) ?? nil
-        return [UInt8](d ?? Data())
+        let file = try InputFile(path)
+        return try file.read(at: max(0, file.size - count), count: count)
     }
 
-    /// Size of a regular file; directories, missing paths and other non-files are refused here,
-    /// before any stage tries to read or copy them.
-    package static func size(_ path: String) throws -> Int {
-        guard let attrs = try? FileManager.default.attributesOfItem(atPath: path) else {
-            throw MediaPrepError(.unreadableFile, "no such file: \(path)")
-        }
-        guard attrs[.type] as? FileAttributeType == .typeRegular else {
-            throw MediaPrepError(.unreadableFile, "\(path) is not a regular file")
-        }
-        guard let n = attrs[.size] as? NSNumber else { throw MediaPrepError(.unreadableFile, "cannot stat \(path)") }
-        return n.intValue
-    }
+    /// Size of a regular file; directories, missing paths, FIFOs, devices and kernel files are refused
+    /// here, before any stage tries to read or copy them.
+    package static func size(_ path: String) throws -> Int { try InputFile(path).size }
 }

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Glibc
+import UploadPlanner
 
 /// An opened container (AVFormatContext) that closes itself; one per file read.
 final class MediaInput {
@@ -36,7 +37,9 @@ final class MediaInput {
         c.pointee.interrupt_callback = deadline.callback
         var ctx: UnsafeMutablePointer<AVFormatContext>? = c
         // On failure avformat_open_input frees the context and clears it; a custom pb stays ours.
-        let rc = Trace.time("open input") { ff.media.avformat_open_input(&ctx, url, nil, nil) }
+        let rc = Trace.time("open input") {
+            url.map { u in FileNameBytes.withCString(u) { ff.media.avformat_open_input(&ctx, $0, nil, nil) } } ?? ff.media.avformat_open_input(&ctx, nil, nil, nil)
+        }
         guard rc >= 0, let opened = ctx else {
             let e = AVError(rc: rc)
             if e == .exit { throw MediaPrepError(.timeout, "\(name) took longer than \(Int(Self.timeLimit)) s to open") }

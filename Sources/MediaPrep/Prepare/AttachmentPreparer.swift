@@ -355,7 +355,8 @@ package struct AttachmentPreparer: Sendable {
 
     /// Plain files keep their own name (made unique), as the app sends documents.
     private func prepareFile(_ probe: ProbeResult, _ rewrite: MetadataRewrite?, _ item: inout PreparedItem) throws {
-        let file = probe.path.split(separator: "/").last.map(String.init) ?? "file"
+        // Its own name, as text the recipient's app can show: a byte that is not UTF-8 becomes `_`.
+        let file = FileNameBytes.portable(probe.path.split(separator: "/").last.map(String.init) ?? "file")
         var base = file, ext = ""
         if let dot = file.lastIndex(of: "."), dot != file.startIndex {
             base = String(file[..<dot])

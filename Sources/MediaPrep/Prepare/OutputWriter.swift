@@ -1,5 +1,6 @@
 import Synchronization
 import Foundation
+import UploadPlanner
 
 /// Writes prepared files atomically under unique names, never replacing anything.
 package enum OutputWriter {
@@ -121,7 +122,7 @@ package struct StagedFile: Sendable {
         for n in 0..<10_000 {
             let name = n == 0 ? base + dotExt : "\(base)_\(n)" + dotExt
             let path = directory + "/" + name
-            if link(temporaryPath, path) == 0 { return path }
+            if FileNameBytes.withCString(path, { link(temporaryPath, $0) }) == 0 { return path }
             if errno != EEXIST { throw MediaPrepError(.writeFailed, "cannot create \(path): \(String(cString: strerror(errno)))") }
         }
         throw MediaPrepError(.writeFailed, "no free name for \(base)\(dotExt) in \(directory)")

@@ -1,4 +1,5 @@
 import Glibc
+import UploadPlanner
 
 /// One input opened once: a single `open` and `fstat`, its start read for sniffing, and the rest
 /// read on only when the whole file is needed (an image), continuing where the start left off.
@@ -16,7 +17,7 @@ final class InputFile {
     /// a regular file of a real file system: a FIFO, socket or device, or a `/proc` or `/sys` file
     /// (sizes that are not their content), is refused at once with a coded error.
     static func openRegular(_ path: String) throws -> (fd: Int32, size: Int) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = FileNameBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             throw MediaPrepError(.unreadableFile, errno == ENOENT ? "no such file: \(path)" : "cannot read \(path): \(reason)")

@@ -1,4 +1,5 @@
 import Glibc
+import UploadPlanner
 
 /// What a container's metadata says about its sender, in the words `check` prints.
 package struct PrivateFields: OptionSet, Sendable, Hashable {
@@ -87,7 +88,7 @@ package enum FileCopier {
     }
 
     static func write(_ pieces: [MetadataRewrite.Piece], from source: String, expectedSize: Int, to destination: String) throws {
-        let input = open(source, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let input = FileNameBytes.withCString(source) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard input >= 0 else { throw MediaPrepError(.unreadableFile, "cannot read \(source): \(String(cString: strerror(errno)))") }
         defer { close(input) }
         var st = stat()
@@ -97,7 +98,7 @@ package enum FileCopier {
         guard Int(st.st_size) == expectedSize else {
             throw MediaPrepError(.truncated, "\(source) changed size while it was prepared (\(expectedSize) bytes, now \(st.st_size))")
         }
-        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let output = FileNameBytes.withCString(destination) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
         guard output >= 0 else { throw writeError(destination) }
         var ok = false
         defer {

@@ -69,6 +69,9 @@ public indirect enum JSONValue: Sendable, Equatable {
             case _ where u.value < 0x20:
                 let hex = String(u.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            case _ where FileNameBytes.escapedByte(u) != nil:
+                // A file-name byte that is not UTF-8: PEP 383's lone surrogate (FileNameBytes).
+                out += "\\udc" + String(FileNameBytes.escapedByte(u) ?? 0, radix: 16)
             default: out.unicodeScalars.append(u)
             }
         }

@@ -9,18 +9,25 @@ enum Bulk {
     static let jsonl = OptionSpec(names: ["--jsonl"], value: nil, help: "one JSON object per input as each finishes, in input order")
     static let quiet = OptionSpec(names: ["--quiet", "-q"], value: nil, help: "no progress bar on stderr")
     static let json = OptionSpec(names: ["--json"], value: nil, help: "print one JSON document")
+    static let followSymlinks = OptionSpec(names: ["--follow-symlinks"], value: nil,
+                                           help: "follow symbolic links met in folders even where they lead out of the folder given")
 
     /// FILE, DIR (walked recursively, sorted, hidden entries skipped) and `-` (paths on stdin, one per line).
-    static func inputs(_ positionals: [String]) -> BatchInputs {
-        guard positionals.contains("-") else { return .list(InputWalker.expand(positionals)) }
+    static func inputs(_ positionals: [String], followSymlinks: Bool = false) -> BatchInputs {
+        func expand(_ paths: [String]) -> [String] {
+            InputWalker.expand(paths, followSymlinks: followSymlinks) { s in
+                Output.error("\(s.path): skipped: \(s.reason)")
+            }
+        }
+        guard positionals.contains("-") else { return .list(expand(positionals)) }
         let (stream, c) = AsyncStream<String>.makeStream()
         let stdin = BatchInputs.lines(fileDescriptor: STDIN_FILENO)
         let before = positionals.prefix { $0 != "-" }
         let after = positionals.drop { $0 != "-" }.dropFirst()
         Task {
-            for p in InputWalker.expand(Array(before)) { c.yield(p) }
+            for p in expand(Array(before)) { c.yield(p) }
             for await p in stdin.stream as AsyncStream<String> { c.yield(p) }
-            for p in InputWalker.expand(Array(after)) { c.yield(p) }
+            for p in expand(Array(after)) { c.yield(p) }
             c.finish()
         }
         return .stream(stream)

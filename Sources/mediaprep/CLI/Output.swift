@@ -19,7 +19,7 @@ enum Output {
         lock.lock()
         defer { lock.unlock() }
         ProgressBar.shared?.clearLocked()
-        handle.write(Data(s.utf8))
+        handle.write(Data(FileNameBytes.display(s).utf8))  // a file name's stray bytes as \xE9
         ProgressBar.shared?.drawLocked()
     }
 

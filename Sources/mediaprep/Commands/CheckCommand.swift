@@ -9,7 +9,7 @@ struct CheckCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case profile, video, videoMaxBytes, audio, longImages, autoReceive, strict, format, json, jsonl, jobs, quiet
+        case profile, video, videoMaxBytes, audio, longImages, autoReceive, strict, format, json, jsonl, jobs, quiet, followSymlinks
         var spec: OptionSpec {
             switch self {
             case .profile: return OptionSpec(names: ["--profile"], value: "simplex|bluesky", help: "simplex (default) or bluesky")
@@ -24,13 +24,14 @@ struct CheckCommand: Command {
             case .jsonl: return Bulk.jsonl
             case .jobs: return Bulk.jobs
             case .quiet: return Bulk.quiet
+            case .followSymlinks: return Bulk.followSymlinks
             }
         }
     }
 
     enum Format: String { case text, json, github, sarif, jsonl }
 
-    let inputs: [String], check: SendCheck, strict: Bool, format: Format, jobs: Int, quiet: Bool
+    let inputs: [String], check: SendCheck, strict: Bool, format: Format, jobs: Int, quiet: Bool, followSymlinks: Bool
 
     init(_ a: Arguments<Option>) throws {
         guard !a.positionals.isEmpty else { throw UsageError(message: "check needs at least one FILE") }
@@ -51,6 +52,7 @@ struct CheckCommand: Command {
         format = f
         jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
         quiet = a.has(.quiet)
+        followSymlinks = a.has(.followSymlinks)
     }
 
     func run() async -> Int32 {
@@ -59,7 +61,7 @@ struct CheckCommand: Command {
         let state = RunState()
         let counts = Counts()
         let (format, check) = (self.format, self.check)
-        let source = Bulk.inputs(inputs)
+        let source = Bulk.inputs(inputs, followSymlinks: followSymlinks)
         let jobs = self.jobs
         await trap.run {
             let s = await BatchRunner(jobs: jobs).run(source, cancellation: trap.cancellation, progress: progress,

@@ -10,7 +10,7 @@ struct PrepareCommand: Command {
 
     enum Option: CommandOption {
         case out, profile, maxBytes, maxSide, maxPixels, pixelBudget, text, quote, mention, send, recipients, noXFTP
-        case video, videoMaxBytes, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet
+        case video, videoMaxBytes, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks
         var spec: OptionSpec {
             switch self {
             case .out: return OptionSpec(names: ["--out", "-o"], value: "DIR", help: "folder for prepared files (default: mediaprep-out)")
@@ -36,6 +36,7 @@ struct PrepareCommand: Command {
             case .json: return Bulk.json
             case .jsonl: return Bulk.jsonl
             case .quiet: return Bulk.quiet
+            case .followSymlinks: return Bulk.followSymlinks
             }
         }
     }
@@ -44,6 +45,7 @@ struct PrepareCommand: Command {
     let options: BatchOptions
     let mode: Bulk.Mode
     let quiet: Bool
+    let followSymlinks: Bool
 
     init(_ a: Arguments<Option>) throws {
         var profile = ImageProfile.simplex
@@ -86,11 +88,12 @@ struct PrepareCommand: Command {
         positionalInputs = a.positionals
         options = o
         quiet = a.has(.quiet)
+        followSymlinks = a.has(.followSymlinks)
     }
 
     func run() async -> Int32 {
         let (trap, progress, batch, inputs) = Trace.time("set up the batch") {
-            (SignalTrap(), ProgressBar.install(quiet: quiet), BatchPreparer(options), Bulk.inputs(positionalInputs))
+            (SignalTrap(), ProgressBar.install(quiet: quiet), BatchPreparer(options), Bulk.inputs(positionalInputs, followSymlinks: followSymlinks))
         }
         let state = RunState()
         let mode = self.mode

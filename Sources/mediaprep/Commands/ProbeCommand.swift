@@ -8,18 +8,19 @@ struct ProbeCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case jobs, json, jsonl, quiet
+        case jobs, json, jsonl, quiet, followSymlinks
         var spec: OptionSpec {
             switch self {
             case .jobs: return Bulk.jobs
             case .json: return OptionSpec(names: ["--json"], value: nil, help: "print one JSON document (an object for one FILE, else an array)")
             case .jsonl: return Bulk.jsonl
             case .quiet: return Bulk.quiet
+            case .followSymlinks: return Bulk.followSymlinks
             }
         }
     }
 
-    let inputs: [String], jobs: Int, mode: Bulk.Mode, quiet: Bool
+    let inputs: [String], jobs: Int, mode: Bulk.Mode, quiet: Bool, followSymlinks: Bool
 
     init(_ a: Arguments<Option>) throws {
         guard !a.positionals.isEmpty else { throw UsageError(message: "probe needs at least one FILE") }
@@ -27,6 +28,7 @@ struct ProbeCommand: Command {
         jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
         mode = try Bulk.mode(json: a.has(.json), jsonl: a.has(.jsonl))
         quiet = a.has(.quiet)
+        followSymlinks = a.has(.followSymlinks)
     }
 
     func run() async -> Int32 {
@@ -36,7 +38,7 @@ struct ProbeCommand: Command {
         let progress = single ? nil : ProgressBar.install(quiet: quiet)
         let state = RunState()
         let mode = self.mode
-        let source = Bulk.inputs(inputs)
+        let source = Bulk.inputs(inputs, followSymlinks: followSymlinks)
         let jobs = self.jobs
         await trap.run {
             let s = await BatchRunner(jobs: jobs).run(source, cancellation: trap.cancellation, progress: progress,

@@ -9,7 +9,7 @@ struct ThumbnailCommand: Command {
     static let positionals = "VIDEO|DIR|-..."
 
     enum Option: CommandOption {
-        case output, out, maxSide, quality, jobs, json, jsonl, quiet
+        case output, out, maxSide, quality, jobs, json, jsonl, quiet, followSymlinks
         var spec: OptionSpec {
             switch self {
             case .output: return OptionSpec(names: ["-o", "--output"], value: "FILE", help: "the JPEG to write (one VIDEO)")
@@ -20,12 +20,13 @@ struct ThumbnailCommand: Command {
             case .json: return Bulk.json
             case .jsonl: return Bulk.jsonl
             case .quiet: return Bulk.quiet
+            case .followSymlinks: return Bulk.followSymlinks
             }
         }
     }
 
     let inputs: [String], output: String?, outDir: String?, maxSide: Int, quality: Int, jobs: Int
-    let mode: Bulk.Mode, quiet: Bool
+    let mode: Bulk.Mode, quiet: Bool, followSymlinks: Bool
 
     init(_ a: Arguments<Option>) throws {
         guard !a.positionals.isEmpty else { throw UsageError(message: "thumbnail needs at least one VIDEO") }
@@ -41,6 +42,7 @@ struct ThumbnailCommand: Command {
         jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
         mode = try Bulk.mode(json: a.has(.json), jsonl: a.has(.jsonl))
         quiet = a.has(.quiet)
+        followSymlinks = a.has(.followSymlinks)
     }
 
     struct Made: Sendable {
@@ -57,7 +59,7 @@ struct ThumbnailCommand: Command {
         let state = RunState()
         let (mode, output, outDir, maxSide, quality, jobs) = (self.mode, self.output, self.outDir, maxSide, quality, jobs)
         let cancellation = trap.cancellation
-        let source = Bulk.inputs(inputs)
+        let source = Bulk.inputs(inputs, followSymlinks: followSymlinks)
         await trap.run {
             let s = await BatchRunner(jobs: jobs).run(source, cancellation: cancellation, progress: progress, work: { _, path in
                 Result { () throws -> Made in
