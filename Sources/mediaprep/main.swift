@@ -44,6 +44,7 @@ final class ExitStatus: @unchecked Sendable { var code: Int32 = 0 }
 // A plain main thread that waits, rather than async top-level code: the latter hands the main
 // thread to dispatch_main, under which valgrind 3.19 (scripts/sanitize.sh) crashes on every run.
 Trace.startup()
+signal(SIGPIPE, SIG_IGN)  // a closed stdout is EPIPE, then SIGPIPE to the batch's trap (SignalTrap)
 MemoryTuning.keepFreedBuffers()
 FFmpegLibraries.logLevel.withLock { $0 = -8 }  // AV_LOG_QUIET once FFmpeg is loaded: errors come typed, once
 let status = ExitStatus()
@@ -60,4 +61,5 @@ finished.wait()
 // Everything is written and every output renamed into place: skip the atexit teardown of ~60
 // libraries (TLS and Kerberos among them, loaded for link previews) and leave at once.
 fflush(nil)
+OutputWriter.removeTemporaryFiles()  // the private scratch folder (encoder statistics)
 _exit(status.code)

@@ -231,6 +231,61 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         }
     }
 
+    /// A closed terminal (SIGHUP) and a closed pipe (`mediaprep … | head`) stop the batch as SIGTERM
+    /// does: 129 and 141, nothing temporary left.
+    @Test func sighupAndSigpipeLeaveNothing() throws {
+        let dir = try scratch(), out = try scratch(), piped = try scratch()
+        defer { for d in [dir, out, piped] { try? FileManager.default.removeItem(atPath: d) } }
+        for i in 0..<30 { try FileManager.default.copyItem(atPath: testdata + "/photo.jpg", toPath: dir + "/p\(i).jpg") }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["prepare", dir, "--out", out, "--jobs", "2", "--quiet"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var waited = 0
+        while ((try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasSuffix(".jpg") }.count ?? 0) < 1, waited < 3000 {
+            usleep(10_000); waited += 1
+        }
+        kill(p.processIdentifier, SIGHUP)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 129)
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: out)).contains { $0.hasPrefix(".") })
+        let r = try runTool(["bash", "-c", "'\(binary)' prepare '\(dir)' --out '\(piped)' --jsonl --jobs 2 | head -c 10 >/dev/null; echo ${PIPESTATUS[0]}"])
+        #expect(r.stdout.split(separator: "\n").last == "141", "\(r.stdout)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: piped)
+        #expect(!left.contains { $0.hasPrefix(".") } && left.count < 30, "\(left)")
+    }
+
+    /// SIGKILL leaves a temporary file (and x264's statistics in the private scratch folder); the next
+    /// run into the same folders removes them, as their process is gone, and leaves only its outputs.
+    @Test func aRunAfterSIGKILLSweepsWhatTheKilledOneLeft() throws {
+        let out = try scratch(), tmp = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: out); try? FileManager.default.removeItem(atPath: tmp) }
+        let args = ["prepare", testdata + "/noisy.webm", "--out", out, "--video-max-bytes", "60000", "--quiet"]
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        p.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": tmp]) { $1 }
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var waited = 0
+        while ((try? FileManager.default.contentsOfDirectory(atPath: out))?.contains { $0.hasSuffix(".tmp") } ?? false) == false, waited < 6000 {
+            usleep(5_000); waited += 1
+        }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        let litter = try FileManager.default.contentsOfDirectory(atPath: out)
+        #expect(litter.contains { $0.hasPrefix(".mediaprep-") && $0.contains("-\(p.processIdentifier)-") }, "\(litter)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).contains { $0.contains("-\(p.processIdentifier)-") })
+        let second = try run(args, env: ["TMPDIR": tmp])
+        #expect(second.status == 0, "\(second.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: out)
+        #expect(left.count == 1 && left[0].hasSuffix(".mp4"), "\(left)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)  // its own scratch folder gone too
+    }
+
     @Test func sigtermExits143() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)

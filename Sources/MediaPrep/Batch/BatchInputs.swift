@@ -89,14 +89,19 @@ package enum InputWalker {
 
     /// A folder's entry names as bytes, hidden ones left out, sorted.
     static func names(_ path: String) -> [String]? {
+        allNames(path)?.filter { !$0.hasPrefix(".") }.sorted()
+    }
+
+    /// Every entry name of a folder, hidden ones too (not `.` and `..`), in the order the file system gives.
+    package static func allNames(_ path: String) -> [String]? {
         guard let d = FileNameBytes.withCString(path, { opendir($0) }) else { return nil }
         defer { closedir(d) }
         var names: [String] = []
         while let e = readdir(d) {
             let name = withUnsafeBytes(of: e.pointee.d_name) { raw in FileNameBytes.string(raw.prefix { $0 != 0 }) }
-            if !name.hasPrefix(".") { names.append(name) }
+            if name != "." && name != ".." { names.append(name) }
         }
-        return names.sorted()
+        return names
     }
 
     private struct Walk {

@@ -66,7 +66,8 @@ package enum OutputWriter {
         } else if !isDir.boolValue {
             throw MediaPrepError(.writeFailed, "\(dir) is not a directory")
         }
-        let tmp = dir + "/.mediaprep-\(UUID().uuidString).tmp"
+        pending.sweepOnce(dir)
+        let tmp = temporaryName(in: dir)
         pending.add(tmp)
         guard fill(tmp) else {
             discard(tmp)
@@ -79,6 +80,36 @@ package enum OutputWriter {
         }
         return StagedFile(directory: dir, base: base, ext: ext, temporaryPath: tmp)
     }
+
+    /// `.mediaprep-HOST-PID-UUID.tmp`: whose it is, so that a later run on this host can remove what
+    /// a killed one left (SIGKILL, power loss), and never what a live one, here or on another machine
+    /// sharing the folder, is still writing.
+    static func temporaryName(in dir: String) -> String { dir + "/" + ownPrefix + UUID().uuidString + ".tmp" }
+
+    static let hostTag: String = {
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, name.count - 1)
+        let text = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let safe = String(text.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }.prefix(32))
+        return safe.isEmpty ? "host" : safe
+    }()
+
+    static let ownPrefix = ".mediaprep-\(hostTag)-\(getpid())-"
+
+    /// Removes the temporary files in `dir` whose writer, a process of this host, is gone.
+    package static func sweep(_ dir: String) {
+        let prefix = ".mediaprep-\(hostTag)-"
+        for name in InputWalker.allNames(dir) ?? [] where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let pid = Int32(rest.prefix { $0 != "-" }), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            let path = dir + "/" + name
+            if InputWalker.isDirectory(path) { try? FileManager.default.removeItem(atPath: path) } else { unlink(path) }
+        }
+    }
+
+    /// A folder only this process writes in (0700, under TMPDIR), for encoder statistics and other
+    /// scratch files: never `--out`. Removed with the temporary files; a killed run's is swept.
+    package static func scratchDirectory() throws -> String { try pending.scratch() }
 
     static func discard(_ tmp: String) {
         unlink(tmp)
@@ -93,7 +124,7 @@ package enum OutputWriter {
             throw MediaPrepError(.invalidArgument, "refusing to overwrite the input \(protected)")
         }
         let dir = url.deletingLastPathComponent().path
-        let tmp = dir + "/.mediaprep-\(UUID().uuidString).tmp"
+        let tmp = temporaryName(in: dir)
         guard FileManager.default.createFile(atPath: tmp, contents: Data(data)) else {
             throw MediaPrepError(.writeFailed, "cannot write in \(dir)")
         }
@@ -140,12 +171,41 @@ package struct StagedFile: Sendable {
 private final class TemporaryFiles: @unchecked Sendable {
     private let lock = NSLock()
     private var paths = Set<String>()
+    private var swept = Set<String>()
+    private var scratchPath: String?
     func add(_ p: String) { lock.withLock { _ = paths.insert(p) } }
     func remove(_ p: String) { lock.withLock { _ = paths.remove(p) } }
+
+    /// Each output folder is swept once per run, before the first file is staged there.
+    func sweepOnce(_ dir: String) {
+        guard lock.withLock({ swept.insert(dir).inserted }) else { return }
+        OutputWriter.sweep(dir)
+    }
+
+    func scratch() throws -> String {
+        try lock.withLock {
+            if let s = scratchPath { return s }
+            let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            OutputWriter.sweep(base)
+            var template = Array((base + "/" + OutputWriter.ownPrefix + "XXXXXX").utf8CString)
+            guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
+                throw MediaPrepError(.writeFailed, "cannot create a private folder in \(base): \(String(cString: strerror(errno)))")
+            }
+            let path = String(cString: made)
+            scratchPath = path
+            return path
+        }
+    }
+
     func removeAll() {
         lock.withLock {
             for p in paths { unlink(p) }
             paths.removeAll()
+            if let s = scratchPath {
+                for name in InputWalker.allNames(s) ?? [] { unlink(s + "/" + name) }
+                rmdir(s)
+                scratchPath = nil
+            }
         }
     }
 }

@@ -30,7 +30,7 @@ struct VideoTranscoder {
             again.plan = fallback
             return try again.transcode(source: source, to: path, maxBytes: maxBytes)
         }
-        let stats = path + ".x264-stats"
+        let stats = try OutputWriter.scratchDirectory() + "/x264-stats-" + UUID().uuidString
         defer { for suffix in ["", ".temp", ".mbtree", ".mbtree.temp"] { unlink(stats + suffix) } }
         try encodePass(source: source, output: nil, pass: 1, stats: stats, share: (0, 0.4), rate: rate)
         try encodePass(source: source, output: path, pass: 2, stats: stats, share: (0.4, 1), rate: rate)

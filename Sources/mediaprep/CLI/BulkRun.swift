@@ -52,7 +52,8 @@ extension Bulk {
     }
 }
 
-/// Turns SIGINT/SIGTERM into cancellation of the batch; the command then exits 130 or 143.
+/// Turns SIGINT, SIGTERM, SIGHUP (a closed terminal or ssh session) and SIGPIPE (`mediaprep … | head`)
+/// into cancellation of the batch: no temporary file is left, and the command exits 128 + the signal.
 final class SignalTrap: @unchecked Sendable {
     let cancellation = CancellationFlag()
     private let lock = NSLock()
@@ -60,8 +61,17 @@ final class SignalTrap: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private var task: Task<Void, Never>?
 
+    /// The trap of the command running now: a write to a closed pipe stops its batch (`Output`).
+    private static let currentLock = NSLock()
+    nonisolated(unsafe) private static weak var currentTrap: SignalTrap?
+    static var current: SignalTrap? {
+        get { currentLock.withLock { currentTrap } }
+        set { currentLock.withLock { currentTrap = newValue } }
+    }
+
     init() {
-        for sig in [SIGINT, SIGTERM] {
+        defer { Self.current = self }
+        for sig in Self.signals {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             s.setEventHandler { [weak self] in self?.fire(sig) }
@@ -70,10 +80,13 @@ final class SignalTrap: @unchecked Sendable {
         }
     }
 
+    static let signals = [SIGINT, SIGTERM, SIGHUP, SIGPIPE]
+
     /// The signal that stopped the run, if any.
     var caughtSignal: Int32 { lock.lock(); defer { lock.unlock() }; return caught }
 
-    /// 130 for SIGINT, 143 for SIGTERM, as shells report a process those signals ended.
+    /// 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP, 141 for SIGPIPE, as shells report a process
+    /// those signals ended.
     var exitStatus: Int32? { caughtSignal == 0 ? nil : 128 + caughtSignal }
 
     /// Runs `body` as a task the signals cancel, and waits for it.
@@ -87,7 +100,7 @@ final class SignalTrap: @unchecked Sendable {
         lock.lock(); task = t; lock.unlock()
     }
 
-    private func fire(_ sig: Int32) {
+    func fire(_ sig: Int32) {
         lock.lock()
         let first = caught == 0
         if first { caught = sig }
@@ -105,8 +118,8 @@ final class SignalTrap: @unchecked Sendable {
 
     deinit {
         for s in sources { s.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        // SIGPIPE stays ignored: a write to a closed pipe is an error to handle, not a death.
+        for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, SIG_DFL) }
     }
 }
 
