@@ -26,7 +26,11 @@ import UploadPlanner
     }
 
     public static func jpeg(_ d: [UInt8]) {
-        guard let h = try? JPEGDecoder.header(d), h.width * h.height <= pixels * 4 else { return }
+        guard let h = try? JPEGDecoder.header(d) else { return }
+        // The checks every plan makes before decoding: a refused header is never decoded.
+        let scaled = JPEGDecoder.decodedSize(h, options: DecodeOptions(minimumWidth: 64, minimumHeight: 64))
+        guard (try? JPEGDecoder.checkHeader(h, fileBytes: d.count, decoded: scaled.width * scaled.height, limit: pixels)) != nil,
+              h.width * h.height <= pixels * 4 else { return }
         _ = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels, minimumWidth: 64, minimumHeight: 64))
         _ = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels), lumaOnly: true)
         for o in ExifOrientation.allCases { _ = try? JPEGRotator.upright(d, orientation: o) }
@@ -34,6 +38,7 @@ import UploadPlanner
     }
 
     public static func png(_ d: [UInt8]) {
+        _ = PNGHeader.isCheapToDecode(d)
         if let (w, h) = PNGHeader.size(d), w * h > pixels { return }
         _ = try? PNGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels))
     }
