@@ -8,7 +8,8 @@ pkgs=(pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libavformat-de
       libheif-dev            # HEIC/HEIF/AVIF (opened on first use)
       libjxl-dev             # JPEG XL (opened on first use)
       libwebp-dev            # animated WebP through libwebpdemux (opened on first use)
-      zsh fish)              # the tests run the zsh and fish completion scripts in those shells
+      zsh fish               # the tests run the zsh and fish completion scripts in those shells
+      python3-venv)          # contrib/dask's virtual environment (the Dask test starts a real cluster)
 if dpkg-query -W -f='${Status}\n' "${pkgs[@]}" 2>/dev/null | grep -qv "install ok installed" \
    || ! dpkg-query -W "${pkgs[@]}" >/dev/null 2>&1; then
   SUDO=""
@@ -16,3 +17,11 @@ if dpkg-query -W -f='${Status}\n' "${pkgs[@]}" 2>/dev/null | grep -qv "install o
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${pkgs[@]}" >/dev/null
 fi
+# Dask and distributed, pinned, in a virtual environment of the repository (contrib/dask/requirements.txt).
+venv="$(cd "$(dirname "$0")/.." && pwd)/.venv/dask"
+req="$(dirname "$venv")/../contrib/dask/requirements.txt"
+if ! "$venv/bin/python" -c "import dask, distributed; assert dask.__version__ == '2026.8.0' and distributed.__version__ == '2026.8.0'" 2>/dev/null; then
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
+fi
+

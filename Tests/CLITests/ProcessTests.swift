@@ -286,6 +286,79 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)  // its own scratch folder gone too
     }
 
+    /// Shards of a nested archive with equal names in different folders are disjoint and together
+    /// every input; `--resume` names are the same in every run, and a rerun rewrites nothing.
+    @Test func shardsAndResume() throws {
+        let dir = try scratch(), out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
+        var all: [String] = []
+        for d in ["a", "b", "b/c", "d/e/f"] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + d, withIntermediateDirectories: true)
+            for (name, fixture) in [("x.jpg", "small.jpg"), ("y.png", "rgb.png"), ("z.m4a", "voice.m4a")] {
+                try FileManager.default.copyItem(atPath: testdata + "/" + fixture, toPath: "\(dir)/\(d)/\(name)")
+                all.append("\(dir)/\(d)/\(name)")
+            }
+        }
+        var seen: [String] = []
+        for k in 0..<3 {
+            let r = try run(["check", dir, "--shard", "\(k)/3", "--jsonl"])
+            seen += try jsonLines(r.stdout).compactMap { $0["input"] as? String }
+        }
+        #expect(seen.sorted() == all.sorted() && Set(seen).count == all.count)
+        #expect(try run(["check", dir, "--shard", "3/3"]).status == 2)
+        // The same shard is the same work from another working folder (paths relative to the folder given).
+        let here = try run(["check", dir, "--shard", "1/3", "--jsonl"]).stdout
+        let there = try runTool(["sh", "-c", "cd '\(dir)/..' && '\(binary)' check './\((dir as NSString).lastPathComponent)' --shard 1/3 --jsonl"]).stdout
+        #expect(try jsonLines(here).map { ($0["input"] as? String ?? "").replacingOccurrences(of: dir, with: "") }
+                == jsonLines(there).map { ($0["input"] as? String ?? "").replacingOccurrences(of: "./" + (dir as NSString).lastPathComponent, with: "") })
+        let manifest = out + "/m.jsonl"
+        let first = try run(["prepare", dir, "--out", out + "/o", "--resume", "--manifest", manifest, "--jsonl"])
+        #expect(first.status == 0)
+        let names = try jsonLines(first.stdout).compactMap { ($0["output"] as? String)?.replacingOccurrences(of: out + "/o/", with: "") }.sorted()
+        #expect(names.contains("b/c/x.jpg.jpg") && names.contains("d/e/f/z.m4a.m4a") && names.count == all.count)
+        func stamps() throws -> [String] {
+            try names.map { n in
+                let a = try FileManager.default.attributesOfItem(atPath: out + "/o/" + n)
+                return "\(n) \(a[.systemFileNumber] ?? 0) \(a[.modificationDate] ?? 0)"
+            }
+        }
+        let before = try stamps()
+        let again = try run(["prepare", dir, "--out", out + "/o", "--resume", "--manifest", manifest, "--jsonl"])
+        let againLines = try jsonLines(again.stdout)
+        #expect(again.status == 0 && againLines.allSatisfy { $0["skipped"] as? Bool == true })
+        #expect(try stamps() == before)
+        let lines = try String(contentsOfFile: manifest, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2 * all.count)
+        #expect(lines.first?.contains("\"output\":\"") == true && !(lines.first ?? "").contains(out))  // relative to --out
+    }
+
+    /// A run killed with SIGKILL: every manifest line names a complete output.
+    @Test func aKilledRunsManifestListsOnlyCompleteOutputs() throws {
+        let dir = try scratch(), out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
+        for i in 0..<30 { try FileManager.default.copyItem(atPath: testdata + "/photo.jpg", toPath: dir + "/p\(i).jpg") }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["prepare", dir, "--out", out + "/o", "--resume", "--manifest", out + "/m.jsonl", "--jobs", "2", "--quiet"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var waited = 0
+        while ((try? String(contentsOfFile: out + "/m.jsonl", encoding: .utf8))?.split(separator: "\n").count ?? 0) < 3, waited < 3000 {
+            usleep(5_000); waited += 1
+        }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        let lines = try String(contentsOfFile: out + "/m.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count >= 3 && lines.count < 30)
+        for line in lines {
+            let rec = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let data = try FileBytes.read(out + "/o/" + (rec["output"] as? String ?? "-"))
+            #expect(data.count == rec["bytes"] as? Int)
+            #expect(throws: Never.self) { try JPEGDecoder.decode(data) }
+        }
+    }
+
     @Test func sigtermExits143() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)

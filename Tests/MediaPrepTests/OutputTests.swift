@@ -54,3 +54,23 @@ import Testing
         #expect(try FileBytes.read(cut).count == src.count / 3)
     }
 }
+
+/// Names are found in constant time per file, without a cap: `_N` continues from where this
+/// process last found one free.
+@Suite struct NamingTests {
+    @Test func namesContinueWithoutACap() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for n in [0] + Array(1...10_000) {
+            let name = n == 0 ? "IMG_x.jpg" : "IMG_x_\(n).jpg"
+            #expect(FileManager.default.createFile(atPath: dir + "/" + name, contents: nil))
+        }
+        // Past the old cap of 10,000 names a base.
+        let first = try OutputWriter.writeUnique([1], directory: dir, base: "IMG_x", ext: "jpg")
+        #expect(first.hasSuffix("/IMG_x_10001.jpg"))
+        for i in 2...200 {
+            let next = try OutputWriter.writeUnique([1], directory: dir, base: "IMG_x", ext: "jpg")
+            #expect(next.hasSuffix("/IMG_x_\(10_000 + i).jpg"))
+        }
+    }
+}

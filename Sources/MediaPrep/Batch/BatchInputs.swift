@@ -22,8 +22,9 @@ public struct BatchInputs: Sendable {
         BatchInputs(stream: paths, count: nil)
     }
 
-    /// Newline-separated paths from a file descriptor (stdin for `-`), yielded as each line arrives.
-    public static func lines(fileDescriptor fd: Int32) -> BatchInputs {
+    /// Newline-separated paths (or `separator`-separated: 0 for `find -print0`) from a file descriptor
+    /// (stdin for `-`), yielded as each arrives; names are bytes (`FileNameBytes`).
+    public static func lines(fileDescriptor fd: Int32, separator: UInt8 = 0x0A) -> BatchInputs {
         let (stream, c) = AsyncStream<String>.makeStream()
         let thread = Thread {
             let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
@@ -32,10 +33,10 @@ public struct BatchInputs: Sendable {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
                 pending.append(chunk)
-                while let nl = pending.firstIndex(of: 0x0A) {
+                while let nl = pending.firstIndex(of: separator) {
                     let line = FileNameBytes.string(pending[pending.startIndex..<nl])
                     pending.removeSubrange(pending.startIndex...nl)
-                    let path = line.hasSuffix("\r") ? String(line.dropLast()) : line
+                    let path = separator == 0x0A && line.hasSuffix("\r") ? String(line.dropLast()) : line
                     if !path.isEmpty { c.yield(path) }
                 }
             }

@@ -33,6 +33,7 @@ public struct BatchItem: Sendable {
         ]
         // A long screenshot's parts: which one of how many (only then, so other items are unchanged).
         if let p = it.part { members.append(.init("part", .object([.init("index", .int(p.index)), .init("of", .int(p.of))]))) }
+        if it.skipped { members.append(.init("skipped", .bool(true))) }
         return .object(members)
     }
 
@@ -40,6 +41,7 @@ public struct BatchItem: Sendable {
     public var summary: String {
         let it = item
         if let e = it.error { return "\(it.input): error \(e.code.rawValue): \(e.message)" }
+        if it.skipped { return "\(it.input) → \(it.output ?? "-"): skipped, already prepared (--resume)" }
         var s = "\(it.input)\(it.part.map { " (part \($0.index) of \($0.of))" } ?? "") → \(it.output ?? "-"): \(it.kind.rawValue)"
         if let w = it.width, let h = it.height { s += " \(w)×\(h)" }
         if let b = it.bytes { s += ", \(b) bytes" }
@@ -80,6 +82,8 @@ public struct BatchSummary: Sendable {
     public var failed = 0
     /// Of `failed`, those the environment caused (`MediaPrepError.isEnvironmental`).
     public var environmentFailed = 0
+    /// Inputs whose output an earlier run had already made (`BatchOptions.resumeName`).
+    public var skipped = 0
     /// Stopped by cancellation (SIGINT/SIGTERM in the CLI): inputs not started were skipped.
     public var interrupted = false
 

@@ -27,6 +27,11 @@ public struct BatchOptions: Sendable {
     public var media = MediaOptions()
     /// How a text-only message's link card is fetched; nil sends such text without one.
     public var linkPreviews: LinkPreviewer.Options? = LinkPreviewer.Options()
+    /// For runs an engine may repeat or retry: each output is named after its input, as
+    /// `outputDirectory/<name>.<ext>` where `<name>` is what this returns for the input (its path
+    /// relative to the folder given), replacing an earlier attempt's file; an input whose output is
+    /// already there is skipped. nil: the app's `IMG_…` names, never replacing anything.
+    public var resumeName: (@Sendable (_ input: String) -> String)?
 
     public init(outputDirectory: String, timestamp: Int64 = Int64(Date().timeIntervalSince1970)) {
         self.outputDirectory = outputDirectory

@@ -50,6 +50,7 @@ public struct BatchPreparer: Sendable {
         let started = StartCounter()
         var sequencer = MessageSequencer(options: opts)
         var summary = BatchSummary()
+        var resumeNames = Set<String>()
         var runnerProgress: (@Sendable (BatchProgress) -> Void)? = nil
         if let relay { runnerProgress = { p in relay.runner(p) } }
         let ran = await BatchRunner(jobs: opts.jobs).run(inputs, cancellation: cancellation, progress: runnerProgress,
@@ -58,6 +59,9 @@ public struct BatchPreparer: Sendable {
             // finished jobs left, instead of ending the batch on one thread.
             var p = prep
             p.threads = BatchRunner.threadsPerJob(jobs: opts.jobs, inputs: inputs.count.map { $0 - started.next() })
+            if let name = opts.resumeName, let done = ResumeNames.existing(opts.outputDirectory, name(path), input: path) {
+                return done
+            }
             return p.prepare(path: path)
         }) { index, _, prepared in
             summary.inputs += 1
@@ -65,7 +69,34 @@ public struct BatchPreparer: Sendable {
             // A long screenshot's parts follow it, each its own item and message.
             var first = prepared
             first.parts = []
-            for part in [first] + prepared.parts {
+            var parts = [first] + prepared.parts
+            if let name = opts.resumeName, failure == nil {
+                // Named after the input, the last part first: the first part's name then proves them all.
+                let base = name(prepared.input)
+                if !resumeNames.insert(base).inserted {
+                    failure = MediaPrepError(.invalidArgument, "\(prepared.input) has the same name in the output folder as an earlier input (\(base))")
+                }
+                for i in parts.indices.reversed() where failure == nil {
+                    guard let staged = parts[i].staged else { continue }
+                    parts[i].staged = nil
+                    let suffix = parts.count > 1 ? "_part\(i + 1)" : ""
+                    do {
+                        parts[i].output = try staged.commit(replacing: opts.outputDirectory + "/" + base + suffix + "." + staged.ext)
+                    } catch {
+                        failure = (error as? MediaPrepError) ?? MediaPrepError(.writeFailed, "\(error)")
+                    }
+                }
+                if let failure {
+                    for i in parts.indices {
+                        parts[i].staged?.discard()
+                        parts[i].staged = nil
+                        parts[i].output = nil
+                        parts[i].error = failure
+                    }
+                }
+            }
+            if prepared.skipped { summary.skipped += 1 }
+            for part in parts {
                 var item = BatchItem(index: index, item: part)
                 // Files are named here, in input order, so `_1`, `_2` follow the input whatever finished first.
                 if let staged = part.staged {
@@ -76,8 +107,8 @@ public struct BatchPreparer: Sendable {
                     }
                 }
                 // The preparer checked it can travel before staging it; its exact plan needs the final name.
-                if item.item.error == nil, let out = item.item.output, let bytes = part.bytes {
-                    item.transfer = prep.rules.transfer(size: bytes, kind: part.kind, fileName: MessageSequencer.fileName(out))
+                if item.item.error == nil, !part.skipped, let out = item.item.output, let bytes = part.bytes {
+                    item.transfer = prep.rules.transfer(size: bytes, kind: part.kind, fileName: sequencer.fileName(out))
                 }
                 for e in sequencer.add(item) { await onEvent(e) }
             }
@@ -85,7 +116,7 @@ public struct BatchPreparer: Sendable {
             if let failure {
                 summary.failed += 1
                 if failure.isEnvironmental { summary.environmentFailed += 1 }
-            } else {
+            } else if !prepared.skipped {
                 summary.prepared += 1
             }
         }

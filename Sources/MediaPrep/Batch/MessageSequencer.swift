@@ -51,7 +51,7 @@ struct MessageSequencer {
     private mutating func finish(_ item: BatchItem, last: Bool) -> [BatchEvent] {
         var item = item
         let it = item.item
-        let attachment = MessageComposer.Attachment(filePath: it.output.map(Self.fileName), content: it.content ?? .file(text: ""))
+        let attachment = MessageComposer.Attachment(filePath: it.output.map(fileName), content: it.content ?? .file(text: ""))
         let message = MessageComposer.message(attachment, last: last, text: options.text, quotedItemId: options.quotedItemId,
                                               mentions: options.mentions)
         item.composedMessage = message
@@ -67,6 +67,14 @@ struct MessageSequencer {
 
     func batch(_ messages: [ComposedMessage]) -> BatchEvent {
         .messages(messages, sendLine: options.chat.map { SendCommand(chat: $0, messages: messages).line })
+    }
+
+    /// The file's path inside the files folder (the output folder): its name, or with `--resume` the
+    /// path below the output folder it was mirrored to.
+    func fileName(_ path: String) -> String {
+        let root = options.outputDirectory.hasSuffix("/") ? options.outputDirectory : options.outputDirectory + "/"
+        if options.resumeName != nil, path.hasPrefix(root) { return String(path.dropFirst(root.count)) }
+        return Self.fileName(path)
     }
 
     /// The app's fileSource names a file inside its files folder: the name alone.

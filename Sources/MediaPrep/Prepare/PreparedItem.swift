@@ -28,6 +28,8 @@ package struct PreparedItem: Sendable {
     package var part: (index: Int, of: Int)?
     /// With `AttachmentPreparer.stagesOutputs`: the file, written but not yet named (`output` is nil until then).
     package var staged: StagedFile?
+    /// `--resume`: its output was already complete in the output folder; nothing was done.
+    package var skipped = false
 
     package init(input: String, kind: UploadContentKind) {
         self.input = input

@@ -12,21 +12,46 @@ enum Bulk {
     static let followSymlinks = OptionSpec(names: ["--follow-symlinks"], value: nil,
                                            help: "follow symbolic links met in folders even where they lead out of the folder given")
 
-    /// FILE, DIR (walked recursively, sorted, hidden entries skipped) and `-` (paths on stdin, one per line).
-    static func inputs(_ positionals: [String], followSymlinks: Bool = false) -> BatchInputs {
+    static let shard = OptionSpec(names: ["--shard"], value: "K/N",
+                                  help: "only the inputs of shard K of N (0 ≤ K < N): by a hash of each path relative to the folder given, the same on every machine")
+    static let null = OptionSpec(names: ["-0", "--null"], value: nil, help: "paths on stdin are separated by NUL bytes (find -print0)")
+
+    /// How file arguments become inputs: links, a shard, stdin's separator.
+    struct Walk: Sendable {
+        var followSymlinks = false
+        var shard: Shard?
+        var nulSeparated = false
+    }
+
+    static func walk<O: CommandOption>(_ a: Arguments<O>, followSymlinks: O, shard: O, null: O) throws -> Walk {
+        var w = Walk(followSymlinks: a.has(followSymlinks), nulSeparated: a.has(null))
+        if let spec = a.value(shard) {
+            guard let s = Shard(parsing: spec) else { throw UsageError(message: "--shard takes K/N with 0 ≤ K < N, got \(spec)") }
+            w.shard = s
+        }
+        return w
+    }
+
+    /// FILE, DIR (walked recursively, sorted, hidden entries skipped) and `-` (paths on stdin, one per
+    /// line or, with `-0`, NUL-separated); with a shard, only that shard's inputs.
+    static func inputs(_ positionals: [String], _ walk: Walk = Walk()) -> BatchInputs {
+        let folders = positionals.filter { $0 != "-" && InputWalker.isDirectory($0) }
+        func keep(_ path: String) -> Bool {
+            walk.shard.map { $0.contains(RelativeName.of(path, folders: folders)) } ?? true
+        }
         func expand(_ paths: [String]) -> [String] {
-            InputWalker.expand(paths, followSymlinks: followSymlinks) { s in
+            InputWalker.expand(paths, followSymlinks: walk.followSymlinks) { s in
                 Output.error("\(s.path): skipped: \(s.reason)")
-            }
+            }.filter(keep)
         }
         guard positionals.contains("-") else { return .list(expand(positionals)) }
         let (stream, c) = AsyncStream<String>.makeStream()
-        let stdin = BatchInputs.lines(fileDescriptor: STDIN_FILENO)
+        let stdin = BatchInputs.lines(fileDescriptor: STDIN_FILENO, separator: walk.nulSeparated ? 0 : 0x0A)
         let before = positionals.prefix { $0 != "-" }
         let after = positionals.drop { $0 != "-" }.dropFirst()
         Task {
             for p in expand(Array(before)) { c.yield(p) }
-            for await p in stdin.stream as AsyncStream<String> { c.yield(p) }
+            for await p in stdin.stream as AsyncStream<String> where keep(p) { c.yield(p) }
             for p in expand(Array(after)) { c.yield(p) }
             c.finish()
         }
@@ -69,8 +94,20 @@ final class SignalTrap: @unchecked Sendable {
         set { currentLock.withLock { currentTrap = newValue } }
     }
 
+    /// Checks once a second that the process that started this one lives: an engine's worker killed
+    /// with SIGKILL must not leave its mediaprep running on as an orphan, writing beside the retry.
+    private var parentWatch: DispatchSourceTimer?
+
     init() {
         defer { Self.current = self }
+        let parent = getppid()
+        if parent > 1 {
+            let t = DispatchSource.makeTimerSource(queue: .global())
+            t.schedule(deadline: .now() + 1, repeating: 1)
+            t.setEventHandler { [weak self] in if getppid() != parent { self?.fire(SIGHUP) } }
+            t.resume()
+            parentWatch = t
+        }
         for sig in Self.signals {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
@@ -117,6 +154,7 @@ final class SignalTrap: @unchecked Sendable {
     }
 
     deinit {
+        parentWatch?.cancel()
         for s in sources { s.cancel() }
         // SIGPIPE stays ignored: a write to a closed pipe is an error to handle, not a death.
         for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, SIG_DFL) }

@@ -9,7 +9,7 @@ struct CheckCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case profile, video, videoMaxBytes, audio, longImages, autoReceive, strict, format, json, jsonl, jobs, quiet, followSymlinks
+        case profile, video, videoMaxBytes, audio, longImages, autoReceive, strict, format, json, jsonl, jobs, quiet, followSymlinks, shard, null
         var spec: OptionSpec {
             switch self {
             case .profile: return OptionSpec(names: ["--profile"], value: "simplex|bluesky", help: "simplex (default) or bluesky")
@@ -25,13 +25,15 @@ struct CheckCommand: Command {
             case .jobs: return Bulk.jobs
             case .quiet: return Bulk.quiet
             case .followSymlinks: return Bulk.followSymlinks
+            case .shard: return Bulk.shard
+            case .null: return Bulk.null
             }
         }
     }
 
     enum Format: String { case text, json, github, sarif, jsonl }
 
-    let inputs: [String], check: SendCheck, strict: Bool, format: Format, jobs: Int, quiet: Bool, followSymlinks: Bool
+    let inputs: [String], check: SendCheck, strict: Bool, format: Format, jobs: Int, quiet: Bool, walk: Bulk.Walk
 
     init(_ a: Arguments<Option>) throws {
         guard !a.positionals.isEmpty else { throw UsageError(message: "check needs at least one FILE") }
@@ -52,7 +54,7 @@ struct CheckCommand: Command {
         format = f
         jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
         quiet = a.has(.quiet)
-        followSymlinks = a.has(.followSymlinks)
+        walk = try Bulk.walk(a, followSymlinks: .followSymlinks, shard: .shard, null: .null)
     }
 
     func run() async -> Int32 {
@@ -61,7 +63,7 @@ struct CheckCommand: Command {
         let state = RunState()
         let counts = Counts()
         let (format, check) = (self.format, self.check)
-        let source = Bulk.inputs(inputs, followSymlinks: followSymlinks)
+        let source = Bulk.inputs(inputs, walk)
         let jobs = self.jobs
         await trap.run {
             let s = await BatchRunner(jobs: jobs).run(source, cancellation: trap.cancellation, progress: progress,

@@ -10,7 +10,8 @@ struct PrepareCommand: Command {
 
     enum Option: CommandOption {
         case out, profile, maxBytes, maxSide, maxPixels, pixelBudget, text, quote, mention, send, recipients, noXFTP
-        case video, videoMaxBytes, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks
+        case video, videoMaxBytes, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
+        case resume, manifest
         var spec: OptionSpec {
             switch self {
             case .out: return OptionSpec(names: ["--out", "-o"], value: "DIR", help: "folder for prepared files (default: mediaprep-out)")
@@ -37,6 +38,11 @@ struct PrepareCommand: Command {
             case .jsonl: return Bulk.jsonl
             case .quiet: return Bulk.quiet
             case .followSymlinks: return Bulk.followSymlinks
+            case .shard: return Bulk.shard
+            case .null: return Bulk.null
+            case .resume: return OptionSpec(names: ["--resume"], value: nil,
+                                            help: "name outputs after their inputs (OUT/PATH.EXT), skip inputs already done: a retried run leaves one output each")
+            case .manifest: return OptionSpec(names: ["--manifest"], value: "FILE", help: "append a JSON line per input as it ends (input, output, kind, bytes, error)")
             }
         }
     }
@@ -45,7 +51,8 @@ struct PrepareCommand: Command {
     let options: BatchOptions
     let mode: Bulk.Mode
     let quiet: Bool
-    let followSymlinks: Bool
+    let walk: Bulk.Walk
+    let manifest: String?
 
     init(_ a: Arguments<Option>) throws {
         var profile = ImageProfile.simplex
@@ -86,21 +93,33 @@ struct PrepareCommand: Command {
         }
         mode = try Bulk.mode(json: a.has(.json), jsonl: a.has(.jsonl))
         positionalInputs = a.positionals
-        options = o
         quiet = a.has(.quiet)
-        followSymlinks = a.has(.followSymlinks)
+        walk = try Bulk.walk(a, followSymlinks: .followSymlinks, shard: .shard, null: .null)
+        manifest = a.value(.manifest)
+        if a.has(.resume) {
+            let folders = a.positionals.filter { $0 != "-" && InputWalker.isDirectory($0) }
+            o.resumeName = { RelativeName.of($0, folders: folders) }
+        }
+        options = o
     }
 
     func run() async -> Int32 {
         let (trap, progress, batch, inputs) = Trace.time("set up the batch") {
-            (SignalTrap(), ProgressBar.install(quiet: quiet), BatchPreparer(options), Bulk.inputs(positionalInputs, followSymlinks: followSymlinks))
+            (SignalTrap(), ProgressBar.install(quiet: quiet), BatchPreparer(options), Bulk.inputs(positionalInputs, walk))
         }
         let state = RunState()
         let mode = self.mode
+        let manifest: Manifest?
+        do { manifest = try self.manifest.map { try Manifest(path: $0, outputDirectory: options.outputDirectory) } } catch {
+            Output.error("\(error)")
+            return 75
+        }
         await trap.run {
             let summary = await batch.run(inputs, cancellation: trap.cancellation, progress: progress) { event in
                 switch event {
-                case .item(let item): Trace.time("describe the item") { state.report(item.json, text: item.summary, mode: mode) }
+                case .item(let item):
+                    Trace.time("describe the item") { state.report(item.json, text: item.summary, mode: mode) }
+                    manifest?.record(item)
                 case .text(let t): state.report(t.json, text: t.summary, mode: mode)
                 case .messages(_, let line?):
                     // With --json/--jsonl, stdout holds only JSON; the /_send lines go to stderr.

@@ -8,7 +8,7 @@ struct ProbeCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case jobs, json, jsonl, quiet, followSymlinks
+        case jobs, json, jsonl, quiet, followSymlinks, shard, null
         var spec: OptionSpec {
             switch self {
             case .jobs: return Bulk.jobs
@@ -16,11 +16,13 @@ struct ProbeCommand: Command {
             case .jsonl: return Bulk.jsonl
             case .quiet: return Bulk.quiet
             case .followSymlinks: return Bulk.followSymlinks
+            case .shard: return Bulk.shard
+            case .null: return Bulk.null
             }
         }
     }
 
-    let inputs: [String], jobs: Int, mode: Bulk.Mode, quiet: Bool, followSymlinks: Bool
+    let inputs: [String], jobs: Int, mode: Bulk.Mode, quiet: Bool, walk: Bulk.Walk
 
     init(_ a: Arguments<Option>) throws {
         guard !a.positionals.isEmpty else { throw UsageError(message: "probe needs at least one FILE") }
@@ -28,7 +30,7 @@ struct ProbeCommand: Command {
         jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
         mode = try Bulk.mode(json: a.has(.json), jsonl: a.has(.jsonl))
         quiet = a.has(.quiet)
-        followSymlinks = a.has(.followSymlinks)
+        walk = try Bulk.walk(a, followSymlinks: .followSymlinks, shard: .shard, null: .null)
     }
 
     func run() async -> Int32 {
@@ -38,7 +40,7 @@ struct ProbeCommand: Command {
         let progress = single ? nil : ProgressBar.install(quiet: quiet)
         let state = RunState()
         let mode = self.mode
-        let source = Bulk.inputs(inputs, followSymlinks: followSymlinks)
+        let source = Bulk.inputs(inputs, walk)
         let jobs = self.jobs
         await trap.run {
             let s = await BatchRunner(jobs: jobs).run(source, cancellation: trap.cancellation, progress: progress,

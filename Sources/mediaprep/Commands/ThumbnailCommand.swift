@@ -9,7 +9,7 @@ struct ThumbnailCommand: Command {
     static let positionals = "VIDEO|DIR|-..."
 
     enum Option: CommandOption {
-        case output, out, maxSide, quality, jobs, json, jsonl, quiet, followSymlinks
+        case output, out, maxSide, quality, jobs, json, jsonl, quiet, followSymlinks, shard, null
         var spec: OptionSpec {
             switch self {
             case .output: return OptionSpec(names: ["-o", "--output"], value: "FILE", help: "the JPEG to write (one VIDEO)")
@@ -21,12 +21,14 @@ struct ThumbnailCommand: Command {
             case .jsonl: return Bulk.jsonl
             case .quiet: return Bulk.quiet
             case .followSymlinks: return Bulk.followSymlinks
+            case .shard: return Bulk.shard
+            case .null: return Bulk.null
             }
         }
     }
 
     let inputs: [String], output: String?, outDir: String?, maxSide: Int, quality: Int, jobs: Int
-    let mode: Bulk.Mode, quiet: Bool, followSymlinks: Bool
+    let mode: Bulk.Mode, quiet: Bool, walk: Bulk.Walk
 
     init(_ a: Arguments<Option>) throws {
         guard !a.positionals.isEmpty else { throw UsageError(message: "thumbnail needs at least one VIDEO") }
@@ -42,7 +44,7 @@ struct ThumbnailCommand: Command {
         jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
         mode = try Bulk.mode(json: a.has(.json), jsonl: a.has(.jsonl))
         quiet = a.has(.quiet)
-        followSymlinks = a.has(.followSymlinks)
+        walk = try Bulk.walk(a, followSymlinks: .followSymlinks, shard: .shard, null: .null)
     }
 
     struct Made: Sendable {
@@ -59,7 +61,7 @@ struct ThumbnailCommand: Command {
         let state = RunState()
         let (mode, output, outDir, maxSide, quality, jobs) = (self.mode, self.output, self.outDir, maxSide, quality, jobs)
         let cancellation = trap.cancellation
-        let source = Bulk.inputs(inputs, followSymlinks: followSymlinks)
+        let source = Bulk.inputs(inputs, walk)
         await trap.run {
             let s = await BatchRunner(jobs: jobs).run(source, cancellation: cancellation, progress: progress, work: { _, path in
                 Result { () throws -> Made in
