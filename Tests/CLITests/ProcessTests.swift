@@ -359,6 +359,25 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         }
     }
 
+    /// A full disk (a 300 KiB tmpfs) fails the environment, 75, with the system's reason; a corrupt
+    /// file alone is 1. Mounting needs root, as CI and the development machines run.
+    @Test func aFullDiskExits75() throws {
+        guard getuid() == 0 else { return }
+        let mnt = try scratch()
+        defer { _ = try? runTool(["umount", mnt]); try? FileManager.default.removeItem(atPath: mnt) }
+        let mounted = try runTool(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", mnt])
+        #expect(mounted.status == 0, "\(mounted.stdout)")
+        guard mounted.status == 0 else { return }
+        let r = try run(["prepare", testdata + "/photo.jpg", testdata + "/p3-photo.jpg", testdata + "/truncated.mp4", "--out", mnt + "/o", "--jsonl"])
+        #expect(r.status == 75)
+        let lines = try jsonLines(r.stdout)
+        let codes = lines.map { (($0["error"] as? [String: Any])?["class"] as? String) ?? "-" }
+        #expect(codes == ["-", "environment", "input"], "\(r.stdout)")
+        #expect(r.stdout.contains("No space left on device"))
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: mnt + "/o")).contains { $0.hasPrefix(".") })
+        #expect(try run(["prepare", testdata + "/truncated.mp4", "--out", mnt + "/o"]).status == 1)
+    }
+
     @Test func sigtermExits143() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)

@@ -27,9 +27,7 @@ package enum OutputWriter {
     /// Writes `data` under a temporary name in `dir`; `commit` gives it its final, unique name.
     package static func stage(_ data: [UInt8], directory dir: String, base: String, ext: String,
                              cancellation: CancellationFlag? = nil) throws -> StagedFile {
-        try stage(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in
-            FileManager.default.createFile(atPath: tmp, contents: Data(data))
-        }
+        try stageProduced(directory: dir, base: base, ext: ext, cancellation: cancellation) { tmp in try writeNew(data, to: tmp) }
     }
 
     /// Copies `source` under a temporary name in `dir`, for `commit` to name.
@@ -110,6 +108,24 @@ package enum OutputWriter {
     /// A folder only this process writes in (0700, under TMPDIR), for encoder statistics and other
     /// scratch files: never `--out`. Removed with the temporary files; a killed run's is swept.
     package static func scratchDirectory() throws -> String { try pending.scratch() }
+
+    /// Creates `path` with `data`, or says why not (a full disk: "No space left on device").
+    static func writeNew(_ data: [UInt8], to path: String) throws {
+        let fd = FileNameBytes.withCString(path) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        guard fd >= 0 else { throw FileCopier.writeError(path) }
+        defer { close(fd) }
+        var done = 0
+        while done < data.count {
+            let n = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + done }, data.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                let e = FileCopier.writeError(path)
+                unlink(path)
+                throw e
+            }
+            done += n
+        }
+    }
 
     static func discard(_ tmp: String) {
         unlink(tmp)
