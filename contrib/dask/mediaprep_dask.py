@@ -44,7 +44,7 @@ def run_shard(k, n, folders, out, mediaprep, extra):
     manifest = os.path.join(out, ".manifests", f"shard-{k}.jsonl")
     os.makedirs(os.path.dirname(manifest), exist_ok=True)
     cmd = [mediaprep, "prepare", *folders, "--out", out, "--shard", f"{k}/{n}", "--resume",
-           "--manifest", manifest, "--quiet", "--jobs", "1", *extra]
+           "--manifest", manifest, "--quiet", "--jobs", "1", "--threads", "1", *extra]
     started = time.time()
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
     tail = proc.stderr.decode("utf-8", "replace")[-2000:]

@@ -20,7 +20,10 @@ public struct BatchOptions: Sendable {
     public var recipients = 1
     public var xftp = true
     /// Inputs prepared at once (default: the core count).
-    public var jobs = ProcessInfo.processInfo.activeProcessorCount
+    public var jobs = Cores.available
+    /// Threads one input may use; nil: the cores available divided among the jobs running. An engine
+    /// that gives each task one core (a single-thread Dask worker) sets 1.
+    public var threadsPerInput: Int?
     /// Decoded pixels in flight across all jobs; a single larger image still runs, alone.
     public var pixelBudget = 192_000_000
     /// Whether videos and voice notes are made playable everywhere, and their byte budgets.

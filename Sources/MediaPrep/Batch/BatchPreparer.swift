@@ -58,7 +58,7 @@ public struct BatchPreparer: Sendable {
             // Threads for the inputs still to come: the last ones of a list get the cores the
             // finished jobs left, instead of ending the batch on one thread.
             var p = prep
-            p.threads = BatchRunner.threadsPerJob(jobs: opts.jobs, inputs: inputs.count.map { $0 - started.next() })
+            p.threads = opts.threadsPerInput ?? BatchRunner.threadsPerJob(jobs: opts.jobs, inputs: inputs.count.map { $0 - started.next() })
             if let name = opts.resumeName, let done = ResumeNames.existing(opts.outputDirectory, name(path), input: path) {
                 return done
             }

@@ -12,7 +12,7 @@ package struct BatchRunner: Sendable {
     /// At most this many finished results wait for an earlier, slower one.
     package var window: Int
 
-    package init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    package init(jobs: Int = Cores.available) {
         self.jobs = max(1, jobs)
         lookahead = max(8, 4 * self.jobs)
         window = max(64, 16 * self.jobs)
@@ -20,7 +20,7 @@ package struct BatchRunner: Sendable {
 
     /// Threads each job may use itself so that jobs × threads fills, but does not oversubscribe, the cores.
     package static func threadsPerJob(jobs: Int, inputs: Int?) -> Int {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = Cores.available
         let running = max(1, min(jobs, inputs ?? jobs))
         return max(1, cores / running)
     }

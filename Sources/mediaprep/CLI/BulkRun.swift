@@ -58,7 +58,7 @@ enum Bulk {
         return .stream(stream)
     }
 
-    static func jobs(_ n: Int64?) -> Int { n.map(Int.init) ?? ProcessInfo.processInfo.activeProcessorCount }
+    static func jobs(_ n: Int64?) -> Int { n.map(Int.init) ?? Cores.available }
 
     /// How results are printed: text lines, one JSON document, or one JSON object per input.
     enum Mode { case text, json, jsonl }

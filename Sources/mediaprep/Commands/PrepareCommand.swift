@@ -11,7 +11,7 @@ struct PrepareCommand: Command {
     enum Option: CommandOption {
         case out, profile, maxBytes, maxSide, maxPixels, pixelBudget, text, quote, mention, send, recipients, noXFTP
         case video, videoMaxBytes, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
-        case resume, manifest
+        case resume, manifest, threads
         var spec: OptionSpec {
             switch self {
             case .out: return OptionSpec(names: ["--out", "-o"], value: "DIR", help: "folder for prepared files (default: mediaprep-out)")
@@ -42,6 +42,7 @@ struct PrepareCommand: Command {
             case .null: return Bulk.null
             case .resume: return OptionSpec(names: ["--resume"], value: nil,
                                             help: "name outputs after their inputs (OUT/PATH.EXT), skip inputs already done: a retried run leaves one output each")
+            case .threads: return OptionSpec(names: ["--threads"], value: "N", help: "threads one input may use (default: the cores available ÷ --jobs)")
             case .manifest: return OptionSpec(names: ["--manifest"], value: "FILE", help: "append a JSON line per input as it ends (input, output, kind, bytes, error)")
             }
         }
@@ -82,6 +83,7 @@ struct PrepareCommand: Command {
         o.recipients = Int(try a.int(.recipients, min: 0) ?? 1)
         o.xftp = !a.has(.noXFTP)
         o.jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
+        o.threadsPerInput = try a.int(.threads, min: 1, max: 256).map(Int.init)
         o.media = try MediaFlags.options(a, video: .video, videoMaxBytes: .videoMaxBytes, autoReceive: .autoReceive, audio: .audio, longImages: .longImages)
         if a.has(.noLinkPreview) {
             o.linkPreviews = nil
