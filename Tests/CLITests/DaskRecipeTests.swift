@@ -29,7 +29,7 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: args[0])
         p.arguments = Array(args.dropFirst())
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = FileHandle(forWritingAtPath: log)
         p.standardOutput = handle
         p.standardError = handle

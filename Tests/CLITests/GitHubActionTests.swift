@@ -13,7 +13,7 @@ import Testing
         let indent = lines[run].prefix { $0 == " " }.count + 2
         var body: [String] = []
         for line in lines[(run + 1)...] {
-            if !line.isEmpty && line.prefix { $0 == " " }.count < indent { break }
+            if !line.isEmpty && line.prefix(while: { $0 == " " }).count < indent { break }
             body.append(String(line.dropFirst(min(indent, line.count))))
         }
         return body.joined(separator: "\n")

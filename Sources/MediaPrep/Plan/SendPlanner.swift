@@ -8,7 +8,7 @@ package enum SendPlanner {
         // Whatever goes with its own bytes goes without the sender's location, device and dates.
         if case .copy(let keepName, nil) = plan.action, let rewrite = s.rewrite {
             plan.action = .copy(keepName: keepName, rewrite: rewrite)
-            plan.reasons.insert(rewrite.found.removal + " (streams untouched)", at: 0)
+            plan.reasons.append(rewrite.found.removal + " (streams untouched)")
         }
         return plan
     }
@@ -201,6 +201,9 @@ package enum SendPlanner {
         case .auto where tooLong:
             return try copy(p, rules, kind: .file, keepName: true, reasons: [
                 "audio over \(limits.maxVoiceMessageSeconds) s (\(seconds(d)) s): sent as a file, as the app's file picker does"])
+        case .auto where p.music != nil:
+            return try copy(p, rules, kind: .file, keepName: true, reasons: [
+                "music (\(p.music ?? "")): sent as a file, as the app sends a picked song; --audio-as voice makes a voice message"])
         case .voice where tooLong:
             throw MediaPrepError(.voiceTooLong, "voice over \(limits.maxVoiceMessageSeconds) s (\(seconds(d)) s): cannot be sent")
         default:

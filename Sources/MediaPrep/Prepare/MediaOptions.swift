@@ -13,7 +13,8 @@ public struct MediaOptions: Sendable, Equatable {
     /// How audio is sent: SimpleX's voice messages exist only up to 300 s; a longer recording (a
     /// podcast, a lecture) goes as a file, as the app's file picker sends it.
     public enum AudioMode: String, Sendable, CaseIterable {
-        /// A voice message up to the voice limit, a file beyond it.
+        /// A recording (mono, untagged) is a voice message up to the voice limit; music (an artist or
+        /// album tag, cover art, or stereo and ≥ 30 s) and longer recordings go as files.
         case auto
         /// Always a voice message (over the limit: refused, `voiceTooLong`).
         case voice

@@ -60,10 +60,36 @@ public enum MediaProbe {
             r.animated = true
             r.kind = .video
         } else if let codec = r.audioCodec {
-            r.kind = codec == "unknown" ? .file : .voice  // every audio-only input is a voice note (transcoded if need be)
+            r.kind = codec == "unknown" ? .file : .voice  // a voice note (transcoded if need be), or music as a file (the plan)
+            r.music = musicEvidence(input, r)
         } else {
             throw MediaPrepError(.noVideoStream, "\(path) has neither audio nor video")
         }
+    }
+}
+
+extension MediaProbe {
+    /// Music rather than a recording: tagged with an artist or an album, carrying cover art, or
+    /// stereo and at least 30 s long. A phone's recorder makes mono, untagged files (an iPhone voice
+    /// memo has a title, the place, and nothing else); a short stereo clip is still taken as speech.
+    static func musicEvidence(_ input: MediaInput, _ r: ProbeResult) -> String? {
+        let util = input.ff.util
+        // Container tags (ID3, iTunes, RIFF INFO), or the audio stream's own (Ogg's Vorbis comments).
+        let dictionaries = [input.context.pointee.metadata] + input.streams.filter { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.map { $0.pointee.metadata }
+        func tag(_ key: String) -> Bool {
+            dictionaries.contains { d in
+                guard let t = util.av_dict_get(d, key, nil, 0), let v = t.pointee.value else { return false }
+                return v.pointee != 0
+            }
+        }
+        var why: [String] = []
+        if tag("artist") || tag("album_artist") { why.append("an artist tag") }
+        if tag("album") { why.append("an album tag") }
+        if input.streams.contains(where: { $0.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }) { why.append("cover art") }
+        if why.isEmpty, (r.audioChannels ?? 1) >= 2, (r.durationSeconds ?? 0) >= 30 {
+            why.append("stereo, \(Int(r.durationSeconds ?? 0)) s")
+        }
+        return why.isEmpty ? nil : why.joined(separator: ", ")
     }
 }
 

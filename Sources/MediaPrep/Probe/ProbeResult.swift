@@ -24,4 +24,7 @@ public struct ProbeResult: Sendable, Equatable {
     public var frameRate: Double?
     public var frameCount: Int?
     public var animated: Bool = false
+    /// Audio that is music, not a recording, and why ("artist and album tags", "stereo, 3 min"): the
+    /// app sends a picked song as a file; only its recorder makes voice messages.
+    public var music: String?
 }
