@@ -378,6 +378,15 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         #expect(try run(["prepare", testdata + "/truncated.mp4", "--out", mnt + "/o"]).status == 1)
     }
 
+    /// `check` takes the budgets `prepare` takes: a 200 KB-class photo is flagged under 100,000 bytes.
+    @Test func checkTakesPreparesBudgets() throws {
+        let r = try run(["check", testdata + "/p3-small.jpg", testdata + "/small.jpg", "--max-bytes", "30000", "--strict"])
+        #expect(r.status == 1 && r.stdout.contains("re-encoded to fit 30,000 bytes"))
+        #expect(try run(["check", testdata + "/photo.jpg", "--max-side", "800"]).stdout.contains("resized to 800 px on the long side"))
+        #expect(try run(["check", testdata + "/sticker.png", "--background", "black"]).stdout.contains("else JPEG on #000000 (black)"))
+        #expect(try run(["prepare", testdata + "/sticker.png", "--background", "plaid"]).status == 2)
+    }
+
     @Test func sigtermExits143() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)

@@ -34,6 +34,7 @@ public struct BatchItem: Sendable {
         // A long screenshot's parts: which one of how many (only then, so other items are unchanged).
         if let p = it.part { members.append(.init("part", .object([.init("index", .int(p.index)), .init("of", .int(p.of))]))) }
         if it.skipped { members.append(.init("skipped", .bool(true))) }
+        if let c = it.flattenedOnto { members.append(.init("flattenedOnto", .string(Background.hex(c)))) }
         return .object(members)
     }
 
@@ -51,6 +52,7 @@ public struct BatchItem: Sendable {
         if let q = it.quality { how.append("q\(q)") }
         if let r = it.route { how.append(r.rawValue) }
         if !how.isEmpty { s += " (" + how.joined(separator: ", ") + ")" }
+        if let c = it.flattenedOnto { s += "; transparency flattened onto \(Background.describe(c))" }
         if let p = it.preview { s += "; preview \(p.count) chars" }
         if let t = transfer { s += "; " + t.summary }
         return s

@@ -19,6 +19,9 @@ public struct ImageProfile: Sendable, Equatable {
     /// it shows, and 4096×4096 is 64 MiB of RGBA there. Larger images are resized, split or sent as a
     /// file, however few bytes they take (a 10000×10000 1-bit PNG is 29 KB and 400 MB decoded).
     public var maxSentPixels = 4096 * 4096
+    /// What transparent pixels become when an image must leave as JPEG (0xRRGGBB; white, as the
+    /// chat shows a transparent image). A PNG keeps its transparency whenever one fits the budget.
+    public var background: UInt32 = 0xFFFFFF
 
     public init(name: String, maxBytes: Int, maxSide: Int? = nil, displaySide: Int = 1600,
                 previewMaxLength: Int = SimplexLimits.simplex.maxPreviewLength) {

@@ -72,7 +72,7 @@ package enum SendPlanner {
         }
         let how: String
         switch p.format {
-        case .png where p.hasAlpha: how = "re-encoded: PNG if the transparency fits, else JPEG on white"
+        case .png where p.hasAlpha: how = "re-encoded: PNG if the transparency fits, else JPEG on \(Background.describe(profile.background))"
         case .png: how = "re-encoded: a lossless PNG if it is flat graphics of ≤ 256 colours that fit, else JPEG"
         case .gif, .bmp, .tiff: how = "\(p.format.rawValue) re-encoded: a lossless PNG if it is flat graphics of ≤ 256 colours that fit, else JPEG"
         default: how = "\(p.format.rawValue) re-encoded as JPEG"

@@ -203,6 +203,7 @@ package struct AttachmentPreparer: Sendable {
         item.format = p.format == .png ? .png : .jpeg
         item.quality = p.quality
         item.route = p.route
+        item.flattenedOnto = p.flattenedOnto
         item.autoReceive = p.data.count <= limits.maxImageSizeAutoReceive
         item.content = .image(text: "", image: p.preview)
     }

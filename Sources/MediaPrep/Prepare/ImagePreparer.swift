@@ -87,6 +87,7 @@ package struct ImagePreparer: Sendable {
         let previewMaxLength = profile.previewMaxLength
         // A transparent image's preview is made while its PNG is deflated (one core), when one is tried.
         var pngPreview: Pending<String>? = nil
+        var flattenedOnto: UInt32? = nil
         if work.layout == .rgba {
             let rgbaView = threads > 1 ? try atView?.pixels() : nil
             encoded = try Trace.time("png trials") {
@@ -95,7 +96,8 @@ package struct ImagePreparer: Sendable {
                 }
             }
             if encoded == nil {
-                work = Trace.time("flatten on white") { AlphaOps.flattenOnWhite(work) }
+                work = Trace.time("flatten") { AlphaOps.flatten(work, onto: profile.background) }
+                flattenedOnto = profile.background
                 atView = nil  // flattening then scaling is not scaling then flattening
             }
         }
@@ -143,9 +145,11 @@ package struct ImagePreparer: Sendable {
         if encoded == nil, let stale = pngPreview { _ = try? stale.wait() }  // made for a PNG that did not fit
         let preview = try (encoded != nil ? pngPreview : previewJob).map { job in try Trace.time("preview (made beside the search)") { try job.wait() } }
             ?? Trace.time("preview") { try PreviewMaker.make(from: previewSource ?? work, maxLength: profile.previewMaxLength, fullChroma: fullChroma) }
-        return PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
-                             quality: result.quality, route: .encoded, preview: preview, sourceFormat: format,
-                             content: content)
+        var prepared = PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
+                                     quality: result.quality, route: .encoded, preview: preview, sourceFormat: format,
+                                     content: content)
+        prepared.flattenedOnto = flattenedOnto
+        return prepared
     }
 
     /// A JPEG the plan keeps: as it is, with its metadata segments cut out, or turned upright in the

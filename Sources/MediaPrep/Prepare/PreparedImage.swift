@@ -12,4 +12,6 @@ package struct PreparedImage: Sendable {
     package let sourceFormat: MediaFormat
     /// What the content check found (nil: kept as it is, or sent as PNG).
     package var content: ContentDetector.Verdict? = nil
+    /// Transparent pixels composited onto this colour (0xRRGGBB): it left as JPEG.
+    package var flattenedOnto: UInt32? = nil
 }

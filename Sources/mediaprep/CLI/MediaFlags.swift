@@ -13,6 +13,27 @@ enum MediaFlags {
     static let longImages = OptionSpec(names: ["--long-images"], value: "split|file|shrink",
                                        help: "a screenshot over 12 times taller than wide: split (default) into an album of readable parts, file: its original bytes, shrink: one image")
 
+    static let maxBytes = OptionSpec(names: ["--max-bytes"], value: "N", help: "custom image byte budget")
+    static let maxSide = OptionSpec(names: ["--max-side"], value: "N", help: "custom cap on an image's long side")
+    static let background = OptionSpec(names: ["--background"], value: "COLOR",
+                                       help: "what transparent pixels become when an image must be a JPEG: a name or #rrggbb (default white)")
+
+    /// `--profile` with `--max-bytes`, `--max-side` and `--background` on top of it.
+    static func profile<O>(_ a: Arguments<O>, profile: O, maxBytes: O, maxSide: O, background: O) throws -> ImageProfile {
+        var p = ImageProfile.simplex
+        if let name = a.value(profile) {
+            guard let named = ImageProfile.named(name) else { throw UsageError(message: "unknown profile \(name) (simplex, bluesky)") }
+            p = named
+        }
+        if let b = try a.int(maxBytes, min: 1024) { p.maxBytes = Int(b); p.name = "custom" }
+        if let s = try a.int(maxSide, min: 16) { p.maxSide = Int(s); p.name = "custom" }
+        if let c = a.value(background) {
+            guard let colour = Background.parse(c) else { throw UsageError(message: "--background takes a colour name or #rrggbb, got \(c)") }
+            p.background = colour
+        }
+        return p
+    }
+
     /// `--auto-receive` first, then `--video` and `--video-max-bytes` on top of it.
     static func options<O>(_ a: Arguments<O>, video: O, videoMaxBytes: O, autoReceive: O, audio: O, longImages: O) throws -> MediaOptions {
         var m = a.has(autoReceive) ? MediaOptions.autoReceive() : MediaOptions()

@@ -9,10 +9,13 @@ struct CheckCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case profile, video, videoMaxBytes, audio, longImages, autoReceive, strict, format, json, jsonl, jobs, quiet, followSymlinks, shard, null
+        case profile, maxBytes, maxSide, background, video, videoMaxBytes, audio, longImages, autoReceive, strict, format, json, jsonl, jobs, quiet, followSymlinks, shard, null
         var spec: OptionSpec {
             switch self {
             case .profile: return OptionSpec(names: ["--profile"], value: "simplex|bluesky", help: "simplex (default) or bluesky")
+            case .maxBytes: return MediaFlags.maxBytes
+            case .maxSide: return MediaFlags.maxSide
+            case .background: return MediaFlags.background
             case .video: return MediaFlags.video
             case .videoMaxBytes: return MediaFlags.videoMaxBytes
             case .audio: return MediaFlags.audio
@@ -38,9 +41,7 @@ struct CheckCommand: Command {
     init(_ a: Arguments<Option>) throws {
         guard !a.positionals.isEmpty else { throw UsageError(message: "check needs at least one FILE") }
         inputs = a.positionals
-        let name = a.value(.profile) ?? "simplex"
-        guard let p = ImageProfile.named(name) else { throw UsageError(message: "unknown profile \(name)") }
-        var c = SendCheck(profile: p)
+        var c = SendCheck(profile: try MediaFlags.profile(a, profile: .profile, maxBytes: .maxBytes, maxSide: .maxSide, background: .background))
         c.media = try MediaFlags.options(a, video: .video, videoMaxBytes: .videoMaxBytes, autoReceive: .autoReceive, audio: .audio, longImages: .longImages)
         check = c
         strict = a.has(.strict)

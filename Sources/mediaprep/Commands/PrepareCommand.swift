@@ -9,15 +9,16 @@ struct PrepareCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case out, profile, maxBytes, maxSide, maxPixels, pixelBudget, text, quote, mention, send, recipients, noXFTP
+        case out, profile, maxBytes, maxSide, background, maxPixels, pixelBudget, text, quote, mention, send, recipients, noXFTP
         case video, videoMaxBytes, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
         case resume, manifest, threads
         var spec: OptionSpec {
             switch self {
             case .out: return OptionSpec(names: ["--out", "-o"], value: "DIR", help: "folder for prepared files (default: mediaprep-out)")
             case .profile: return OptionSpec(names: ["--profile"], value: "simplex|bluesky", help: "simplex (255 KiB, default) or bluesky (1,000,000 bytes, 2000 px)")
-            case .maxBytes: return OptionSpec(names: ["--max-bytes"], value: "N", help: "custom image byte budget")
-            case .maxSide: return OptionSpec(names: ["--max-side"], value: "N", help: "custom cap on an image's long side")
+            case .maxBytes: return MediaFlags.maxBytes
+            case .maxSide: return MediaFlags.maxSide
+            case .background: return MediaFlags.background
             case .maxPixels: return OptionSpec(names: ["--max-pixels"], value: "N", help: "refuse images with more pixels after shrink-on-load (default 100000000)")
             case .pixelBudget: return OptionSpec(names: ["--pixel-budget"], value: "MP", help: "megapixels decoded at once across jobs (default 192); a larger image runs alone")
             case .text: return OptionSpec(names: ["--text"], value: "T", help: "message text (on the last message; alone, a text message)")
@@ -56,13 +57,7 @@ struct PrepareCommand: Command {
     let manifest: String?
 
     init(_ a: Arguments<Option>) throws {
-        var profile = ImageProfile.simplex
-        if let p = a.value(.profile) {
-            guard let named = ImageProfile.named(p) else { throw UsageError(message: "unknown profile \(p) (simplex, bluesky)") }
-            profile = named
-        }
-        if let b = try a.int(.maxBytes, min: 1024) { profile.maxBytes = Int(b); profile.name = "custom" }
-        if let s = try a.int(.maxSide, min: 16) { profile.maxSide = Int(s); profile.name = "custom" }
+        let profile = try MediaFlags.profile(a, profile: .profile, maxBytes: .maxBytes, maxSide: .maxSide, background: .background)
         var o = BatchOptions(outputDirectory: a.value(.out) ?? "mediaprep-out")
         o.profile = profile
         if let m = try a.int(.maxPixels, min: 1) { o.maxPixels = Int(m) }
