@@ -185,3 +185,25 @@ private final class Recorder: @unchecked Sendable {
     func add(_ v: Double) { lock.lock(); list.append(v); lock.unlock() }
     var values: [Double] { lock.lock(); defer { lock.unlock() }; return list }
 }
+
+/// A transcode for compatibility alone does not grow the file: the rate is capped at the source's.
+@Suite struct CompatibilityTranscodeSizeTests {
+    @Test(arguments: ["vp9.webm", "noisy.webm"]) func notLargerThanTheSource(_ name: String) throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path(name))
+        let source = try Fixture.bytes(name).count
+        #expect(item.route == .encoded)
+        // 2 s clips: AAC's priming and the MP4 index are a few KB of fixed cost (uncapped: 1.36×, 1.37×).
+        #expect(Double(try #require(item.bytes)) <= 1.2 * Double(source), "\(name): \(item.bytes ?? 0) bytes from \(source)")
+        #expect(SendCheck().check(path: Fixture.path(name)).reasons.contains("at no more than the source's own bit rate"))
+    }
+
+    @Test func belowTheFloorItSaysTheFileMayGrow() {
+        let source = VideoSource(width: 1280, height: 720, seconds: 20, frameRate: 30, audioChannels: 1, audioSampleRate: 48_000)
+        let (plan, note) = VideoEncodePlan.compatible(source, sourceBitRate: 60_000)
+        #expect(plan.maxRate == 110_592 && note?.hasSuffix("the file may grow") == true)
+        let (generous, none) = VideoEncodePlan.compatible(source, sourceBitRate: 2_000_000)
+        #expect(generous.maxRate == 2_000_000 - 64_000 && none == nil && generous.audioBitRate == 64_000)
+    }
+}

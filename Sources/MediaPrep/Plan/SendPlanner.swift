@@ -170,23 +170,28 @@ package enum SendPlanner {
         case (.playable, false) where original:
             throw MediaPrepError(.overLimit, "\(p.bytes.formatted) bytes is over the \((budget ?? 0).formatted)-byte video budget (--video original does not re-encode)")
         case (.remux, true):
-            let fallback = budget.flatMap { try? transcodePlan(p, budget: $0) }
+            let fallback = budget.flatMap { try? transcodePlan(p, budget: $0).plan }
             return SendPlan(kind: .video, action: .remux(budget: budget, fallback: fallback),
                             reasons: ["\(codec) remuxed from \(p.format.rawValue) into MP4 (packets untouched)"])
         default:
-            let plan = try transcodePlan(p, budget: budget)
+            let (plan, note) = try transcodePlan(p, budget: budget)
             let reason = budget.map { b in p.bytes > b ? "\(codec) re-encoded as H.264 + AAC to fit \(b.formatted) bytes" : nil } ?? nil
+            let capped = budget == nil ? ["at no more than the source's own bit rate"] : []
             return SendPlan(kind: .video, action: .transcodeVideo(plan), reasons: [reason
-                ?? "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays"])
+                ?? "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays"] + (note.map { [$0] } ?? capped))
         }
     }
 
     /// Constant quality, or fitted to `budget` (resolution and rate chosen together; refused below the floor).
-    private static func transcodePlan(_ p: ProbeResult, budget: Int?) throws -> VideoTranscodePlan {
+    private static func transcodePlan(_ p: ProbeResult, budget: Int?) throws -> (plan: VideoTranscodePlan, note: String?) {
         let source = VideoSource(probe: p)
-        guard let budget else { return VideoTranscodePlan(plan: .compatible(source), fallback: nil, budget: nil) }
+        guard let budget else {
+            // For compatibility alone: never larger than the source, unless H.264 cannot look right at its rate.
+            let (plan, note) = VideoEncodePlan.compatible(source, sourceBitRate: p.bitRate)
+            return (VideoTranscodePlan(plan: plan, fallback: nil, budget: nil), note)
+        }
         let (plan, fallback) = try VideoBudget.plan(source, maxBytes: budget)
-        return VideoTranscodePlan(plan: plan, fallback: fallback, budget: budget)
+        return (VideoTranscodePlan(plan: plan, fallback: fallback, budget: budget), nil)
     }
 
     /// AAC in M4A/MP4 within the budget goes as it is; any other audio becomes the app's own format

@@ -9,6 +9,9 @@ package struct VideoEncodePlan: Sendable, Equatable {
     package var crf = 23
     /// With `crf`, a ceiling on the rate (VBV), so a generous budget still bounds the size.
     package var maxRate: Int?
+    /// The VBV buffer in seconds of `maxRate`: how far a stretch may run over it (2 s by default;
+    /// shorter for a short clip, whose first keyframe would otherwise be most of the file).
+    package var bufferSeconds = 2.0
     package var audioBitRate: Int
     package var audioChannels: Int
     package var audioSampleRate: Int
@@ -33,6 +36,31 @@ package struct VideoEncodePlan: Sendable, Equatable {
     package static func compatible(_ source: VideoSource) -> VideoEncodePlan {
         VideoEncodePlan(maxLongSide: defaultLongSide, maxFrameRate: 60, audioBitRate: source.audioChannels > 1 ? 128_000 : 64_000,
                         audioChannels: min(2, source.audioChannels), audioSampleRate: AACRates.nearest(source.audioSampleRate))
+    }
+
+    /// H.264 spends at least this many bits a pixel a frame before blocks show (720p30: 111 kbit/s).
+    static let floorBitsPerPixel = 0.004
+
+    /// A transcode for compatibility alone does not grow the file: constant quality with the rate
+    /// capped at the source's own (its total, less the AAC it will carry, at 48 kbit/s or a quarter
+    /// of the total, whichever is more, up to the default), and no lower than `floorBitsPerPixel`
+    /// at the output size. Returns the plan and, when the floor binds, the words to say it may grow.
+    /// (A 466 KB 20 s 720p VP9: 2.81 MB uncapped; see docs/media.md for the measurement.)
+    package static func compatible(_ source: VideoSource, sourceBitRate: Int?) -> (plan: VideoEncodePlan, note: String?) {
+        var plan = compatible(source)
+        guard let total = sourceBitRate, total > 0 else { return (plan, nil) }
+        if source.hasAudio { plan.audioBitRate = min(plan.audioBitRate, max(48_000, total / 4)) }
+        let scale = min(1, Double(plan.maxLongSide) / Double(max(1, max(source.width, source.height))))
+        let size = (width: Int(Double(source.width) * scale), height: Int(Double(source.height) * scale))
+        let fps = min(plan.maxFrameRate, source.frameRate > 0 ? source.frameRate : 30)
+        let floor = Int(floorBitsPerPixel * Double(size.width * size.height) * fps)
+        let cap = total - (source.hasAudio ? plan.audioBitRate : 0)
+        plan.maxRate = max(floor, cap)
+        plan.bufferSeconds = min(2, max(0.5, source.seconds / 10))
+        let note = cap < floor
+            ? "the source's \(total / 1000) kbit/s is below what H.264 needs at \(size.width)×\(size.height) (\(floor / 1000) kbit/s): the file may grow"
+            : nil
+        return (plan, note)
     }
 }
 

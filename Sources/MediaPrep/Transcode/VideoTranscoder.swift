@@ -303,7 +303,7 @@ private final class VideoLane {
                 guard rc >= 0 else { throw MediaPrepError.ffmpeg(.encodeFailed, "libx264 refused crf \(plan.crf)", rc) }
                 if let cap = plan.maxRate {
                     c.pointee.rc_max_rate = Int64(cap)
-                    c.pointee.rc_buffer_size = Int32(clamping: cap * 2)
+                    c.pointee.rc_buffer_size = Int32(clamping: Int(Double(cap) * plan.bufferSeconds))
                 }
             }
         }
