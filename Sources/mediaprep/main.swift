@@ -46,7 +46,7 @@ final class ExitStatus: @unchecked Sendable { var code: Int32 = 0 }
 Trace.startup()
 signal(SIGPIPE, SIG_IGN)  // a closed stdout is EPIPE, then SIGPIPE to the batch's trap (SignalTrap)
 MemoryTuning.keepFreedBuffers()
-FFmpegLibraries.logLevel.withLock { $0 = -8 }  // AV_LOG_QUIET once FFmpeg is loaded: errors come typed, once
+BatchPreparer.setFFmpegLogLevel(.quiet)  // errors come typed, once; libav's own lines would repeat them
 let status = ExitStatus()
 let finished = DispatchSemaphore(value: 0)
 // Arguments as bytes: a file name that is not UTF-8 stays the same file (FileNameBytes).

@@ -3,6 +3,7 @@ import Testing
 @testable import mediaprep
 
 let testdata: String = {
+    MediaPrep.BatchPreparer.setFFmpegLogLevel(.quiet)  // in-process runs of the CLI: no libav lines in the test output
     var url = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { url.deleteLastPathComponent() }
     return url.appendingPathComponent("testdata").path

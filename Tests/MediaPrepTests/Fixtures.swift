@@ -6,6 +6,7 @@ import Testing
 /// Paths into the committed testdata/ folder.
 enum Fixture {
     static let dir: String = {
+        BatchPreparer.setFFmpegLogLevel(.quiet)  // every test reads a fixture first: no libav lines in the test output
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.appendingPathComponent("testdata").path

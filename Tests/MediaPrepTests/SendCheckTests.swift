@@ -23,7 +23,7 @@ import Testing
         #expect(check("voice.ogg").verdict == .afterPreparation && check("voice.ogg").reasons[0].hasPrefix("opus transcoded to AAC"))
         #expect(check("h264.mkv").reasons == ["h264 remuxed from matroska into MP4 (packets untouched)"])
         #expect(check("anim.gif").verdict == .asIs)
-        #expect(check("vp9.webm").reasons == ["vp9/opus transcoded to H.264 + AAC in MP4, which every client plays"])
+        #expect(check("vp9.webm").reasons == ["vp9/opus transcoded to H.264 + AAC in MP4, which every client plays", "at no more than the source's own bit rate"])
         #expect(check("anim.gif", .bluesky).reasons == ["animated GIF turned into an H.264 MP4 (bluesky does not animate GIFs)"])
         var budgeted = SendCheck()
         budgeted.media.videoMaxBytes = 60_000

@@ -176,3 +176,14 @@ private final class StartCounter: Sendable {
     private let n = Atomic<Int>(0)
     func next() -> Int { n.add(1, ordering: .relaxed).oldValue }
 }
+
+extension BatchPreparer {
+    /// FFmpeg's log level, which is one per process: a host app silences libav's console lines with
+    /// `.quiet` (every failure still reaches it as a typed `MediaPrepError`). The library never sets
+    /// it on its own; it takes effect now, or when FFmpeg is first loaded.
+    public enum FFmpegLogLevel: Int32, Sendable, CaseIterable {
+        case quiet = -8, panic = 0, fatal = 8, error = 16, warning = 24, info = 32, verbose = 40, debug = 48
+    }
+
+    public static func setFFmpegLogLevel(_ level: FFmpegLogLevel) { FFmpegLibraries.setLogLevel(level.rawValue) }
+}

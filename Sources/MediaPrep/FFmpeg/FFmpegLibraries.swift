@@ -20,11 +20,19 @@ package enum FFmpegLibraries {
     /// FFmpeg's log level to set when it is loaded (`AV_LOG_QUIET` = -8); nil leaves FFmpeg's own.
     /// The process owner (the CLI) decides: a library does not change process-wide state by itself.
     package static let logLevel = Mutex<Int32?>(nil)
+    private static let utilLoaded = Mutex(false)
+
+    /// Sets FFmpeg's level now if it is loaded, else when it is.
+    package static func setLogLevel(_ level: Int32) {
+        logLevel.withLock { $0 = level }
+        if utilLoaded.withLock({ $0 }), case .success(let u) = utilTable { u.table.av_log_set_level(level) }
+    }
 
     // Loaded on whichever thread first needs them, so timed as a note, not a nested stage.
     private static let utilTable: Result<Util, MediaPrepError> = Trace.noteTime("loaded libavutil, libswscale") {
         DynamicTable.load(cff_util_size(), cff_load_util, as: cff_util.self, failing: .codecUnavailable, "FFmpeg's libavutil and libswscale are").map { table in
             if let level = logLevel.withLock({ $0 }) { table.av_log_set_level(level) }
+            utilLoaded.withLock { $0 = true }
             return Util(table: table)
         }
     }
