@@ -12,7 +12,7 @@ enum Commands {
 
 func topHelp() -> String {
     var s = "mediaprep — prepares chat attachments the way SimpleX Chat sends them\n\nusage: mediaprep COMMAND [options]\n\ncommands:\n"
-    for c in Commands.all { s += "  " + c.name.padding(toLength: 11, withPad: " ", startingAt: 0) + c.summary + "\n" }
+    for c in Commands.all { s += "  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n" }
     s += "\n'mediaprep COMMAND --help' shows a command's options; 'mediaprep --version' the version.\n"
     return s
 }
@@ -32,7 +32,7 @@ func runCLI(_ argv: [String]) async -> Int32 {
         return 0
     }
     guard let cmd = Commands.all.first(where: { $0.name == first }) else {
-        Output.error("unknown command '\(first)'\n\n" + topHelp())
+        Output.error("unknown command '\(first)'" + Suggestion.hint(first, Commands.all.map { $0.name }) + "\n\n" + topHelp())
         return 2
     }
     return await cmd.main(Array(argv.dropFirst()))

@@ -34,8 +34,18 @@ public struct BatchItem: Sendable {
         // A long screenshot's parts: which one of how many (only then, so other items are unchanged).
         if let p = it.part { members.append(.init("part", .object([.init("index", .int(p.index)), .init("of", .int(p.of))]))) }
         if it.skipped { members.append(.init("skipped", .bool(true))) }
+        members.append(.init("reason", .string(reason)))
         if let c = it.flattenedOnto { members.append(.init("flattenedOnto", .string(Background.hex(c)))) }
         return .object(members)
+    }
+
+    /// One sentence: why this kind, route and quality, or why it failed.
+    public var reason: String {
+        let it = item
+        if let e = it.error { return e.message }
+        if it.skipped { return "already prepared by an earlier run (--resume)" }
+        let text = it.reasons.joined(separator: "; ")
+        return text.isEmpty ? "sent as it is" : text
     }
 
     /// The line `prepare` prints for this input.
@@ -86,6 +96,8 @@ public struct BatchSummary: Sendable {
     public var environmentFailed = 0
     /// Inputs whose output an earlier run had already made (`BatchOptions.resumeName`).
     public var skipped = 0
+    /// True when there were inputs and text, no input became a message, and so the text was not sent.
+    public var textNotSent: Bool { inputs > 0 && prepared == 0 }
     /// Stopped by cancellation (SIGINT/SIGTERM in the CLI): inputs not started were skipped.
     public var interrupted = false
 

@@ -124,8 +124,9 @@ public struct BatchPreparer: Sendable {
         // An interrupted batch sends no messages: its last item may not be the last the user meant.
         if !ran.cancelled {
             for e in sequencer.close() { await onEvent(e) }
-            // No attachment went out: the text alone is the message, a link card if it has a URL.
-            if !sequencer.sentAny, opts.lastMessageIsSpecial {
+            // No input at all: the text alone is the message, a link card if it has a URL. When every
+            // attachment failed, the caption is not sent alone: it described what did not go.
+            if !sequencer.sentAny, opts.lastMessageIsSpecial, summary.inputs == 0 {
                 let text = await TextMessage.make(options: opts)
                 await onEvent(.text(text))
                 await onEvent(sequencer.batch([text.composedMessage]))

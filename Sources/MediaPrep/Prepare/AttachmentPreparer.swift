@@ -53,6 +53,7 @@ package struct AttachmentPreparer: Sendable {
             item.kind = plan.kind
             item.format = source.probe.format
             if let e = plan.error { throw e }
+            item.reasons = plan.reasons
             if plan.kind == .image || plan.kind == .animatedImage { FFmpegLibraries.prefetchScaling() }  // every image is scaled (its preview at least)
             var charge: Int? = 0
             if let budget = pixelBudget {
@@ -174,7 +175,7 @@ package struct AttachmentPreparer: Sendable {
         do {
             for (i, p) in prepared.enumerated() {
                 var part = PreparedItem(input: item.input, kind: .image)
-                part.format = item.format
+                (part.format, part.reasons) = (item.format, item.reasons)
                 try record(p, &part, suffix: prepared.count > 1 ? "_part\(i + 1)" : "")
                 part.part = (i + 1, prepared.count)
                 items.append(part)
@@ -202,6 +203,9 @@ package struct AttachmentPreparer: Sendable {
         item.preview = p.preview
         item.format = p.format == .png ? .png : .jpeg
         item.quality = p.quality
+        if let q = p.quality {
+            item.reasons.append("JPEG quality \(q) at \(p.width)×\(p.height): the best the budget search found within \(profile.maxBytes.formatted) bytes")
+        }
         item.route = p.route
         item.flattenedOnto = p.flattenedOnto
         item.autoReceive = p.data.count <= limits.maxImageSizeAutoReceive

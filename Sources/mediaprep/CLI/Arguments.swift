@@ -68,7 +68,9 @@ struct Arguments<Option: CommandOption> {
                 name = String(a[..<eq])
                 inline = String(a[a.index(after: eq)...])
             }
-            guard let o = option(name) else { throw UsageError(message: "unknown option \(name)") }
+            guard let o = option(name) else {
+                throw UsageError(message: "unknown option \(name)" + Suggestion.hint(name, Option.allCases.flatMap { $0.spec.names }))
+            }
             let s = o.spec
             if s.value == nil {
                 if inline != nil { throw UsageError(message: "\(name) takes no value") }

@@ -169,6 +169,18 @@ final class RunState: @unchecked Sendable {
     var sendLines: [String] = []
     var summary = BatchSummary()
 
+    /// `--json`: a batch's `/_send` line on the item whose message closes it (the last item with a message).
+    func attachSendLine(_ line: String) {
+        func carries(_ item: JSONValue, _ key: String) -> Bool {
+            guard case .object(let m) = item else { return false }
+            return m.contains { $0.key == key && $0.value != .null }
+        }
+        // The last item with a message (a text-only message too) not yet given a line; else stderr.
+        guard let i = items.lastIndex(where: { carries($0, "composedMessage") && !carries($0, "sendLine") }),
+              case .object(let m) = items[i] else { return sendLines.append(line) }
+        items[i] = .object(m + [.init("sendLine", .string(line))])
+    }
+
     /// One input's outcome in the chosen output mode: a text line, a JSON line, or kept for the document.
     func report(_ json: JSONValue, text: @autoclosure () -> String, mode: Bulk.Mode) {
         switch mode {

@@ -84,7 +84,7 @@ struct CheckCommand: Command {
         if format == .json { Output.json(.array(state.items)) }
         if format == .sarif { Output.json(SendCheck.sarif(state.results, toolVersion: Version.string)) }
         if format == .text || format == .github {
-            let line = "\(counts.total) files: \(counts.asIs) ok as they are, \(counts.after) after preparation, \(counts.cannot) cannot be sent"
+            let line = "\(counts.total) \(counts.total == 1 ? "file" : "files"): \(counts.asIs) ok as \(counts.asIs == 1 ? "it is" : "they are"), \(counts.after) after preparation, \(counts.cannot) cannot be sent"
             if format == .text { Output.line(line) } else { Output.line("::notice title=mediaprep check::" + line) }
         }
         if let status = trap.exitStatus { return status }

@@ -10,7 +10,7 @@ struct PlanCommand: Command {
         case size, kind, name, recipients, noXFTP, encrypted, json
         var spec: OptionSpec {
             switch self {
-            case .size: return OptionSpec(names: ["--size"], value: "BYTES", help: "file size in bytes", required: true)
+            case .size: return OptionSpec(names: ["--size"], value: "BYTES", help: "file size: bytes, or with a unit (5MB, 1.5GiB, 300k)", required: true)
             case .kind: return OptionSpec(names: ["--kind"], value: "KIND", help: "image, animatedImage, video, voice or file", required: true)
             case .name: return OptionSpec(names: ["--name"], value: "NAME", help: "file name (its UTF-8 length is in the XFTP header)")
             case .recipients: return OptionSpec(names: ["--recipients"], value: "N", help: "1 for a contact (default), the member count for a group")
@@ -25,7 +25,8 @@ struct PlanCommand: Command {
 
     init(_ a: Arguments<Option>) throws {
         guard a.positionals.isEmpty else { throw UsageError(message: "plan takes no FILE; give --size and --kind") }
-        guard let s = try a.int(.size, min: 0) else { throw UsageError(message: "--size is required") }
+        guard let text = a.value(.size) else { throw UsageError(message: "--size is required") }
+        guard let s = ByteSize.parse(text) else { throw UsageError(message: "--size takes bytes or a size with a unit (5MB, 1.5GiB), got \(text)") }
         guard let k = a.value(.kind) else { throw UsageError(message: "--kind is required") }
         guard let kind = UploadContentKind(argument: k) else { throw UsageError(message: "unknown kind \(k)") }
         size = s

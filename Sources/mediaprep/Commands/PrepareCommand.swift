@@ -119,8 +119,12 @@ struct PrepareCommand: Command {
                     manifest?.record(item)
                 case .text(let t): state.report(t.json, text: t.summary, mode: mode)
                 case .messages(_, let line?):
-                    // With --json/--jsonl, stdout holds only JSON; the /_send lines go to stderr.
-                    if mode == .text { Output.line(line) } else { state.sendLines.append(line) }
+                    // --json: on the item whose message closes the batch; --jsonl (one object an input): stderr.
+                    switch mode {
+                    case .text: Output.line(line)
+                    case .json: state.attachSendLine(line)
+                    case .jsonl: state.sendLines.append(line)
+                    }
                 case .messages(_, nil):
                     break
                 }
@@ -130,6 +134,9 @@ struct PrepareCommand: Command {
         ProgressBar.finish()
         if mode == .json { Trace.time("report") { Output.json(.array(state.items)) } }
         for line in state.sendLines { Output.stderr(line) }
+        if !options.text.isEmpty, state.summary.textNotSent, trap.exitStatus == nil {
+            Output.error("the text was not sent: no attachment could be prepared, and a caption does not go alone (send it with --text and no files)")
+        }
         if let status = trap.exitStatus {
             let s = state.summary
             Output.error("interrupted: \(s.prepared) prepared, \(s.failed) failed, the rest not started; no partial file left")
