@@ -416,6 +416,26 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         #expect(lone.stderr.contains("the text was not sent"))
     }
 
+    /// `bench --html`: one self-contained page (no script, nothing fetched) with a row per image and
+    /// tool, the two plots, and the tools that failed listed with their error.
+    @Test func benchWritesAPageToLookAt() throws {
+        let dir = try scratch(), out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
+        for f in ["small.jpg", "sticker.png", "rgb.png"] { try FileManager.default.copyItem(atPath: testdata + "/" + f, toPath: dir + "/" + f) }
+        let r = try run(["bench", dir, "--jobs", "1", "--compare", "--html", out + "/bench.html"], env: ["PATH": "/nonexistent"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let page = try String(contentsOfFile: out + "/bench.html", encoding: .utf8)
+        #expect(page.hasPrefix("<!DOCTYPE html>") && page.hasSuffix("</html>\n"))
+        #expect(!page.contains("<script") && !page.contains("http://") && !page.contains("https://") && !page.contains("src="))
+        #expect(page.components(separatedBy: "<svg").count - 1 == 2)
+        #expect(page.components(separatedBy: "<circle").count - 1 == 3)  // mediaprep's three scored outputs
+        let rows = page.components(separatedBy: "<tr").count - 2  // less the header
+        #expect(rows == 3 * 3)  // three images × mediaprep, ImageMagick, vips
+        #expect(page.contains("Tools that failed") && page.contains("vips is not installed"))
+        // The text output has the rows too.
+        #expect(r.stdout.contains("sticker.png  mediaprep") && r.stdout.contains("failed: vips is not installed"))
+    }
+
     @Test func sigtermExits143() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)

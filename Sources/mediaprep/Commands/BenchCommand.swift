@@ -11,7 +11,7 @@ struct BenchCommand: Command {
     static let alternateUsage: String? = "--plans N [--json]"
 
     enum Option: CommandOption {
-        case jobs, compare, profile, `repeat`, plans, json
+        case jobs, compare, profile, `repeat`, plans, json, html
         var spec: OptionSpec {
             switch self {
             case .jobs: return OptionSpec(names: ["--jobs", "-j"], value: "N", help: "images at once (default: the core count); 1 job is measured too, for the scaling")
@@ -20,11 +20,12 @@ struct BenchCommand: Command {
             case .repeat: return OptionSpec(names: ["--repeat"], value: "N", help: "passes over the folder (default 1)")
             case .plans: return OptionSpec(names: ["--plans"], value: "N", help: "instead: time N transfer plans (UploadPlanner) in-process", inUsage: false)
             case .json: return Bulk.json
+            case .html: return OptionSpec(names: ["--html"], value: "FILE", help: "also write a self-contained page: a row per image and tool (bytes, score, time) and plots")
             }
         }
     }
 
-    let dir: String, profile: ImageProfile, repeats: Int, json: Bool, plans: Int?, jobs: Int, compare: Bool
+    let dir: String, profile: ImageProfile, repeats: Int, json: Bool, plans: Int?, jobs: Int, compare: Bool, html: String?
 
     init(_ a: Arguments<Option>) throws {
         guard a.positionals.count <= 1 else { throw UsageError(message: "bench takes at most one DIR") }
@@ -37,6 +38,7 @@ struct BenchCommand: Command {
         jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
         compare = a.has(.compare)
         json = a.has(.json)
+        html = a.value(.html)
     }
 
     /// One image's run: time, source megapixels, the prepared bytes (kept for scoring).
@@ -46,6 +48,8 @@ struct BenchCommand: Command {
         let megapixels: Double
         let data: [UInt8]?
         let failed: Bool
+        var bytes: Int? = nil
+        var error: String? = nil
     }
 
     struct Pass {
@@ -69,14 +73,33 @@ struct BenchCommand: Command {
             return 1
         }
         var passes: [Pass] = []
-        for j in Set([1, jobs]).sorted() { passes.append(await pass(files, jobs: j, keep: compare && j == 1)) }
+        let perImage = html != nil || compare
+        for j in Set([1, jobs]).sorted() { passes.append(await pass(files, jobs: j, keep: perImage && j == 1)) }
         let peakMiB = Self.peakResidentMiB()
         let one = passes[0], best = passes[passes.count - 1]
         let scaling = best.seconds > 0 ? one.seconds / best.seconds : 0
         let failures = best.samples.filter(\.failed).count
         let over = best.samples.contains { ($0.data?.count ?? 0) > profile.maxBytes }
         var comparison: [Comparison] = []
-        if compare { comparison = runComparison(files, ours: one) }
+        var rows: [BenchRow] = one.samples.map { s in
+            BenchRow(image: s.path, tool: "mediaprep", bytes: s.bytes, score: nil, ms: s.failed ? nil : s.ms, error: s.error)
+        }
+        if perImage {
+            // Scores of mediaprep's own outputs (SPEC §6, in-process), for the rows and the plot.
+            for i in rows.indices {
+                if let d = one.samples[i].data, let src = try? FileBytes.read(rows[i].image) {
+                    rows[i].score = try? QualityScore.score(source: src, sourcePath: rows[i].image, prepared: d)
+                }
+            }
+        }
+        if compare { comparison = runComparison(files, ours: one, rows: &rows) }
+        if let html {
+            let page = BenchReport.html(rows: rows, dir: dir, profile: profile, passes: passes.map { ($0.jobs, $0.seconds, $0.ok.count) })
+            do { try OutputWriter.writeReplacing(Array(page.utf8), to: html) } catch {
+                Output.error("cannot write \(html): \(error)")
+                return 75
+            }
+        }
         if json {
             var fields: [JSONValue.Member] = [
                 .init("dir", .string(dir)), .init("images", .int(best.ok.count)), .init("failed", .int(failures)),
@@ -88,6 +111,7 @@ struct BenchCommand: Command {
                 .init("oneJobSeconds", .double(round3(one.seconds))), .init("scaling", .double(round2(scaling))),
             ]
             if compare { fields.append(.init("compare", .array(comparison.map(\.json)))) }
+            if perImage { fields.append(.init("rows", .array(rows.map(\.json)))) }
             Output.json(.object(fields))
         } else {
             for p in passes {
@@ -98,6 +122,7 @@ struct BenchCommand: Command {
             if passes.count > 1 { Output.line(String(format: "scaling 1 → %d jobs: %.2f×", best.jobs, scaling)) }
             Output.line(String(format: "peak memory %.0f MiB%@", peakMiB, failures > 0 ? " (\(failures) failed)" as NSString : "" as NSString))
             for c in comparison { Output.line(c.text) }
+            if perImage { for line in BenchReport.table(rows) { Output.line(line) } }
         }
         return failures > 0 || over ? 1 : 0
     }
@@ -116,9 +141,10 @@ struct BenchCommand: Command {
                 let p = try prep.prepare(source: source)
                 let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
                 let mp = Double((source.probe.width ?? 0) * (source.probe.height ?? 0)) / 1e6
-                return Sample(path: path, ms: ms, megapixels: mp, data: keep || p.data.count > prep.profile.maxBytes ? p.data : nil, failed: false)
+                return Sample(path: path, ms: ms, megapixels: mp, data: keep || p.data.count > prep.profile.maxBytes ? p.data : nil, failed: false,
+                              bytes: p.data.count)
             } catch {
-                return Sample(path: path, ms: 0, megapixels: 0, data: nil, failed: true)
+                return Sample(path: path, ms: 0, megapixels: 0, data: nil, failed: true, error: "\(error)")
             }
         }) { _, _, s in samples.append(s) }
         return Pass(jobs: jobs, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, samples: samples)
@@ -140,22 +166,18 @@ struct BenchCommand: Command {
                      .init("overLimit", .int(overLimit))])
         }
         var text: String {
-            String(format: "%@: %.2f s, %.2f× mediaprep's time; mean score %.4f against mediaprep's %.4f%@", tool as NSString,
-                   seconds, seconds / max(oursSeconds, 1e-9), score, oursScore,
+            String(format: "%@: %.2f s, %.2f× mediaprep's time; mean score %@ against mediaprep's %.4f%@", tool as NSString,
+                   seconds, seconds / max(oursSeconds, 1e-9), (score > 0 ? String(format: "%.4f", score) : "- (no output scored)") as NSString, oursScore,
                    overLimit > 0 ? " (\(overLimit) outputs over the limit)" as NSString : "" as NSString)
         }
     }
 
-    func runComparison(_ files: [String], ours: Pass) -> [Comparison] {
+    func runComparison(_ files: [String], ours: Pass, rows: inout [BenchRow]) -> [Comparison] {
         let tmp = NSTemporaryDirectory() + "mediaprep-bench-" + UUID().uuidString
         try? FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: tmp) }
-        let oursByPath = Dictionary(ours.ok.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-        var oursScores: [Double] = []
-        for f in files {
-            if let d = oursByPath[f]?.data, let src = try? FileBytes.read(f),
-               let s = try? QualityScore.score(source: src, sourcePath: f, prepared: d) { oursScores.append(s) }
-        }
+        // Scored once, in the rows (mediaprep's 1-job pass).
+        let oursScores = rows.filter { $0.tool == "mediaprep" }.compactMap(\.score)
         let oursMean = oursScores.isEmpty ? 0 : oursScores.reduce(0, +) / Double(oursScores.count)
         // ImageMagick 7's `magick`, else IM6's binary itself (a `convert` early in PATH may be a wrapper).
         let im = ["magick", "convert-im6.q16", "convert"].first { Self.which($0) != nil } ?? "convert"
@@ -167,6 +189,7 @@ struct BenchCommand: Command {
         for (label, exe, args) in tools {
             guard let path = Self.which(exe) else {
                 Output.error("\(exe) is not installed; \(label) skipped")
+                rows += files.map { BenchRow(image: $0, tool: label, bytes: nil, score: nil, ms: nil, error: "\(exe) is not installed") }
                 continue
             }
             var seconds = 0.0, scores: [Double] = [], over = 0
@@ -178,12 +201,21 @@ struct BenchCommand: Command {
                 p.arguments = args(f, dst)
                 p.standardOutput = FileHandle.nullDevice
                 p.standardError = FileHandle.nullDevice
-                guard (try? p.run()) != nil else { continue }
+                guard (try? p.run()) != nil else {
+                    rows.append(BenchRow(image: f, tool: label, bytes: nil, score: nil, ms: nil, error: "cannot start \(path)"))
+                    continue
+                }
                 p.waitUntilExit()
-                seconds += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-                guard let d = try? FileBytes.read(dst), let src = try? FileBytes.read(f) else { continue }
+                let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+                seconds += ms / 1000
+                guard p.terminationStatus == 0, let d = try? FileBytes.read(dst), let src = try? FileBytes.read(f) else {
+                    rows.append(BenchRow(image: f, tool: label, bytes: nil, score: nil, ms: ms, error: "\(exe) exited \(p.terminationStatus), no output"))
+                    continue
+                }
                 if d.count > profile.maxBytes { over += 1 }
-                if let s = try? QualityScore.score(source: src, sourcePath: f, prepared: d) { scores.append(s) }
+                let s = try? QualityScore.score(source: src, sourcePath: f, prepared: d)
+                if let s { scores.append(s) }
+                rows.append(BenchRow(image: f, tool: label, bytes: d.count, score: s, ms: ms, error: nil))
             }
             let mean = scores.isEmpty ? 0 : scores.reduce(0, +) / Double(scores.count)
             out.append(Comparison(tool: label, seconds: seconds, oursSeconds: ours.seconds, score: mean, oursScore: oursMean, overLimit: over))
