@@ -122,7 +122,7 @@ extension MediaProbe {
             // FFmpeg 5.1's WebP decoder has no animation: libwebpdemux composes the frames.
             try readWhole()
             let animation = try WebPAnimation(head, maxPixels: maxPixels)
-            let first = try animation.firstFrame()
+            let first = animation.firstFrame()
             (r.width, r.height, r.frameCount) = (animation.width, animation.height, animation.frameCount)
             (r.kind, r.animated, r.videoCodec) = (.animatedImage, true, format.rawValue)
             r.hasAlpha = AlphaOps.hasRealAlpha(first)
