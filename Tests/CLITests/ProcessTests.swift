@@ -411,6 +411,8 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         #expect(items[0]["reason"] as? String == "JPEG within 261,120 bytes, upright, no metadata")
         #expect((items[1]["reason"] as? String)?.contains("JPEG quality") == true)
         #expect(items[0]["sendLine"] == nil && (items[1]["sendLine"] as? String)?.hasPrefix("/_send @1 ") == true)
+        let text = try run(["prepare", testdata + "/small.jpg", testdata + "/truncated.mp4", "--out", out])
+        #expect(text.stdout.split(separator: "\n").last?.hasPrefix("2 inputs: 1 prepared (1 image), 1 failed; 43753 bytes written in ") == true, "\(text.stdout)")
         let lone = try run(["prepare", testdata + "/truncated.mp4", "--text", "look at this", "--send", "@1", "--out", out])
         #expect(lone.status == 1 && !lone.stdout.contains("/_send"))
         #expect(lone.stderr.contains("the text was not sent"))
