@@ -53,7 +53,7 @@ enum BenchReport {
         Score: SPEC §6 display-SSIM against the source.</p>
 
         """
-        h += scatter(rows, tools: tools, colour: colour) + bars(rows, tools: tools, colour: colour)
+        h += scatter(rows, tools: tools, colour: colour, budget: profile.maxBytes) + bars(rows, tools: tools, colour: colour)
         let failedTools = tools.filter { t in rows.filter { $0.tool == t }.allSatisfy { $0.error != nil } }
         if !failedTools.isEmpty {
             h += "<h2>Tools that failed</h2><ul>" + failedTools.map { t in
@@ -70,17 +70,24 @@ enum BenchReport {
     }
 
     /// Quality against bytes, a dot per image and tool, the budget as a line.
-    static func scatter(_ rows: [BenchRow], tools: [String], colour: (String) -> String) -> String {
+    static func scatter(_ rows: [BenchRow], tools: [String], colour: (String) -> String, budget: Int) -> String {
         let points = rows.compactMap { r in r.bytes.flatMap { b in r.score.map { (r.tool, Double(b), $0) } } }
         let (w, h, m) = (640.0, 360.0, 50.0)
-        let maxB = max(1, points.map(\.1).max() ?? 1) * 1.05
+        let maxB = max(Double(budget), points.map(\.1).max() ?? 1) * 1.05
         let minS = min(0.9, (points.map(\.2).min() ?? 0.9) - 0.01), maxS = 1.0
         func x(_ b: Double) -> Double { m + b / maxB * (w - 2 * m) }
         func y(_ s: Double) -> Double { h - m - (s - minS) / (maxS - minS) * (h - 2 * m) }
         var svg = "<h2>Quality against bytes</h2>\n<svg class=\"scatter\" width=\"\(Int(w))\" height=\"\(Int(h))\" viewBox=\"0 0 \(Int(w)) \(Int(h))\" role=\"img\">"
         svg += "<line x1=\"\(m)\" y1=\"\(h - m)\" x2=\"\(w - m)\" y2=\"\(h - m)\" stroke=\"#333\"/><line x1=\"\(m)\" y1=\"\(m)\" x2=\"\(m)\" y2=\"\(h - m)\" stroke=\"#333\"/>"
-        svg += "<text x=\"\(w / 2)\" y=\"\(h - 12)\" text-anchor=\"middle\">bytes (max \(Int(maxB)))</text>"
-        svg += "<text x=\"14\" y=\"\(h / 2)\" transform=\"rotate(-90 14 \(h / 2))\" text-anchor=\"middle\">score \(String(format: "%.2f", minS))–1</text>"
+        svg += "<text x=\"\(w / 2)\" y=\"\(h - 12)\" text-anchor=\"middle\">bytes</text>"
+        for f in [0.0, 0.25, 0.5, 0.75, 1.0] {
+            let b = maxB * f, s = minS + (maxS - minS) * f
+            svg += "<text x=\(q(x(b))) y=\(q(h - m + 16)) text-anchor=\"middle\" font-size=\"11\">\(Int(b / 1000)) k</text>"
+            svg += "<text x=\(q(m - 6)) y=\(q(y(s) + 4)) text-anchor=\"end\" font-size=\"11\">\(String(format: "%.3f", s))</text>"
+        }
+        svg += "<line x1=\(q(x(Double(budget)))) y1=\"\(m)\" x2=\(q(x(Double(budget)))) y2=\"\(h - m)\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>"
+            + "<text x=\(q(x(Double(budget)) - 4)) y=\"\(m + 12)\" text-anchor=\"end\" font-size=\"11\">budget \(budget)</text>"
+        svg += "<text x=\"12\" y=\"\(h / 2)\" transform=\"rotate(-90 12 \(h / 2))\" text-anchor=\"middle\">score</text>"
         for (t, b, s) in points {
             svg += "<circle cx=\(q(x(b))) cy=\(q(y(s))) r=\"4\" fill=\"\(colour(t))\"><title>\(esc(t)): \(Int(b)) bytes, \(String(format: "%.4f", s))</title></circle>"
         }
