@@ -137,3 +137,15 @@ let testdata: String = {
 }
 
 import MediaPrep
+
+/// The ETA follows a long transcode's own progress instead of counting it as one more file.
+@Suite struct ETATests {
+    @Test func aLongVideoWeighsItsDuration() throws {
+        // Ten photos took 5 s; a video 10 % through after 60 s has ~540 s left, more than 1 "file" (0.5 s).
+        let eta = try #require(ProgressBar.eta(done: 10, total: 11, elapsed: 65, current: 0.1, currentElapsed: 60))
+        #expect(abs(eta - 540) < 1)
+        // Without a fraction, inputs left at the pace so far.
+        #expect(ProgressBar.eta(done: 10, total: 20, elapsed: 5, current: nil, currentElapsed: 0) == 5)
+        #expect(ProgressBar.eta(done: 0, total: 3, elapsed: 1, current: nil, currentElapsed: 1) == nil)
+    }
+}

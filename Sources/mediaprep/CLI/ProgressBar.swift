@@ -29,8 +29,12 @@ final class ProgressBar: @unchecked Sendable {
 
     private init(width: Int) { self.width = width }
 
+    /// When the input now in `state.current` was first seen, for its share of the ETA.
+    private var currentSince: UInt64 = 0
+
     func update(_ p: BatchRunner.Progress) {
         Output.locked {
+            if p.current != state.current { currentSince = DispatchTime.now().uptimeNanoseconds }
             state = p
             let now = DispatchTime.now().uptimeNanoseconds
             guard now - lastDraw > 100_000_000 || p.done == p.total else { return }
@@ -38,6 +42,23 @@ final class ProgressBar: @unchecked Sendable {
             clearLocked()
             drawLocked()
         }
+    }
+
+    /// Seconds left: the input in flight by its own progress (a transcode reports the share of its
+    /// duration done, so a 40-minute video weighs as 40 minutes, not as one file), the inputs not
+    /// started at the pace of those finished. nil until there is something to go on.
+    static func eta(done: Int, total: Int, elapsed: Double, current fraction: Double?, currentElapsed: Double) -> Double? {
+        var inFlight = 0.0, counted = 0
+        if let f = fraction, f > 0.02, f < 1 {
+            inFlight = currentElapsed * (1 - f) / f
+            counted = 1
+        }
+        let left = max(0, total - done - counted)
+        guard done > 0 || counted > 0 else { return nil }
+        // The pace of finished inputs, not counting the time spent on the one in flight.
+        let finishedTime = max(0, elapsed - (counted > 0 ? currentElapsed : 0))
+        let perInput = done > 0 ? finishedTime / Double(done) : currentElapsed / max(0.02, fraction ?? 1)
+        return inFlight + Double(left) * perInput
     }
 
     /// Removes the bar for good (end of the batch).
@@ -55,7 +76,8 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     func drawLocked() {
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let now = DispatchTime.now().uptimeNanoseconds
+        let elapsed = Double(now - start) / 1e9
         let rate = elapsed > 0 ? Double(state.done) / elapsed : 0
         var s = ""
         if let total = state.total, total > 0 {
@@ -63,7 +85,10 @@ final class ProgressBar: @unchecked Sendable {
             let filled = min(cells, state.done * cells / total)
             s += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "] "
             s += "\(state.done)/\(total)"
-            if rate > 0, state.done < total { s += String(format: " ETA %.0fs", Double(total - state.done) / rate) }
+            if let eta = Self.eta(done: state.done, total: total, elapsed: elapsed, current: state.fraction,
+                                  currentElapsed: Double(now - currentSince) / 1e9), state.done < total {
+                s += String(format: " ETA %.0fs", eta)
+            }
         } else {
             s += "\(state.done) done"
         }
