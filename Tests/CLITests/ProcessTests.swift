@@ -65,6 +65,22 @@ func runTool(_ args: [String], in dir: String? = nil, env: [String: String] = [:
     return Ran(status: p.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
 }
 
+/// `prepare DIR --out OUT --jobs 2` started in the background, returned once `count` JPEGs are in OUT
+/// (or 30 s passed): for tests that interrupt a batch in the middle.
+func startPreparing(_ dir: String, into out: String, until count: Int) throws -> Process {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: binary)
+    p.arguments = ["prepare", dir, "--out", out, "--jobs", "2", "--quiet"]
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    var waited = 0
+    while ((try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasSuffix(".jpg") }.count ?? 0) < count, waited < 3000 {
+        usleep(10_000); waited += 1
+    }
+    return p
+}
+
 func scratch() throws -> String {
     let p = NSTemporaryDirectory() + "mediaprep-proc-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
@@ -206,17 +222,8 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         let dir = try scratch(), out = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
         for i in 0..<40 { try FileManager.default.copyItem(atPath: testdata + "/photo.jpg", toPath: dir + "/p\(i).jpg") }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["prepare", dir, "--out", out, "--jobs", "2", "--quiet"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
         // Interrupt once some outputs exist and more are being written.
-        var waited = 0
-        while ((try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasSuffix(".jpg") }.count ?? 0) < 2, waited < 3000 {
-            usleep(10_000); waited += 1
-        }
+        let p = try startPreparing(dir, into: out, until: 2)
         kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()
         #expect(p.terminationStatus == 130)
@@ -237,16 +244,7 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         let dir = try scratch(), out = try scratch(), piped = try scratch()
         defer { for d in [dir, out, piped] { try? FileManager.default.removeItem(atPath: d) } }
         for i in 0..<30 { try FileManager.default.copyItem(atPath: testdata + "/photo.jpg", toPath: dir + "/p\(i).jpg") }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["prepare", dir, "--out", out, "--jobs", "2", "--quiet"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        var waited = 0
-        while ((try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasSuffix(".jpg") }.count ?? 0) < 1, waited < 3000 {
-            usleep(10_000); waited += 1
-        }
+        let p = try startPreparing(dir, into: out, until: 1)
         kill(p.processIdentifier, SIGHUP)
         p.waitUntilExit()
         #expect(p.terminationStatus == 129)
