@@ -5,12 +5,12 @@ import UploadPlanner
 /// read on only when the whole file is needed (an image), continuing where the start left off.
 final class InputFile {
     let path: String
-    private(set) var size: Int
-    private var fd: Int32
+    let size: Int
+    private let fd: Int32
 
     init(_ path: String) throws {
-        (self.path, fd, size) = (path, -1, 0)
-        (fd, size) = try Self.openRegular(path)
+        let (fd, size) = try Self.openRegular(path)
+        (self.path, self.fd, self.size) = (path, fd, size)
     }
 
     /// Opens `path` without blocking (a FIFO would wait forever for a writer in `open`), then accepts only
