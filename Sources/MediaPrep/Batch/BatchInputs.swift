@@ -99,7 +99,13 @@ package enum InputWalker {
         defer { closedir(d) }
         var names: [String] = []
         while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in FileNameBytes.string(raw.prefix { $0 != 0 }) }
+            // In place, up to its NUL: a dirent is only as long as its name (d_reclen), so copying the
+            // 256-byte d_name array would read past a short record (found by AddressSanitizer).
+            let name = withUnsafeMutablePointer(to: &e.pointee.d_name) { field in
+                field.withMemoryRebound(to: UInt8.self, capacity: 1) { p in
+                    FileNameBytes.string(UnsafeBufferPointer(start: p, count: strlen(UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self))))
+                }
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names
