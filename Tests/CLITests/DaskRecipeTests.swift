@@ -75,9 +75,7 @@ import Testing
         var waited = 0
         func linesDone() -> Int {
             let dir = out + "/.manifests"
-            return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).reduce(0) { n, f in
-                n + ((try? String(contentsOfFile: dir + "/" + f, encoding: .utf8))?.split(separator: "\n").count ?? 0)
-            }
+            return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).reduce(0) { n, f in n + linesIn(dir + "/" + f) }
         }
         while linesDone() < 3, waited < 6000, recipe.isRunning { usleep(10_000); waited += 1 }
         #expect(linesDone() < inputs.count, "the run ended before a worker could be killed")

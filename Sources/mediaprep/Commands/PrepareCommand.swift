@@ -137,7 +137,10 @@ struct PrepareCommand: Command {
         ProgressBar.finish()
         if mode == .json { Trace.time("report") { Output.json(.array(state.items)) } }
         for line in state.sendLines { Output.stderr(line) }
-        if mode == .text, state.summary.inputs > 1 { Output.line(tally.line(state.summary, seconds: Date().timeIntervalSince(started))) }
+        let seconds = Date().timeIntervalSince(started)
+        if mode == .text, state.summary.inputs > 1 { Output.line(tally.line(state.summary, seconds: seconds)) }
+        // JSON modes: stdout is SPEC §7's one object an input; the run's totals go last on stderr.
+        if mode != .text { Output.stderr(JSONValue.object([.init("summary", tally.json(state.summary, seconds: seconds))]).serialized) }
         if !options.text.isEmpty, state.summary.textNotSent, trap.exitStatus == nil {
             Output.error("the text was not sent: no attachment could be prepared, and a caption does not go alone (send it with --text and no files)")
         }
@@ -160,6 +163,13 @@ private final class Tally: @unchecked Sendable {
         guard case .success(let a) = item.result, item.json.objectMembers?.contains(where: { $0.key == "skipped" }) != true else { return }
         kinds[a.kind.rawValue, default: 0] += 1
         bytes += a.bytes
+    }
+
+    func json(_ s: BatchSummary, seconds: Double) -> JSONValue {
+        .object([.init("inputs", .int(s.inputs)), .init("prepared", .int(s.prepared)), .init("skipped", .int(s.skipped)),
+                 .init("failed", .int(s.failed)), .init("environmentFailed", .int(s.environmentFailed)),
+                 .init("byKind", .object(kinds.sorted { $0.key < $1.key }.map { .init($0.key, .int($0.value)) })),
+                 .init("bytesWritten", .int(bytes)), .init("seconds", .double((seconds * 1000).rounded() / 1000))])
     }
 
     func line(_ s: BatchSummary, seconds: Double) -> String {
