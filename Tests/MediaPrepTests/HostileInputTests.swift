@@ -194,3 +194,24 @@ import Testing
         #expect(check.verdict == .afterPreparation && check.reasons.contains("16-bit samples brought to 8 bits"))
     }
 }
+
+/// A GIF's cost to a recipient is every frame of a loop: held to a cap as it is, refused past what
+/// remaking it would take.
+@Suite struct AnimationCostTests {
+    static func plan(frames: Int, width: Int, height: Int, bytes: Int = 200_000) -> SendPlan {
+        var r = ProbeResult(path: "x.gif", kind: .animatedImage, format: .gif, bytes: bytes)
+        (r.width, r.height, r.frameCount, r.animated) = (width, height, frames, true)
+        let s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+        return SendPlanner.plan(s, SendRules())
+    }
+
+    @Test func framesTimesSizeDecideAsWellAsSize() {
+        // 100 frames of 480×360 go as they are; 600 frames of 1920×1080 (1.24 G pixels a loop) are remade.
+        if case .copy = Self.plan(frames: 100, width: 480, height: 360).action {} else { Issue.record("a small GIF was not sent as it is") }
+        let big = Self.plan(frames: 600, width: 1920, height: 1080)
+        if case .encodeAnimation = big.action {} else { Issue.record("\(big.action)") }
+        #expect(big.reasons.first?.contains("frame pixels a recipient's phone is asked to decode a loop") == true)
+        // 100,000 frames of 1000×1000: refused before a frame is decoded.
+        #expect(Self.plan(frames: 100_000, width: 1000, height: 1000).error?.code == .tooManyPixels)
+    }
+}

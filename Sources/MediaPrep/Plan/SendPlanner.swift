@@ -108,6 +108,11 @@ package enum SendPlanner {
         return (false, ["\(w)×\(h) is over the \(profile.maxSentPixels.formatted) pixels a recipient's phone is asked to decode: resized"])
     }
 
+    /// Pixels of one loop of an animation that leaves as it is: 500 frames of 1080p, 64 of 4096×4096.
+    static let maxSentFramePixels = 1 << 30
+    /// Pixels of all frames mediaprep decodes to remake one (at ~300 MP/s, about 15 s).
+    static let maxDecodedFramePixels = 1 << 32
+
     private static func checkPixels(_ decoded: Int, _ w: Int, _ h: Int, _ rules: SendRules) throws {
         if decoded > rules.maxPixels {
             throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(rules.maxPixels)-pixel limit")
@@ -127,6 +132,10 @@ package enum SendPlanner {
             return plan
         }
         let limit = rules.limits.maxImageSizeAutoReceive
+        let framePixels = (p.width ?? 0) * (p.height ?? 0) * max(1, p.frameCount ?? 1)
+        if framePixels > maxDecodedFramePixels {
+            throw MediaPrepError(.tooManyPixels, "\(p.frameCount ?? 0) frames of \(p.width ?? 0)×\(p.height ?? 0) are \(framePixels.formatted) pixels to decode, over the \(maxDecodedFramePixels.formatted) an animation may take")
+        }
         guard p.format == .gif else {
             let name = p.format == .png ? "APNG" : "animated WebP"
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
@@ -136,6 +145,10 @@ package enum SendPlanner {
         if let w = p.width, let h = p.height, w * h > rules.profile.maxSentPixels {
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
                 "animated GIF of \(w)×\(h) frames, over the \(rules.profile.maxSentPixels.formatted) pixels a recipient's phone is asked to decode: made smaller (\(frames))"])
+        }
+        if framePixels > maxSentFramePixels {
+            return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
+                "animated GIF of \(p.frameCount ?? 0) frames of \(p.width ?? 0)×\(p.height ?? 0), over the \(maxSentFramePixels.formatted) frame pixels a recipient's phone is asked to decode a loop: made smaller (\(frames))"])
         }
         if let cap = rules.media.animatedMaxBytes, p.bytes > cap {
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
