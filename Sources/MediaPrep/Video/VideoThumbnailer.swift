@@ -46,7 +46,8 @@ package struct VideoThumbnailer: Sendable {
         let upright = VideoRotation.orientation(clockwise: rotation)
         let duration = input.durationSeconds(stream: stream) ?? 0
         var decoded = 0
-        var best: (stats: FrameStats, pixels: PixelBuffer, t: Double)? = nil
+        // The most detailed frame so far, kept as a reference (not converted: most are passed over).
+        var best: (stats: FrameStats, frame: FrameReference, t: Double)? = nil
         var mapper: HDRToSDR? = nil
 
         func take(_ decodedFrame: UnsafeMutablePointer<AVFrame>, at t: Double) throws -> VideoThumbnail? {
@@ -57,12 +58,11 @@ package struct VideoThumbnailer: Sendable {
                 if let m = mapper { f = try Trace.time("HDR to SDR") { try m.map(decodedFrame, transfer) } }
             }
             let stats = try Trace.time("frame stats") { try FrameStats.measure(f) }
-            if stats.isRepresentative || stats.interest > (best?.stats.interest ?? -.infinity) {
-                best = (stats, try Trace.time("convert frame") { try convert(f, upright) }, t)
+            if stats.isRepresentative {
+                let pixels = try Trace.time("convert frame") { try convert(f, upright) }
+                return VideoThumbnail(pixels: pixels, seconds: t, rotation: rotation, framesDecoded: decoded, mappedFromHDR: mapper != nil)
             }
-            if stats.isRepresentative, let b = best {
-                return VideoThumbnail(pixels: b.pixels, seconds: t, rotation: rotation, framesDecoded: decoded, mappedFromHDR: mapper != nil)
-            }
+            if stats.interest > (best?.stats.interest ?? -.infinity), let ref = FrameReference(f, input.ff) { best = (stats, ref, t) }
             return nil
         }
 
@@ -103,7 +103,8 @@ package struct VideoThumbnailer: Sendable {
             }
         }
         guard let b = best else { throw MediaPrepError(.corrupt, "no frame of \(path) could be decoded") }
-        return VideoThumbnail(pixels: b.pixels, seconds: b.t, rotation: rotation, framesDecoded: decoded, mappedFromHDR: mapper != nil)
+        let pixels = try Trace.time("convert frame") { try convert(b.frame.frame, upright) }
+        return VideoThumbnail(pixels: pixels, seconds: b.t, rotation: rotation, framesDecoded: decoded, mappedFromHDR: mapper != nil)
     }
 
     /// Scales with swscale (sample aspect ratio honoured) and turns the frame upright.
@@ -120,3 +121,25 @@ package struct VideoThumbnailer: Sendable {
         return Orienter.apply(orientation, to: rgb)
     }
 }
+
+/// A decoded frame kept past the decoder's next call (a new reference to its buffers, no copy).
+final class FrameReference {
+    let frame: UnsafeMutablePointer<AVFrame>
+    private let ff: FFmpeg
+
+    init?(_ f: UnsafeMutablePointer<AVFrame>, _ ff: FFmpeg) {
+        guard let copy = ff.util.av_frame_alloc() else { return nil }
+        guard ff.util.av_frame_ref(copy, f) >= 0 else {
+            var c: UnsafeMutablePointer<AVFrame>? = copy
+            ff.util.av_frame_free(&c)
+            return nil
+        }
+        (frame, self.ff) = (copy, ff)
+    }
+
+    deinit {
+        var f: UnsafeMutablePointer<AVFrame>? = frame
+        ff.util.av_frame_free(&f)
+    }
+}
+
