@@ -13,8 +13,7 @@ package enum Cores {
 
     /// Bits set in `sched_getaffinity`'s mask (glibc declares it only under `_GNU_SOURCE`).
     private static var affinity: Int? {
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "sched_getaffinity") else { return nil }
-        let call = unsafeBitCast(symbol, to: GetAffinity.self)
+        guard let call = PosixIO.symbol("sched_getaffinity", as: GetAffinity.self) else { return nil }
         var mask = [UInt64](repeating: 0, count: 16)  // 1024 CPUs
         let ok = mask.withUnsafeMutableBytes { call(0, $0.count, $0.baseAddress) } == 0
         return ok ? mask.reduce(0) { $0 + $1.nonzeroBitCount } : nil

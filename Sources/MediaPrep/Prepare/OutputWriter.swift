@@ -114,16 +114,10 @@ package enum OutputWriter {
         let fd = FileNameBytes.withCString(path) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw FileCopier.writeError(path) }
         defer { close(fd) }
-        var done = 0
-        while done < data.count {
-            let n = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + done }, data.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let e = FileCopier.writeError(path)
-                unlink(path)
-                throw e
-            }
-            done += n
+        guard PosixIO.writeAll(fd, data) else {
+            let e = FileCopier.writeError(path)
+            unlink(path)
+            throw e
         }
     }
 
@@ -141,9 +135,7 @@ package enum OutputWriter {
         }
         let dir = url.deletingLastPathComponent().path
         let tmp = temporaryName(in: dir)
-        guard FileManager.default.createFile(atPath: tmp, contents: Data(data)) else {
-            throw MediaPrepError(.writeFailed, "cannot write in \(dir)")
-        }
+        try writeNew(data, to: tmp)
         if rename(tmp, url.path) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(tmp)

@@ -47,10 +47,7 @@ final class InputFile {
 
     private typealias FStatFS = @convention(c) (Int32, UnsafeMutableRawPointer?) -> Int32
     /// glibc's `fstatfs` (its header is not in Swift's Glibc module), looked up once by name.
-    private static let fstatfsCall: FStatFS? = {
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "fstatfs") else { return nil }
-        return unsafeBitCast(symbol, to: FStatFS.self)
-    }()
+    private static let fstatfsCall = PosixIO.symbol("fstatfs", as: FStatFS.self)
 
     /// `f_type`, the first member (a C `long`) of `struct statfs` on every Linux ABI; the buffer is
     /// larger than the struct (120 bytes on x86-64 and arm64).

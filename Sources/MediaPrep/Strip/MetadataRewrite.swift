@@ -175,20 +175,10 @@ package enum FileCopier {
     private typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32) -> Int
 
     /// glibc's `copy_file_range` (declared only under `_GNU_SOURCE`, so looked up once by name).
-    private static let kernelCopy: CopyFileRange? = {
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "copy_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: CopyFileRange.self)
-    }()
+    private static let kernelCopy = PosixIO.symbol("copy_file_range", as: CopyFileRange.self)
 
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ destination: String) throws {
-        var done = 0
-        while done < bytes.count {
-            guard let base = bytes.baseAddress else { return }
-            let n = Glibc.write(fd, base + done, bytes.count - done)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw writeError(destination) }
-            done += n
-        }
+        guard PosixIO.writeAll(fd, bytes) else { throw writeError(destination) }
     }
 
     private static func shrank(_ source: String) -> MediaPrepError {

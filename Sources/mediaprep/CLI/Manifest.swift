@@ -28,14 +28,7 @@ final class Manifest: @unchecked Sendable {
             .init("input", field("input")), .init("output", output), .init("kind", field("kind")), .init("bytes", field("bytes")),
             .init("error", field("error")), .init("skipped", .bool(field("skipped") == .bool(true))),
         ] + (o.contains { $0.key == "part" } ? [.init("part", field("part"))] : [])).serialized + "\n"
-        let bytes = Array(line.utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress.map { $0 + done }, bytes.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            done += n
-        }
+        _ = PosixIO.writeAll(fd, Array(line.utf8))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MediaPrep
 import UploadPlanner
 
 /// Writes to stdout/stderr; JSON mode prints exactly one document on stdout. Lines are written
@@ -21,15 +22,7 @@ enum Output {
         ProgressBar.shared?.clearLocked()
         // A file name's stray bytes as \xE9. Written with write(2): a closed pipe (`| head`) is EPIPE
         // here and SIGPIPE to the trap, which stops the batch cleanly; FileHandle would trap.
-        let bytes = Array(FileNameBytes.display(s).utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(handle.fileDescriptor, $0.baseAddress.map { $0 + done }, bytes.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == EPIPE { SignalTrap.current?.fire(SIGPIPE) }
-            guard n > 0 else { break }
-            done += n
-        }
+        if !PosixIO.writeAll(handle.fileDescriptor, Array(FileNameBytes.display(s).utf8)), errno == EPIPE { SignalTrap.current?.fire(SIGPIPE) }
         ProgressBar.shared?.drawLocked()
     }
 
