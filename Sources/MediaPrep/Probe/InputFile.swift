@@ -78,15 +78,20 @@ final class InputFile {
         guard offset < end else { return [] }
         return [UInt8](unsafeUninitializedCapacity: end - offset) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
-            var got = 0
-            while got < end - offset {
-                let n = pread(fd, base + got, end - offset - got, off_t(offset + got))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
-                got += n
-            }
-            initialized = got
+            initialized = fill(base, from: offset, count: end - offset)
         }
+    }
+
+    /// Reads `count` bytes at `offset` into `base`; returns how many it got (fewer if the file shrank).
+    private func fill(_ base: UnsafeMutablePointer<UInt8>, from offset: Int, count: Int) -> Int {
+        var got = 0
+        while got < count {
+            let n = pread(fd, base + got, count - got, off_t(offset + got))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            got += n
+        }
+        return got
     }
 
     /// The first `count` bytes (fewer for a shorter file).
@@ -106,15 +111,8 @@ final class InputFile {
         [UInt8](unsafeUninitializedCapacity: end) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
             HugePages.advise(base, end)
-            var got = start.count
             start.withUnsafeBufferPointer { s in if let b = s.baseAddress { base.update(from: b, count: s.count) } }
-            while got < end {
-                let n = pread(fd, base + got, end - got, off_t(got))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
-                got += n
-            }
-            initialized = got
+            initialized = start.count + fill(base + start.count, from: start.count, count: end - start.count)
         }
     }
 }

@@ -88,16 +88,13 @@ package enum FileCopier {
     }
 
     static func write(_ pieces: [MetadataRewrite.Piece], from source: String, expectedSize: Int, to destination: String) throws {
-        let input = FileNameBytes.withCString(source) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
-        guard input >= 0 else { throw MediaPrepError(.unreadableFile, "cannot read \(source): \(String(cString: strerror(errno)))") }
+        // The same checks as the probe's (no FIFO, device or kernel file), then the size it planned for.
+        let (input, size) = try InputFile.openRegular(source)
         defer { close(input) }
+        guard size == expectedSize else {
+            throw MediaPrepError(.truncated, "\(source) changed size while it was prepared (\(expectedSize) bytes, now \(size))")
+        }
         var st = stat()
-        guard fstat(input, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
-            throw MediaPrepError(.unreadableFile, "\(source) is not a regular file")
-        }
-        guard Int(st.st_size) == expectedSize else {
-            throw MediaPrepError(.truncated, "\(source) changed size while it was prepared (\(expectedSize) bytes, now \(st.st_size))")
-        }
         let output = FileNameBytes.withCString(destination) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
         guard output >= 0 else { throw writeError(destination) }
         var ok = false
