@@ -22,8 +22,7 @@ package enum Background {
 
     /// "#000000 (black)", or the hex alone.
     package static func describe(_ c: UInt32) -> String {
-        let name = ["white": 0xFFFFFF, "black": 0x000000, "gray": 0x808080, "red": 0xFF0000, "green": 0x00FF00, "blue": 0x0000FF,
-                    "yellow": 0xFFFF00, "cyan": 0x00FFFF, "magenta": 0xFF00FF].first { $0.value == c }?.key
+        let name = names.filter { $0.value == c }.map(\.key).min()  // "gray" before "grey"
         return hex(c) + (name.map { " (\($0))" } ?? "")
     }
 }
