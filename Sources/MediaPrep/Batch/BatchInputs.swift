@@ -130,6 +130,7 @@ package enum InputWalker {
         mutating func entry(_ path: String, root: String) {
             var st = stat()
             guard FileNameBytes.withCString(path, { lstat($0, &st) }) == 0 else { return }
+            var isFolder = st.st_mode & S_IFMT == S_IFDIR
             if st.st_mode & S_IFMT == S_IFLNK {
                 guard let target = realPath(path) else {
                     return skipped.append(Skipped(path: path, reason: "a symbolic link to nothing"))
@@ -138,8 +139,9 @@ package enum InputWalker {
                 guard inside || follow else {
                     return skipped.append(Skipped(path: path, reason: "a symbolic link to \(target), outside \(root) (--follow-symlinks follows it)"))
                 }
+                isFolder = isDirectory(path)  // only a link needs a second look, at what it points to
             }
-            if isDirectory(path) { folder(path, root: root, top: false) } else { out.append(path) }
+            if isFolder { folder(path, root: root, top: false) } else { out.append(path) }
         }
     }
 }

@@ -38,7 +38,7 @@ import UploadPlanner
     }
 
     public static func png(_ d: [UInt8]) {
-        _ = PNGHeader.isCheapToDecode(d)
+        _ = PNGHeader.decodeCost(d)
         if let (w, h) = PNGHeader.size(d), w * h > pixels { return }
         _ = try? PNGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels))
     }

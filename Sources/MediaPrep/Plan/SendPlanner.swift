@@ -60,10 +60,11 @@ package enum SendPlanner {
             return SendPlan(kind: .image, action: .keepOriginal(route), reasons: reasons)
         }
         if let w = p.width, let h = p.height { try checkPixels(w * h, w, h, rules) }
+        let pngCost = p.format == .png ? s.data.flatMap(PNGHeader.decodeCost) : nil
         // A PNG within the budget (a screenshot, a diagram) goes with its own lossless data, as a JPEG
         // within it does: making it smaller would only blur its text.
         if p.format == .png, p.bytes <= profile.maxBytes, s.colour == nil, p.orientation == .up, sent.fits,
-           side <= (profile.maxSide ?? Int.max), let data = s.data, data.count == p.bytes, PNGHeader.isCheapToDecode(data) {
+           side <= (profile.maxSide ?? Int.max), let data = s.data, data.count == p.bytes, pngCost == nil {
             let removed = PNGStripper.removals(data)
             let route: PrepareRoute = removed.isEmpty ? .untouched : .stripped
             let reasons = removed.isEmpty ? ["PNG within \(profile.maxBytes.formatted) bytes, lossless, sent as it is"]
@@ -78,9 +79,8 @@ package enum SendPlanner {
         default: how = "\(p.format.rawValue) re-encoded as JPEG"
         }
         let removed = s.metadata?.removals ?? []
-        let deep = p.format == .png && s.data.map { !PNGHeader.isCheapToDecode($0) } == true ? ["16-bit samples brought to 8 bits"] : []
         return SendPlan(kind: .image, action: .encodeImage,
-                        reasons: [how] + (s.colour.map { [$0.reason] } ?? []) + fit + cap + sent.reasons + deep + removed)
+                        reasons: [how] + (s.colour.map { [$0.reason] } ?? []) + fit + cap + sent.reasons + (pngCost.map { [$0] } ?? []) + removed)
     }
 
     /// Taller than `LongImage.maxAspect` times its width: a long screenshot that one image within the

@@ -7,7 +7,7 @@ public enum MediaProbe {
     public static func probe(path: String, thorough: Bool = true) throws -> ProbeResult {
         let s = try source(path: path, depth: thorough ? .whole : .headers(wholeUpTo: 0))
         var r = s.probe
-        if r.kind == .image { try s.checkDecodeCost(profile: .simplex, maxPixels: 100_000_000) }
+        if r.kind == .image { try s.checkDecodeCost(profile: .simplex, maxPixels: SendRules().maxPixels) }
         if thorough, let data = s.data {
             // A JPEG is proved whole at 1/8 scale (it has no alpha to find); a PNG is decoded.
             let options = s.jpeg == nil ? DecodeOptions() : DecodeOptions(minimumWidth: 1, minimumHeight: 1)

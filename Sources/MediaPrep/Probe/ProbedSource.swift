@@ -219,12 +219,15 @@ enum PNGHeader {
         return w > 0 && h > 0 && w <= 0x7FFF_FFFF && h <= 0x7FFF_FFFF ? (w, h) : nil
     }
 
-    /// 8 bits a sample or fewer, and a palette no longer than 256 entries: what every recipient's
-    /// decoder handles at the cost its size says. A 16-bit or malformed one is re-encoded.
-    static func isCheapToDecode(_ head: [UInt8]) -> Bool {
-        guard head.count >= 26, head[24] <= 8 else { return false }
-        if let plte = PNGChunks.chunks(head).first(where: { $0.type == "PLTE" }), plte.body.count > 768 { return false }
-        return true
+    /// Why a PNG is dearer to decode than its size says, as `check` words it, or nil: 8 bits a sample
+    /// or fewer and a palette of at most 256 entries is what every recipient's decoder handles.
+    static func decodeCost(_ head: [UInt8]) -> String? {
+        guard head.count >= 26 else { return "no complete header" }
+        if head[24] > 8 { return "16-bit samples brought to 8 bits" }
+        if let plte = PNGChunks.chunks(head).first(where: { $0.type == "PLTE" }), plte.body.count > 768 {
+            return "a palette over 256 entries re-encoded"
+        }
+        return nil
     }
 
     /// Colour types 4 and 6 carry alpha, as does a tRNS chunk (before IDAT, so in the head). Whether any
