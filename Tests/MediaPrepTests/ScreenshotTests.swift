@@ -51,6 +51,29 @@ import UploadPlanner
         #expect(sent.layout == .gray && sent.bytes == source.bytes)
     }
 
+    @Test func aLargeFlatImageIsPredictedBeforeItIsEncodedWhole() throws {
+        // 1280×900 (over the megapixel where prediction starts): 64 grays and 64 colours in
+        // bands of text-like noise. Its PNG fits a large budget; a budget the prediction shows far
+        // off gets nil, and one just above the PNG's size still gets the PNG.
+        var rng = SystemRandomNumberGenerator()
+        for colour in [false, true] {
+            let (w, h) = (1280, 900)
+            var px = [UInt8](repeating: 255, count: w * h * 3)
+            for y in 0..<h where (y / 8) % 3 != 0 {
+                for x in 0..<w {
+                    let v = UInt8(Int.random(in: 0..<64, using: &rng) * 4)
+                    px[(y * w + x) * 3 ..< (y * w + x) * 3 + 3] = colour ? [v, 255 - v, v / 2] : [v, v, v]
+                }
+            }
+            let image = PixelBuffer(width: w, height: h, layout: .rgb, storage: px)
+            let whole = try #require(try LosslessFlat.encode(image, maxBytes: 10_000_000))
+            #expect(whole.format == .png && whole.width == w)
+            #expect(try PNGDecoder.decode(whole.data).pixels.rgba(x: 5, y: 9).r == px[(9 * w + 5) * 3])
+            #expect(try LosslessFlat.encode(image, maxBytes: whole.data.count / 2) == nil)
+            #expect(try LosslessFlat.encode(image, maxBytes: whole.data.count)?.data == whole.data)
+        }
+    }
+
     @Test func aScreenshotThatNoPNGFitsGoesGrayJPEG() throws {
         let p = try ImagePreparer(profile: ImageProfile(name: "t", maxBytes: 8_000)).prepare(path: Fixture.path("screenshot.png"))
         #expect(p.format == .jpeg && p.data.count <= 8_000)
@@ -142,3 +165,4 @@ import UploadPlanner
         #expect(check.check(path: Fixture.path("screenshot-long.png")).kind == .file)
     }
 }
+

@@ -5,46 +5,129 @@
 /// 261,120 (a JPEG would shrink it to 1153×2500 at q27); the 1179×8000 article needs 424,902 and
 /// goes JPEG.
 enum LosslessFlat {
+    /// From a megapixel on, the whole PNG is made only when an eighth of its bands predicts at most
+    /// this much over the budget: `PNGEncoder.estimate` was +0.5 to +3.4 % off on the hard corpus's
+    /// PNGs made gray (gulp, aqua, arc), but +53 % on the 360×1000 screenshot fixture (headers
+    /// and blank rows weigh more), which is cheap to encode whole anyway. gulp-rgba.png (1920×1200,
+    /// flattened to grays) took 185 ms (a Dictionary per pixel, then a whole PNG that could not
+    /// fit); 38 ms now.
+    static let skipMargin = 1.15
+    static let estimateFrom = 1_000_000
+
+    private static func clearlyOver(_ image: PixelBuffer, maxBytes: Int, _ predict: () throws -> Int) rethrows -> Bool {
+        guard image.pixelCount >= estimateFrom else { return false }
+        return Double(try predict()) > Double(maxBytes) * skipMargin
+    }
+
     /// The PNG, or nil when the image has more than 256 colours or the PNG is over `maxBytes`.
     static func encode(_ image: PixelBuffer, maxBytes: Int) throws -> EncodedImage? {
         guard image.layout != .rgba else { return nil }  // transparency has its own PNG path
         let c = image.layout.channels
-        var index: [UInt32: UInt8] = [:]
-        var palette: [UInt8] = []
-        var indices = [UInt8](repeating: 0, count: image.width * image.height)
-        var gray = true
-        let complete = image.bytes.withUnsafeBufferPointer { px -> Bool in
-            var last: UInt32 = .max, lastIndex: UInt8 = 0
-            for i in 0..<(image.width * image.height) {
-                let o = i * c
-                let r = px[o], g = c >= 3 ? px[o + 1] : px[o], b = c >= 3 ? px[o + 2] : px[o]
-                let key = UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b)
-                if key != last {
-                    if let found = index[key] {
-                        lastIndex = found
-                    } else {
-                        guard index.count < 256 else { return false }
-                        lastIndex = UInt8(index.count)
-                        index[key] = lastIndex
-                        palette += [r, g, b]
-                        if r != g || g != b { gray = false }
-                    }
-                    last = key
-                }
-                indices[i] = lastIndex
-            }
-            return true
-        }
-        guard complete else { return nil }
+        // Every 8th row first: a photo or gradient shows its 257th colour there at an eighth of the cost.
+        var index = ColourIndex()
+        guard index.collect(image, everyRow: 8), index.collect(image, everyRow: 1) else { return nil }
+        let indices = index.indices(image)
+        let (palette, gray) = (index.palette, index.gray)
         let data: [UInt8]
         if gray {
             // Exact grays: the gray channel itself, which deflates better than palette indices.
-            let values = indices.map { palette[Int($0) * 3] }
-            data = try PNGEncoder.encode(PixelBuffer(width: image.width, height: image.height, layout: .gray, storage: values))
+            let values = PixelBuffer(width: image.width, height: image.height, layout: .gray,
+                                     storage: indices.map { palette[Int($0) * 3] })
+            guard try !clearlyOver(values, maxBytes: maxBytes, { try PNGEncoder.estimate(values) }) else { return nil }
+            data = try PNGEncoder.encode(values)
         } else {
+            // Sampled as index rows, written by the palette writer itself (no filters, unlike gray).
+            let map = PixelBuffer(width: image.width, height: image.height, layout: .gray, storage: indices)
+            let over = try clearlyOver(map, maxBytes: maxBytes) {
+                try PNGEncoder.estimate(map) { rows in
+                    try PNGEncoder.encodeIndexed(rows.bytes, width: rows.width, height: rows.height, palette: palette).count
+                }
+            }
+            guard !over else { return nil }
             data = try PNGEncoder.encodeIndexed(indices, width: image.width, height: image.height, palette: palette)
         }
         guard data.count <= maxBytes else { return nil }
         return EncodedImage(data: data, format: .png, width: image.width, height: image.height, quality: nil, score: nil)
+    }
+}
+
+/// Up to 256 colours → their palette index, by open addressing in 1024 slots (a quarter full at
+/// most); the scans read raw pointers.
+private struct ColourIndex {
+    private var keys = [UInt32](repeating: 0, count: 1024)  // colour + 1; 0 is an empty slot
+    private var values = [UInt8](repeating: 0, count: 1024)
+    private(set) var count = 0
+    /// RGB triples in index order.
+    private(set) var palette: [UInt8] = []
+    /// Every colour so far is a gray.
+    private(set) var gray = true
+
+    private static func slot(_ key: UInt32) -> Int { Int((key &* 0x9E37_79B1) >> 22) }
+
+    private static func key(_ px: UnsafePointer<UInt8>, _ channels: Int) -> UInt32 {
+        channels >= 3 ? UInt32(px[0]) << 16 | UInt32(px[1]) << 8 | UInt32(px[2]) : UInt32(px[0]) &* 0x01_0101
+    }
+
+    private func find(_ key: UInt32) -> UInt8? {
+        keys.withUnsafeBufferPointer { k in
+            var i = Self.slot(key)
+            while k[i] != 0 {
+                if k[i] == key &+ 1 { return values[i] }
+                i = (i + 1) & 1023
+            }
+            return nil
+        }
+    }
+
+    private mutating func insert(_ key: UInt32) {
+        var i = Self.slot(key)
+        while keys[i] != 0 { i = (i + 1) & 1023 }
+        keys[i] = key &+ 1
+        values[i] = UInt8(count)
+        count += 1
+        let (r, g, b) = (UInt8(key >> 16), UInt8(truncatingIfNeeded: key >> 8), UInt8(truncatingIfNeeded: key))
+        palette += [r, g, b]
+        if r != g || g != b { gray = false }
+    }
+
+    /// Adds the colours of every `everyRow`-th row; false at the 257th.
+    mutating func collect(_ image: PixelBuffer, everyRow: Int) -> Bool {
+        let c = image.layout.channels, rowBytes = image.rowBytes
+        return image.bytes.withUnsafeBufferPointer { buffer -> Bool in
+            guard let px = buffer.baseAddress else { return true }
+            var last: UInt32 = .max
+            for y in stride(from: 0, to: image.height, by: everyRow) {
+                for o in stride(from: y * rowBytes, to: (y + 1) * rowBytes, by: c) {
+                    let key = Self.key(px + o, c)
+                    guard key != last else { continue }
+                    last = key
+                    if find(key) == nil {
+                        guard count < 256 else { return false }
+                        insert(key)
+                    }
+                }
+            }
+            return true
+        }
+    }
+
+    /// Each pixel's palette index, once every colour is collected.
+    func indices(_ image: PixelBuffer) -> [UInt8] {
+        let c = image.layout.channels
+        return [UInt8](unsafeUninitializedCapacity: image.pixelCount) { out, initialized in
+            image.bytes.withUnsafeBufferPointer { buffer in
+                guard let px = buffer.baseAddress else { return }
+                var last: UInt32 = .max, lastIndex: UInt8 = 0
+                for i in 0..<image.pixelCount {
+                    let key = Self.key(px + i * c, c)
+                    if key != last {
+                        lastIndex = find(key) ?? 0
+                        last = key
+                    }
+                    out[i] = lastIndex
+                }
+            }
+            initialized = image.pixelCount
+        }
     }
 }

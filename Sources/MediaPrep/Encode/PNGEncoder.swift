@@ -57,9 +57,14 @@ package enum PNGEncoder {
     /// - Parameter level: zlib level for the sample; below the default (6) only for a quick look,
     ///   since a lower level writes more bytes.
     package static func estimate(_ image: PixelBuffer, every: Int = 8, level: Int = 6) throws -> Int {
-        guard image.height >= 16 * every * 2 else { return try size(image, level: level) }
+        try estimate(image, every: every) { try size($0, level: level) }
+    }
+
+    /// The same prediction for any row-by-row PNG writer (`encodedSize` of the sampled rows).
+    static func estimate(_ image: PixelBuffer, every: Int = 8, encodedSize: (PixelBuffer) throws -> Int) throws -> Int {
+        guard image.height >= 16 * every * 2 else { return try encodedSize(image) }
         let sample = image.everyBand(every, from: 0, below: (image.height + 15) / 16)
-        return Int(Double(try size(sample, level: level)) * Double(image.height) / Double(sample.height))
+        return Int(Double(try encodedSize(sample)) * Double(image.height) / Double(sample.height))
     }
 
     /// Encoded size at a zlib level: the simplified writer's own bytes at the default level,
