@@ -175,6 +175,33 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
     }
 
+    /// A PNG too large to be sent at its own size is shrunk on load, a band of rows at a time: an
+    /// 8000×6000 RGB PNG (137 MiB of pixels decoded whole) costs less than its pixels would.
+    @Test func aLargePNGIsNeverHeldWhole() throws {
+        let dir = try scratch(), out = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
+        let (w, h) = (8000, 6000)
+        var px = [UInt8](repeating: 0, count: w * h * 3)
+        px.withUnsafeMutableBufferPointer { p in
+            for y in 0..<h {
+                for x in 0..<w {
+                    let o = (y * w + x) * 3
+                    (p[o], p[o + 1], p[o + 2]) = (UInt8(x * 255 / w), UInt8(y * 255 / h), 128)
+                }
+            }
+        }
+        let path = dir + "/large.png"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(try PNGEncoder.encode(PixelBuffer(width: w, height: h, layout: .rgb, storage: px)))))
+        px = []
+        // The peak once decoded (the trace's memory line after that stage): the search's encodes come later.
+        let r = try run(["prepare", path, "--out", out], env: ["MEDIAPREP_TRACE": "1", "MEDIAPREP_TRACE_MEMORY": "1"])
+        #expect(r.status == 0)
+        let lines = r.stderr.split(separator: "\n").map(String.init)
+        let stage = try #require(lines.firstIndex { $0.contains("decode, shrinking on load") }, "\(r.stderr)")
+        let peak = try #require(lines.dropFirst(stage + 1).first?.split(separator: " ").dropLast().last.flatMap { Double($0) })
+        if !underSanitizer { #expect(peak < 100, "peak \(peak) MiB once decoded") }
+    }
+
     /// Naming the finished file fails (the name is taken, and the next one, `NAME_1.txt`, is longer
     /// than a file name may be): the item fails, nothing is left, and the exit status says so (75: the
     /// output folder, not the input, is at fault).

@@ -84,6 +84,31 @@ import Testing
         #expect(r.decoded.pixels == (try PNGDecoder.decode(data).pixels))
     }
 
+    @Test(arguments: [PixelLayout.rgb, .rgba, .gray])
+    func shrinkingOnLoadScalesAsTheWholeImageWould(layout: PixelLayout) throws {
+        let data = try Self.png(layout, opaque: false)
+        let whole = try PNGDecoder.decode(data).pixels
+        let shrunk = (width: whole.width * 3 / 5, height: whole.height * 3 / 5)
+        let r = try #require(try PNGDecoder.decodeShrinking(data, options: DecodeOptions()) { w, h in
+            #expect((w, h) == (whole.width, whole.height))
+            return (shrunk, (333, 250))
+        })
+        // The source size is the file's, the pixels the shrunk ones, the view as if scaled afterwards.
+        #expect((r.decoded.sourceWidth, r.decoded.sourceHeight) == (whole.width, whole.height))
+        #expect(r.decoded.pixels == (try Resizer.resize(whole, width: shrunk.width, height: shrunk.height, threads: 2)))
+        let view = try #require(r.scaled)
+        #expect(try view.pixels() == (try Resizer.resize(whole, width: 333, height: 250, threads: 2)))
+        // Nothing asked for: the caller decodes as before.
+        #expect(try PNGDecoder.decodeShrinking(data, options: DecodeOptions()) { _, _ in nil } == nil)
+        // A damaged band stops it.
+        var damaged = data
+        let idat = try #require(PNGChunks.chunks(data).first { $0.type == "IDAT" })
+        damaged[idat.body.lowerBound + 5000] ^= 0x55
+        #expect(throws: MediaPrepError.self) {
+            try PNGDecoder.decodeShrinking(damaged, options: DecodeOptions()) { _, _ in (shrunk, nil) }
+        }
+    }
+
     @Test(arguments: ["photo.jpg", "progressive.jpg", "gray.jpg"])
     func jpegScanlinesScaleAsTheDecodedImageDoes(name: String) throws {
         let data = try Fixture.bytes(name)

@@ -52,6 +52,15 @@ final class PNGRowReader: RowDecoder {
         rowsRead += n
     }
 
+    /// Inflates the next `count` rows into `band`, which holds just those rows.
+    func read(_ count: Int, intoBand band: UnsafeMutablePointer<UInt8>) throws {
+        guard open else { throw MediaPrepError(.corrupt, "PNG reader already failed") }
+        let n = min(count, height - rowsRead)
+        let rc = cpng_reader_rows(state, band, width * layout.channels, 0, Int32(n))
+        guard rc == 0 else { open = false; throw Self.damage(state, file) }
+        rowsRead += n
+    }
+
     /// Reads the chunks after the image through IEND, so damage there is seen too.
     func finish() throws {
         guard open else { throw MediaPrepError(.corrupt, "PNG reader already failed") }

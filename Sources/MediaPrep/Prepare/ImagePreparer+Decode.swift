@@ -14,7 +14,17 @@ extension ImagePreparer {
         let converts = options.colour.map { !$0.isCMYK } ?? false
         let profile = self.profile
         var result: ResizedDecode? = nil
-        if threads > 1, !converts, format == .png {
+        if format == .png, let shrunk = try Trace.time("decode, shrinking on load", {
+            try PNGDecoder.decodeShrinking(data, options: options) { w, h in
+                // Only what can never be sent at its own size: anything smaller may still go lossless.
+                guard w * h > profile.maxSentPixels else { return nil }
+                let v = profile.viewSize(width: w, height: h)
+                let long = min(max(w, h), 2 * max(v.width, v.height))
+                return (ImageProfile.scaled(width: w, height: h, longSide: long), converts ? nil : (v.width, v.height))
+            }
+        }) {
+            result = shrunk
+        } else if threads > 1, !converts, format == .png {
             result = try Trace.time("decode, resizing to view beside it") {
                 try PNGDecoder.decodeWhileResizing(data, options: options) { w, h in
                     let v = profile.viewSize(width: w, height: h)

@@ -110,7 +110,8 @@ package struct ImagePreparer: Sendable {
             // Lossless only for what was captured losslessly (screenshots are PNG): a JPEG, HEIC or
             // AVIF source carries its codec's noise, which a JPEG keeps as cheaply.
             let losslessSource = [.png, .gif, .bmp, .tiff].contains(format)
-            let withinPixels = work.pixelCount <= profile.maxSentPixels
+            // …and only at its own size: a PNG shrunk on load was resampled already.
+            let withinPixels = work.pixelCount <= profile.maxSentPixels && decoded.pixels.pixelCount == decoded.sourceWidth * decoded.sourceHeight
             if verdict.isFlat, withinSide, withinPixels, losslessSource, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes) }) {
                 encoded = png
             } else if verdict.isFlat && verdict.isGray && work.layout != .gray {
