@@ -53,7 +53,10 @@ struct QualitySearch: Sendable {
     /// floor check the sample shows clearly out of reach ends there, before the whole image is
     /// even converted to YUV (garden-noisy-5640 at source: 71 → 38 ms).
     func sampledTrials(_ image: PixelBuffer, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
-        guard image.pixelCount >= Self.sampleFrom, let (sample, fraction) = image.sampledBands(every: 4) else {
+        // A floor check looks at an eighth of the bands: it only asks whether the floor is clearly
+        // out of reach (10 % over), and an eighth answered as a quarter did on both corpora (same
+        // outputs) at half the cost (the hard corpus's five failed checks: 69.7 → 36.5 ms, mean of 3).
+        guard image.pixelCount >= Self.sampleFrom, let (sample, fraction) = image.sampledBands(every: floorOnly ? 8 : 4) else {
             return try trials(planes: try JPEGEncoder().planes(image, fullChroma: fullChroma), maxBytes: maxBytes, start: start, prior: prior)
         }
         let header = 600.0  // markers and tables, not scaled with the rows

@@ -7,6 +7,25 @@ extension ImagePreparer {
     /// faster, so only JPEGs that will surely need the view (over twice its size after DCT
     /// scaling) do it (measured: Shell-5120.jpg 141 → 151 ms, YellowFlower.jpg 128 → 151 ms when
     /// every JPEG did). Sources scaled in another orientation or to another size give no view.
+    /// Shrink-on-load only needs to keep the view size: a JPEG's minimum decoded size.
+    func decodeOptions(_ jpeg: JPEGSource?, colour: SourceColour?) -> DecodeOptions {
+        var options = decode
+        options.colour = colour
+        if let j = jpeg {
+            (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(j.header, orientation: j.orientation, profile: profile)
+        }
+        return options
+    }
+
+    /// The decode `prepare` makes of this source (shrink-on-load included) on one thread, nothing
+    /// scaled beside it: the floor `bench` reads the whole pipeline's time against.
+    package func decodeOnly(source: ProbedSource) throws -> DecodedImage {
+        var alone = self
+        alone.threads = 1
+        return try alone.decodeScalingToView(source.data ?? [], jpeg: source.jpeg, format: source.probe.format,
+                                             already: source.firstFrame, options: decodeOptions(source.jpeg, colour: source.colour)).0
+    }
+
     func decodeScalingToView(_ data: [UInt8], jpeg: JPEGSource?, format: MediaFormat,
                              already: DecodedImage?, options: DecodeOptions) throws -> (DecodedImage, SliceResizer?) {
         if let already { return (already, nil) }

@@ -56,13 +56,7 @@ package struct ImagePreparer: Sendable {
         if format == .png, let route = keep, let kept = try Trace.time("keep the PNG as it is", { try keepPNG(data, route) }) {
             return kept
         }
-        let header = jpeg?.header
-        // Shrink-on-load only needs to keep the view size: work out the source size first.
-        var options = decode
-        options.colour = colour
-        if let h = header {
-            (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(h, orientation: jpeg?.orientation ?? .up, profile: profile)
-        }
+        let options = decodeOptions(jpeg, colour: colour)
         var (decoded, scaled) = try decodeScalingToView(data, jpeg: jpeg, format: format,
                                                          already: already, options: options)
         if let c = colour, !c.isCMYK {

@@ -75,6 +75,7 @@ struct BenchCommand: Command {
         var passes: [Pass] = []
         let perImage = html != nil || compare
         for j in Set([1, jobs]).sorted() { passes.append(await pass(files, jobs: j, keep: perImage && j == 1)) }
+        let floor = decodeFloor(files)
         let peakMiB = Self.peakResidentMiB()
         let one = passes[0], best = passes[passes.count - 1]
         let scaling = best.seconds > 0 ? one.seconds / best.seconds : 0
@@ -109,6 +110,8 @@ struct BenchCommand: Command {
                 .init("p50Ms", .double(best.percentile(0.5).rounded())), .init("p95Ms", .double(best.percentile(0.95).rounded())),
                 .init("maxMs", .double(best.percentile(1).rounded())), .init("peakMemoryMiB", .double(peakMiB.rounded())),
                 .init("oneJobSeconds", .double(round3(one.seconds))), .init("scaling", .double(round2(scaling))),
+                .init("decodeFloorSeconds", .double(round3(floor))),
+                .init("oneJobOverFloor", .double(round2(floor > 0 ? one.seconds / floor : 0))),
             ]
             if compare { fields.append(.init("compare", .array(comparison.map(\.json)))) }
             if perImage { fields.append(.init("rows", .array(rows.map(\.json)))) }
@@ -120,11 +123,27 @@ struct BenchCommand: Command {
                                    p.megapixelsPerSecond, p.percentile(0.5), p.percentile(0.95), p.percentile(1)))
             }
             if passes.count > 1 { Output.line(String(format: "scaling 1 → %d jobs: %.2f×", best.jobs, scaling)) }
+            Output.line(String(format: "decode floor %.2f s (read, probe and decode only, one image at a time, one thread): 1 job took %.2f× the floor",
+                               floor, floor > 0 ? one.seconds / floor : 0))
             Output.line(String(format: "peak memory %.0f MiB%@", peakMiB, failures > 0 ? " (\(failures) failed)" as NSString : "" as NSString))
             for c in comparison { Output.line(c.text) }
             if perImage { for line in BenchReport.table(rows) { Output.line(line) } }
         }
         return failures > 0 || over ? 1 : 0
+    }
+
+    /// Seconds to read, probe and decode every file (`ImagePreparer.decodeOnly`) `repeats` times:
+    /// no tool that reads these pixels can go below it, so the pipeline's time is read against it.
+    func decodeFloor(_ files: [String]) -> Double {
+        let preparer = ImagePreparer(profile: profile)
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<repeats {
+            for path in files {
+                guard let source = try? MediaProbe.source(path: path) else { continue }
+                _ = try? preparer.decodeOnly(source: source)
+            }
+        }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
     func pass(_ files: [String], jobs: Int, keep: Bool) async -> Pass {
