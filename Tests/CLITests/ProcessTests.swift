@@ -618,9 +618,12 @@ let underSanitizer = ProcessInfo.processInfo.environment["MEDIAPREP_SANITIZER"] 
         #expect(r.status == 0)
         let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect(o["images"] as? Int == 4 && o["jobs"] as? Int == 2 && o["failed"] as? Int == 0)
-        for k in ["imagesPerSecond", "megapixelsPerSecond", "p50Ms", "p95Ms", "maxMs", "peakMemoryMiB", "oneJobSeconds", "scaling"] {
+        for k in ["imagesPerSecond", "megapixelsPerSecond", "p50Ms", "p95Ms", "maxMs", "peakMemoryMiB", "oneJobSeconds", "scaling",
+                  "decodeFloorSeconds", "oneJobOverFloor"] {
             #expect((o[k] as? Double ?? 0) > 0, "\(k) missing or zero")
         }
+        // Decoding alone costs less than preparing: the floor is below the 1-job pass.
+        #expect((o["decodeFloorSeconds"] as? Double ?? 1) < (o["oneJobSeconds"] as? Double ?? 0))
         #expect((o["compare"] as? [Any])?.isEmpty == true)
         #expect(r.stderr.contains("not installed"))
     }
