@@ -48,15 +48,12 @@ struct QualitySearch: Sendable {
         try trials(planes: try JPEGEncoder().planes(image, fullChroma: fullChroma), maxBytes: maxBytes, start: start, prior: prior).result
     }
 
-    /// Predicts from a quarter of the rows first (`PixelBuffer.sampledBands`), then searches the
+    /// Predicts from an eighth of the rows first (`PixelBuffer.sampledBands`), then searches the
     /// whole image from that prediction: usually one round of whole encodes instead of three. A
     /// floor check the sample shows clearly out of reach ends there, before the whole image is
     /// even converted to YUV (garden-noisy-5640 at source: 71 → 38 ms).
     func sampledTrials(_ image: PixelBuffer, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
-        // A floor check looks at an eighth of the bands: it only asks whether the floor is clearly
-        // out of reach (10 % over), and an eighth answered as a quarter did on both corpora (same
-        // outputs) at half the cost (the hard corpus's five failed checks: 69.7 → 36.5 ms, mean of 3).
-        guard image.pixelCount >= Self.sampleFrom, let (sample, fraction) = image.sampledBands(every: floorOnly ? 8 : 4) else {
+        guard image.pixelCount >= Self.sampleFrom, let (sample, fraction) = image.sampledBands(every: Self.sampleEvery) else {
             return try trials(planes: try JPEGEncoder().planes(image, fullChroma: fullChroma), maxBytes: maxBytes, start: start, prior: prior)
         }
         let header = 600.0  // markers and tables, not scaled with the rows
@@ -73,6 +70,10 @@ struct QualitySearch: Sendable {
                           prior: RatePrior(quality: predicted, slope: slope))
     }
 
+    /// Every 8th band: the whole-image round confirms the answer anyway, so the sample only has to
+    /// land near it. Against every 4th, same outputs on both corpora; hard corpus 1.19–1.22 →
+    /// 1.14–1.17 s (bench, 1 job, two runs each), easy unchanged (1.23 s); every 16th: 1.23–1.26 s.
+    static let sampleEvery = 8
     /// Below this many pixels the whole image is searched directly (sampling would not pay).
     static let sampleFrom = 600_000
 
