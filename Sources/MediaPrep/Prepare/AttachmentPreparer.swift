@@ -61,7 +61,7 @@ package struct AttachmentPreparer: Sendable {
             }
             guard let charged = charge else { throw MediaPrepError(.cancelled, "interrupted before this input started") }
             defer { pixelBudget?.release(charged) }
-            try carryOut(plan, source, &item)
+            try carryOut(plan, consume source, &item)  // the file's bytes go as soon as they are decoded
         } catch let e as MediaPrepError {
             item.error = e
             item.output = nil
@@ -72,7 +72,7 @@ package struct AttachmentPreparer: Sendable {
         return item
     }
 
-    private func carryOut(_ plan: SendPlan, _ source: ProbedSource, _ item: inout PreparedItem) throws {
+    private func carryOut(_ plan: SendPlan, _ source: consuming ProbedSource, _ item: inout PreparedItem) throws {
         let probe = source.probe
         switch plan.action {
         case .reject(let e):
@@ -80,9 +80,9 @@ package struct AttachmentPreparer: Sendable {
         case .keepOriginal where plan.kind == .animatedImage:
             try sendAnimated(source, &item)  // a GIF's own frames, its metadata cut out
         case .keepOriginal(let route):
-            try prepareImage(source, keep: route, &item)
+            try prepareImage(consume source, keep: route, &item)
         case .encodeImage:
-            try prepareImage(source, keep: nil, &item)
+            try prepareImage(consume source, keep: nil, &item)
         case .encodeAnimation:
             try encodeAnimation(source, &item)
         case .splitImage(let ranges):
@@ -164,8 +164,8 @@ package struct AttachmentPreparer: Sendable {
         return preparer
     }
 
-    private func prepareImage(_ source: ProbedSource, keep: PrepareRoute?, _ item: inout PreparedItem) throws {
-        try record(try imagePreparer.prepare(source: source, keep: keep), &item)
+    private func prepareImage(_ source: consuming ProbedSource, keep: PrepareRoute?, _ item: inout PreparedItem) throws {
+        try record(try imagePreparer.prepare(source: consume source, keep: keep), &item)
     }
 
     /// Each part staged under the next name and checked like any image; if one fails, none is sent.

@@ -39,15 +39,19 @@ package struct ImagePreparer: Sendable {
 
     /// From the one pass `MediaProbe.source` made (nothing is read or parsed again), as the plan
     /// says: `keep` a JPEG by that route (re-encoded if a rotation cannot be done perfectly), or encode.
-    package func prepare(source: ProbedSource, keep: PrepareRoute?) throws -> PreparedImage {
+    /// Consumes `source`: its bytes are released once decoded (a 72 MP JPEG's 23.7 MB are then
+    /// reused by the search instead of added to it).
+    package func prepare(source: consuming ProbedSource, keep: PrepareRoute?) throws -> PreparedImage {
         guard source.probe.kind == .image || source.probe.kind == .animatedImage else {
             throw MediaPrepError(.unsupportedFormat, "not an image this tool decodes (\(source.probe.format.rawValue))")
         }
-        return try prepare(data: source.data ?? [], jpeg: source.jpeg, keep: keep, format: source.probe.format,
-                           decoded: source.firstFrame, colour: source.colour)
+        var rest = consume source
+        let data = rest.takeData()
+        return try prepare(data: data, jpeg: rest.jpeg, keep: keep, format: rest.probe.format,
+                           decoded: rest.firstFrame, colour: rest.colour)
     }
 
-    private func prepare(data: [UInt8], jpeg: JPEGSource?, keep: PrepareRoute?, format: MediaFormat,
+    private func prepare(data: consuming [UInt8], jpeg: JPEGSource?, keep: PrepareRoute?, format: MediaFormat,
                          decoded already: DecodedImage?, colour: SourceColour? = nil) throws -> PreparedImage {
         try cancellation?.check()
         if let j = jpeg, let route = keep, let kept = try Trace.time("keep the JPEG as it is", { try keepJPEG(data, j, route) }) {
@@ -59,6 +63,7 @@ package struct ImagePreparer: Sendable {
         let options = decodeOptions(jpeg, colour: colour)
         var (decoded, scaled) = try decodeScalingToView(data, jpeg: jpeg, format: format,
                                                          already: already, options: options)
+        _ = consume data
         if let c = colour, !c.isCMYK {
             // Before anything is resized: a view scaled beside the decode would carry the old colours.
             decoded.pixels = try Trace.time("colours to sRGB") { try c.toSRGB(decoded.pixels, threads: threads) }

@@ -5,7 +5,7 @@
 package struct ProbedSource: @unchecked Sendable {
     package internal(set) var probe: ProbeResult
     /// JPEG and PNG: the whole file (`ProbeDepth.whole`), or its start (`headers`).
-    let data: [UInt8]?
+    private(set) var data: [UInt8]?
     /// True when `data` is the whole file.
     let isWhole: Bool
     /// JPEG: header, segments, orientation and metadata, parsed once.
@@ -22,6 +22,12 @@ package struct ProbedSource: @unchecked Sendable {
     var animation: AnimationSource? = nil
     /// Audio and video: its tags and private boxes, found while probing, taken out if it goes as it is.
     var rewrite: MetadataRewrite? = nil
+
+    /// The file's bytes, handed over: this source keeps none, so they are freed once the taker is done.
+    mutating func takeData() -> [UInt8] {
+        defer { data = nil }
+        return data ?? []
+    }
 
     /// Refuses, before any pixel is decoded, an image whose decode would cost more than `maxPixels`
     /// allow (a JPEG after shrink-on-load to the view size unless it must be decoded whole), with the
