@@ -8,46 +8,38 @@ enum LosslessFlat {
     /// From a megapixel on, the whole PNG is made only when an eighth of its bands predicts at most
     /// this much over the budget: `PNGEncoder.estimate` was +0.5 to +3.4 % off on the hard corpus's
     /// PNGs made gray (gulp, aqua, arc), but +53 % on the 360×1000 screenshot fixture (headers
-    /// and blank rows weigh more), which is cheap to encode whole anyway. gulp-rgba.png (1920×1200,
-    /// flattened to grays) took 185 ms (a Dictionary per pixel, then a whole PNG that could not
-    /// fit); 38 ms now.
+    /// and blank rows weigh more), which is cheap to encode whole anyway. The prediction comes
+    /// before the whole image is indexed: gulp-rgba.png (1920×1200, flattened to grays) took 185 ms
+    /// (a Dictionary per pixel, then a whole PNG that could not fit), 36 ms indexed first, 25 ms now.
     static let skipMargin = 1.15
     static let estimateFrom = 1_000_000
-
-    private static func clearlyOver(_ image: PixelBuffer, maxBytes: Int, _ predict: () throws -> Int) rethrows -> Bool {
-        guard image.pixelCount >= estimateFrom else { return false }
-        return Double(try predict()) > Double(maxBytes) * skipMargin
-    }
 
     /// The PNG, or nil when the image has more than 256 colours or the PNG is over `maxBytes`.
     static func encode(_ image: PixelBuffer, maxBytes: Int) throws -> EncodedImage? {
         guard image.layout != .rgba else { return nil }  // transparency has its own PNG path
-        let c = image.layout.channels
         // Every 8th row first: a photo or gradient shows its 257th colour there at an eighth of the cost.
         var index = ColourIndex()
-        guard index.collect(image, everyRow: 8), index.collect(image, everyRow: 1) else { return nil }
-        let indices = index.indices(image)
-        let (palette, gray) = (index.palette, index.gray)
-        let data: [UInt8]
-        if gray {
-            // Exact grays: the gray channel itself, which deflates better than palette indices.
-            let values = PixelBuffer(width: image.width, height: image.height, layout: .gray,
-                                     storage: indices.map { palette[Int($0) * 3] })
-            guard try !clearlyOver(values, maxBytes: maxBytes, { try PNGEncoder.estimate(values) }) else { return nil }
-            data = try PNGEncoder.encode(values)
-        } else {
-            // Sampled as index rows, written by the palette writer itself (no filters, unlike gray).
-            let map = PixelBuffer(width: image.width, height: image.height, layout: .gray, storage: indices)
-            let over = try clearlyOver(map, maxBytes: maxBytes) {
-                try PNGEncoder.estimate(map) { rows in
-                    try PNGEncoder.encodeIndexed(rows.bytes, width: rows.width, height: rows.height, palette: palette).count
-                }
+        guard index.collect(image, everyRow: 8) else { return nil }
+        if image.pixelCount >= estimateFrom {
+            // Sampled bands only, written as the whole would be: gray while every colour so far is.
+            var sampled = index
+            let predicted = try PNGEncoder.estimate(image) { rows in
+                guard sampled.collect(rows, everyRow: 1) else { return Int(Int32.max) }
+                return try encoded(rows, sampled).count
             }
-            guard !over else { return nil }
-            data = try PNGEncoder.encodeIndexed(indices, width: image.width, height: image.height, palette: palette)
+            guard Double(predicted) <= Double(maxBytes) * skipMargin else { return nil }
         }
+        guard index.collect(image, everyRow: 1) else { return nil }
+        let data = try encoded(image, index)
         guard data.count <= maxBytes else { return nil }
         return EncodedImage(data: data, format: .png, width: image.width, height: image.height, quality: nil, score: nil)
+    }
+
+    /// Exact grays as the gray channel itself, which deflates better than palette indices; other
+    /// colours as a palette PNG.
+    private static func encoded(_ image: PixelBuffer, _ index: ColourIndex) throws -> [UInt8] {
+        if index.gray { return try PNGEncoder.encode(image.grayscale()) }  // r = g = b: luma is r exactly
+        return try PNGEncoder.encodeIndexed(index.indices(image), width: image.width, height: image.height, palette: index.palette)
     }
 }
 
