@@ -84,12 +84,12 @@ import Testing
         #expect(r.decoded.pixels == (try PNGDecoder.decode(data).pixels))
     }
 
-    @Test(arguments: [PixelLayout.rgb, .rgba, .gray])
-    func shrinkingOnLoadScalesAsTheWholeImageWould(layout: PixelLayout) throws {
+    @Test(arguments: [PixelLayout.rgb, .rgba, .gray], [1, 2])
+    func shrinkingOnLoadScalesAsTheWholeImageWould(layout: PixelLayout, threads: Int) throws {
         let data = try Self.png(layout, opaque: false)
         let whole = try PNGDecoder.decode(data).pixels
         let shrunk = (width: whole.width * 3 / 5, height: whole.height * 3 / 5)
-        let r = try #require(try PNGDecoder.decodeShrinking(data, options: DecodeOptions()) { w, h in
+        let r = try #require(try PNGDecoder.decodeShrinking(data, options: DecodeOptions(), threads: threads) { w, h in
             #expect((w, h) == (whole.width, whole.height))
             return (shrunk, (333, 250))
         })
@@ -105,7 +105,11 @@ import Testing
         let idat = try #require(PNGChunks.chunks(data).first { $0.type == "IDAT" })
         damaged[idat.body.lowerBound + 5000] ^= 0x55
         #expect(throws: MediaPrepError.self) {
-            try PNGDecoder.decodeShrinking(damaged, options: DecodeOptions()) { _, _ in (shrunk, nil) }
+            try PNGDecoder.decodeShrinking(damaged, options: DecodeOptions(), threads: threads) { _, _ in (shrunk, nil) }
+        }
+        let cut = Array(data.prefix(idat.body.lowerBound + 30_000))
+        #expect(throws: MediaPrepError.self) {
+            try PNGDecoder.decodeShrinking(cut, options: DecodeOptions(), threads: threads) { _, _ in (shrunk, (333, 250)) }
         }
     }
 

@@ -34,7 +34,7 @@ extension ImagePreparer {
         let profile = self.profile
         var result: ResizedDecode? = nil
         if format == .png, let shrunk = try Trace.time("decode, shrinking on load", {
-            try PNGDecoder.decodeShrinking(data, options: options) { w, h in
+            try PNGDecoder.decodeShrinking(data, options: options, threads: threads) { w, h in
                 // Only what can never be sent at its own size: anything smaller may still go lossless.
                 guard w * h > profile.maxSentPixels else { return nil }
                 let v = profile.viewSize(width: w, height: h)
