@@ -41,6 +41,10 @@ import UploadPlanner
         _ = PNGHeader.decodeCost(d)
         if let (w, h) = PNGHeader.size(d), w * h > pixels { return }
         _ = try? PNGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels))
+        // Shrink-on-load, both sides of the band ring: to a third and to a quarter of the size.
+        _ = try? PNGDecoder.decodeShrinking(d, options: DecodeOptions(maxPixels: pixels)) { w, h in
+            ((max(1, w / 3), max(1, h / 3)), (max(1, w / 4), max(1, h / 4)))
+        }
     }
 
     /// HEIC/HEIF/AVIF through libheif: brands, boxes, colour, Exif and the decode itself.
