@@ -87,11 +87,7 @@ func linesIn(_ path: String) -> Int {
     ((try? FileBytes.read(path)) ?? []).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
 }
 
-func scratch() throws -> String {
-    let p = NSTemporaryDirectory() + "mediaprep-proc-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
-    return p
-}
+func scratch() throws -> String { try Scratch.folder("mediaprep-proc") }
 
 func jsonLines(_ s: String) throws -> [[String: Any]] {
     try s.split(separator: "\n").map { line in

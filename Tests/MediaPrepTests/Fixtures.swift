@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import Testing
+import TestSupport
 @testable import MediaPrep
 
 /// Paths into the committed testdata/ folder.
@@ -15,12 +16,8 @@ enum Fixture {
     static func path(_ name: String) -> String { dir + "/" + name }
     static func bytes(_ name: String) throws -> [UInt8] { try FileBytes.read(path(name)) }
 
-    /// A fresh, empty scratch folder removed by the caller.
-    static func scratch() throws -> String {
-        let p = NSTemporaryDirectory() + "mediaprep-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
-        return p
-    }
+    /// A fresh, empty scratch folder (removed with the others when the test process exits).
+    static func scratch() throws -> String { try Scratch.folder("mediaprep-test") }
 }
 
 /// The fixtures' "quadrants" picture: 64×48, red / lime over blue / white.

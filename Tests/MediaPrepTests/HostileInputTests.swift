@@ -29,7 +29,7 @@ import Testing
         #expect(p.width == 64 && p.height == 48)
         #expect(JPEGMarkers(p.data).extraneousBytes == 0 && JPEGMetadata(jpeg: p.data).isEmpty)
         Quadrants.check(try JPEGDecoder.decode(p.data).pixels, tolerance: 40)
-        let item = AttachmentPreparer(outputDirectory: NSTemporaryDirectory() + "mp-stray-" + UUID().uuidString, timestamp: 0)
+        let item = AttachmentPreparer(outputDirectory: try Fixture.scratch(), timestamp: 0)
             .prepare(path: Fixture.path("stray-bytes.jpg"))
         defer { if let o = item.output { unlink(o) } }
         #expect(item.kind == .image && item.error == nil)
