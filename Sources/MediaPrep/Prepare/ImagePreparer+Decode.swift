@@ -33,10 +33,10 @@ extension ImagePreparer {
         let converts = options.colour.map { !$0.isCMYK } ?? false
         let profile = self.profile
         var result: ResizedDecode? = nil
-        if format == .png, let shrunk = try Trace.time("decode, shrinking on load", {
+        // Only what can never be sent at its own size: anything smaller may still go lossless.
+        if format == .png, let (pw, ph) = PNGHeader.size(data), pw * ph > profile.maxSentPixels,
+           let shrunk = try Trace.time("decode, shrinking on load", {
             try PNGDecoder.decodeShrinking(data, options: options, threads: threads) { w, h in
-                // Only what can never be sent at its own size: anything smaller may still go lossless.
-                guard w * h > profile.maxSentPixels else { return nil }
                 let v = profile.viewSize(width: w, height: h)
                 let long = min(max(w, h), 2 * max(v.width, v.height))
                 return (ImageProfile.scaled(width: w, height: h, longSide: long), converts ? nil : (v.width, v.height))
