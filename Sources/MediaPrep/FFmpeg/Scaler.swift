@@ -48,14 +48,17 @@ final class Scaler {
         return (p, s)
     }
 
-    /// Source rows [y, y + h) into `dst` (sws_scale's slice interface: slices top to bottom).
-    func scale(_ src: Planes, y: Int, h: Int, into dst: Planes) throws {
+    /// Source rows [y, y + h) into `dst` (sws_scale's slice interface: slices top to bottom); the
+    /// number of destination rows this slice completed, which follow those of the slices before.
+    @discardableResult
+    func scale(_ src: Planes, y: Int, h: Int, into dst: Planes) throws -> Int {
         let rc = src.pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { s in
             dst.pointers.withUnsafeBufferPointer { d in
                 util.sws_scale(context, s.baseAddress, src.strides, Int32(y), Int32(h), d.baseAddress, dst.strides)
             }
         }
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale failed", rc) }
+        return Int(rc)
     }
 
     /// The whole of `src` (sw×sh, format `sf`) into `dst` (dw×dh, `df`) through sws_scale_frame, which
