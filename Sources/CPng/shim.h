@@ -27,12 +27,15 @@ static inline size_t cpng_size_max(const png_image *image) { return (size_t)PNG_
    file still fails); zlib's Adler-32 over the inflated data is skipped: it only re-checks what the
    CRCs cover, and cost ~7 % of a 5120 px decode (IceCold-5120.png: 245 → 226 ms). */
 #include <setjmp.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 typedef struct {
     png_structp png;
     png_infop info;
-    const unsigned char *data;
+    const unsigned char *data;  /* the file in memory, or NULL: read from fd */
+    int fd;
     size_t size, pos;
     jmp_buf jump;
     char message[200];
@@ -48,6 +51,18 @@ static void cpng_reader_error(png_structp p, png_const_charp msg) {
 static void cpng_reader_warning(png_structp p, png_const_charp msg) { (void)p; (void)msg; }
 static void cpng_reader_read(png_structp p, png_bytep out, size_t len) {
     cpng_reader *r = (cpng_reader *)png_get_io_ptr(p);
+    if (!r->data) {
+        /* Streaming: what libpng asks for, read where it left off (pread: the descriptor's offset is left alone). */
+        size_t got = 0;
+        while (got < len) {
+            ssize_t n = pread(r->fd, out + got, len - got, (off_t)(r->pos + got));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) png_error(p, "read error: unexpected end of file");
+            got += (size_t)n;
+        }
+        r->pos += len;
+        return;
+    }
     if (len > r->size - r->pos) png_error(p, "read error: unexpected end of file");
     memcpy(out, r->data + r->pos, len);
     r->pos += len;
@@ -61,10 +76,23 @@ static inline void cpng_reader_close(cpng_reader *r) {
 
 /* 0: ready (width, height, channels 1/3/4, rowbytes set); 1: a file the simplified API should read
    (interlaced, or a gamma it would convert); -1: damaged (message). Closed unless 0. */
+static inline int cpng_reader_begin(cpng_reader *r);
 static inline int cpng_reader_open(cpng_reader *r, const unsigned char *data, size_t size) {
     memset(r, 0, sizeof(*r));
     r->data = data;
     r->size = size;
+    r->fd = -1;
+    return cpng_reader_begin(r);
+}
+
+/* The same over an open file, read as libpng asks (the descriptor stays the caller's). */
+static inline int cpng_reader_open_fd(cpng_reader *r, int fd) {
+    memset(r, 0, sizeof(*r));
+    r->fd = fd;
+    return cpng_reader_begin(r);
+}
+
+static inline int cpng_reader_begin(cpng_reader *r) {
     r->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, r, cpng_reader_error, cpng_reader_warning);
     if (!r->png) { snprintf(r->message, sizeof(r->message), "out of memory"); return -1; }
     if (setjmp(r->jump)) { cpng_reader_close(r); return -1; }

@@ -19,6 +19,10 @@ package struct BudgetSearch: Sendable {
     package var maxSizeSteps = 4
     /// Threads one image may use (encodes side by side, swscale slices); a full batch sets 1.
     package var threads = 2
+    /// Trial encodes at once (at most `threads`). Each holds 2 bytes a sample of coefficients for its
+    /// optimized Huffman tables; a source shrunk from tens of megapixels has its encodes take turns
+    /// (`ImagePreparer.encodesOneAtATimeFrom`).
+    package var encodesAtOnce = 2
     /// 4:4:4 chroma. Colours converted from a wide gamut are saturated at their edges, where 4:2:0
     /// bleeds (phone corpus, wide-p3.jpg at 261,120 bytes: ΔE2000 mean 1.19 → 0.85, p95 3.0 → 2.0
     /// with 4:4:4 at the size the search then picks; luma SSIM 0.973 → 0.96).
@@ -41,13 +45,13 @@ package struct BudgetSearch: Sendable {
     package func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil) throws -> Outcome {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).
         var search = QualitySearch()
-        search.threads = threads
+        search.threads = min(threads, encodesAtOnce)
         search.fullChroma = fullChroma
         var model = RateModel()
         let viewLong = max(view.width, view.height)
         let workLong = max(work.width, work.height)
         if workLong > viewLong, workLong <= 2 * viewLong, workLong <= profile.maxSide ?? Int.max {
-            var atLeast = QualitySearch(minQuality: sourceSideQuality, floorOnly: true, threads: threads)
+            var atLeast = QualitySearch(minQuality: sourceSideQuality, floorOnly: true, threads: min(threads, encodesAtOnce))
             atLeast.fullChroma = fullChroma
             let whole = try Trace.time("quality search at source") {
                 try atLeast.sampledTrials(work, maxBytes: profile.maxBytes, start: 88)

@@ -51,10 +51,11 @@ package enum PNGDecoder {
     }
 
     /// libpng's message as a typed error: a file cut short is `truncated`, anything else `corrupt`.
-    static func damage(_ text: String, data: [UInt8]) -> MediaPrepError {
+    /// - Parameter data: the whole file, when in memory (no IEND in it: truncated).
+    static func damage(_ text: String, data: [UInt8]?) -> MediaPrepError {
         let lower = text.lowercased()
         let truncated = lower.contains("read error") || lower.contains("not enough") || lower.contains("truncat")
-            || lower.contains("unexpected end") || !PNGChunks.hasEnd(data)
+            || lower.contains("unexpected end") || data.map { !PNGChunks.hasEnd($0) } == true
         return MediaPrepError(truncated ? .truncated : .corrupt, "PNG data is damaged: \(text)")
     }
 }
@@ -77,6 +78,17 @@ enum PNGChunks {
     }
 
     static func hasEnd(_ data: [UInt8]) -> Bool { chunks(data).contains { $0.type == "IEND" } }
+
+    /// Whether `head` reaches the first IDAT chunk's header: every chunk before the image data is in it.
+    static func reachesImageData(_ head: [UInt8]) -> Bool {
+        var i = 8
+        while i + 8 <= head.count {
+            let len = Int(head[i]) << 24 | Int(head[i + 1]) << 16 | Int(head[i + 2]) << 8 | Int(head[i + 3])
+            if head[(i + 4)..<(i + 8)].elementsEqual("IDAT".utf8) { return true }
+            i += 12 + len
+        }
+        return false
+    }
 
     static func exifOrientation(_ data: [UInt8]) -> ExifOrientation {
         for c in chunks(data) {

@@ -5,7 +5,8 @@ import CPng
 /// run beside the inflate. A class owning the libpng state (freed in deinit); one thread at a time.
 final class PNGRowReader: RowDecoder {
     private let state: UnsafeMutablePointer<cpng_reader>
-    private let file: UnsafeBufferPointer<UInt8>
+    /// The file in memory; nil when it is read from a descriptor as libpng asks.
+    private let file: UnsafeBufferPointer<UInt8>?
     let width: Int
     let height: Int
     let layout: PixelLayout
@@ -22,10 +23,23 @@ final class PNGRowReader: RowDecoder {
         }
     }
 
-    private init?(_ file: UnsafeBufferPointer<UInt8>) throws {
+    /// Runs `body` with a reader over the open file `input` (from its start), or nil as above: the file
+    /// is never in memory whole, only what libpng has asked for and not yet inflated.
+    static func with<R>(_ input: InputFile, _ body: (PNGRowReader) throws -> R) throws -> R? {
+        try input.withDescriptor { fd in
+            guard let reader = try PNGRowReader(nil, fd: fd) else { return nil }
+            return try body(reader)
+        }
+    }
+
+    private convenience init?(_ file: UnsafeBufferPointer<UInt8>) throws {
+        try self.init(file, fd: -1)
+    }
+
+    private init?(_ file: UnsafeBufferPointer<UInt8>?, fd: Int32) throws {
         self.file = file
         let state = UnsafeMutablePointer<cpng_reader>.allocate(capacity: 1)
-        let rc = cpng_reader_open(state, file.baseAddress, file.count)
+        let rc = file.map { cpng_reader_open(state, $0.baseAddress, $0.count) } ?? cpng_reader_open_fd(state, fd)
         guard rc == 0 else {
             let error = rc == 1 ? nil : Self.damage(state, file)
             state.deallocate()
@@ -68,8 +82,8 @@ final class PNGRowReader: RowDecoder {
         guard rc == 0 else { open = false; throw Self.damage(state, file) }
     }
 
-    private static func damage(_ state: UnsafeMutablePointer<cpng_reader>, _ file: UnsafeBufferPointer<UInt8>) -> MediaPrepError {
+    private static func damage(_ state: UnsafeMutablePointer<cpng_reader>, _ file: UnsafeBufferPointer<UInt8>?) -> MediaPrepError {
         let text = withUnsafeBytes(of: state.pointee.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return PNGDecoder.damage(text, data: Array(file))
+        return PNGDecoder.damage(text, data: file.map(Array.init))
     }
 }

@@ -48,7 +48,7 @@ package struct AttachmentPreparer: Sendable {
         do {
             try cancellation?.check()
             let rules = self.rules
-            let source = try Trace.time("read and probe") { try MediaProbe.source(path: path, maxPixels: maxPixels) }
+            let source = try Trace.time("read and probe") { try MediaProbe.source(path: path, depth: .preparing, maxPixels: maxPixels) }
             let plan = SendPlanner.plan(source, rules)
             item.kind = plan.kind
             item.format = source.probe.format

@@ -22,27 +22,38 @@ extension ImagePreparer {
     package func decodeOnly(source: ProbedSource) throws -> DecodedImage {
         var alone = self
         alone.threads = 1
-        return try alone.decodeScalingToView(source.data ?? [], jpeg: source.jpeg, format: source.probe.format,
+        let stream = source.probe.format == .png && !source.isWhole ? source.probe.path : nil
+        return try alone.decodeScalingToView(source.data ?? [], stream: stream, jpeg: source.jpeg, format: source.probe.format,
                                              already: source.firstFrame, options: decodeOptions(source.jpeg, colour: source.colour)).0
     }
 
-    func decodeScalingToView(_ data: [UInt8], jpeg: JPEGSource?, format: MediaFormat,
+    /// - Parameter stream: a PNG's path when `data` is only its head: shrunk on load from the file,
+    ///   or (a PNG the row reader cannot take) read whole after all.
+    func decodeScalingToView(_ head: [UInt8], stream: String? = nil, jpeg: JPEGSource?, format: MediaFormat,
                              already: DecodedImage?, options: DecodeOptions) throws -> (DecodedImage, SliceResizer?) {
         if let already { return (already, nil) }
+        var data = head
         // Colours converted after decoding cannot be scaled beside it (a CMYK JPEG converts inside the decoder).
         let converts = options.colour.map { !$0.isCMYK } ?? false
         let profile = self.profile
         var result: ResizedDecode? = nil
         // Only what can never be sent at its own size: anything smaller may still go lossless.
-        if format == .png, let (pw, ph) = PNGHeader.size(data), pw * ph > profile.maxSentPixels,
-           let shrunk = try Trace.time("decode, shrinking on load", {
-            try PNGDecoder.decodeShrinking(data, options: options, threads: threads) { w, h in
-                let v = profile.viewSize(width: w, height: h)
-                let long = min(max(w, h), 2 * max(v.width, v.height))
-                return (ImageProfile.scaled(width: w, height: h, longSide: long), converts ? nil : (v.width, v.height))
+        if format == .png, let (pw, ph) = PNGHeader.size(data), pw * ph > profile.maxSentPixels {
+            result = try Trace.time("decode, shrinking on load") {
+                try PNGDecoder.decodeShrinking(data, file: try stream.map { try InputFile($0) }, options: options, threads: threads) { w, h in
+                    // Halved while it stays at least the view, as a JPEG's DCT scaling or libvips's
+                    // shrink-on-load would (8870×6650 → 2218×1663 for a 1600 px view).
+                    let v = profile.viewSize(width: w, height: h)
+                    var long = max(w, h)
+                    while long / 2 >= max(v.width, v.height) { long /= 2 }
+                    return (ImageProfile.scaled(width: w, height: h, longSide: long), converts ? nil : (v.width, v.height))
+                }
             }
-        }) {
-            result = shrunk
+        }
+        // Streamed only if the row reader could take it: one that needs the simplified API is read whole now.
+        if result == nil, let path = stream { data = try InputFile(path).whole(after: data) }
+        if result != nil {
+            // shrunk on load
         } else if threads > 1, !converts, format == .png {
             result = try Trace.time("decode, resizing to view beside it") {
                 try PNGDecoder.decodeWhileResizing(data, options: options) { w, h in

@@ -7,13 +7,19 @@ package struct ImagePreparer: Sendable {
     /// Checked between stages, so an interrupted batch stops within one stage.
     package var cancellation: CancellationFlag?
 
+    /// From this many source pixels, trial encodes take turns: two at once held two coefficient
+    /// buffers (a 2217×1662 candidate: 11 MB each), the largest part of a large image's peak (59 MP
+    /// PNG 85 → 68 MiB, vips 79; 72 MP JPEG 106 → 86 MiB) for 0.02–0.04 s more (0.56 → 0.58 s,
+    /// 0.36 → 0.40 s); sources below it (the hard corpus's, up to 20 MP) keep both cores on them.
+    static let encodesOneAtATimeFrom = 40_000_000
+
     package init(profile: ImageProfile = .simplex, maxPixels: Int = 100_000_000) {
         self.profile = profile
         decode = DecodeOptions(maxPixels: maxPixels)
     }
 
     package func prepare(path: String) throws -> PreparedImage {
-        try prepare(source: try MediaProbe.source(path: path, maxPixels: decode.maxPixels))
+        try prepare(source: try MediaProbe.source(path: path, depth: .preparing, maxPixels: decode.maxPixels))
     }
 
     /// Plans as `prepare` does (keep or encode), then carries it out.
@@ -46,12 +52,18 @@ package struct ImagePreparer: Sendable {
             throw MediaPrepError(.unsupportedFormat, "not an image this tool decodes (\(source.probe.format.rawValue))")
         }
         var rest = consume source
-        let data = rest.takeData()
-        return try prepare(data: data, jpeg: rest.jpeg, keep: keep, format: rest.probe.format,
+        var data = rest.takeData()
+        var stream: String? = nil
+        if rest.probe.format == .png, !rest.isWhole {
+            // Only the head was read (`ProbeDepth.preparing`): streamed if shrunk on load, else read now.
+            if keep == nil { stream = rest.probe.path } else { data = try InputFile(rest.probe.path).whole(after: data) }
+        }
+        return try prepare(data: data, stream: stream, jpeg: rest.jpeg, keep: keep, format: rest.probe.format,
                            decoded: rest.firstFrame, colour: rest.colour)
     }
 
-    private func prepare(data: consuming [UInt8], jpeg: JPEGSource?, keep: PrepareRoute?, format: MediaFormat,
+    /// - Parameter stream: the PNG's path when `data` is only its head (the decoder reads the rest).
+    private func prepare(data: consuming [UInt8], stream: String? = nil, jpeg: JPEGSource?, keep: PrepareRoute?, format: MediaFormat,
                          decoded already: DecodedImage?, colour: SourceColour? = nil) throws -> PreparedImage {
         try cancellation?.check()
         if let j = jpeg, let route = keep, let kept = try Trace.time("keep the JPEG as it is", { try keepJPEG(data, j, route) }) {
@@ -61,7 +73,7 @@ package struct ImagePreparer: Sendable {
             return kept
         }
         let options = decodeOptions(jpeg, colour: colour)
-        var (decoded, scaled) = try decodeScalingToView(data, jpeg: jpeg, format: format,
+        var (decoded, scaled) = try decodeScalingToView(data, stream: stream, jpeg: jpeg, format: format,
                                                          already: already, options: options)
         _ = consume data
         if let c = colour, !c.isCMYK {
@@ -74,6 +86,7 @@ package struct ImagePreparer: Sendable {
         let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
         var search = BudgetSearch(profile: profile)
         search.threads = threads
+        if decoded.sourceWidth * decoded.sourceHeight >= Self.encodesOneAtATimeFrom { search.encodesAtOnce = 1 }
         let converted = colour != nil
         search.fullChroma = converted
 
@@ -181,7 +194,8 @@ package struct ImagePreparer: Sendable {
     package func prepareParts(source: ProbedSource, ranges: [Range<Int>]) throws -> [PreparedImage] {
         var options = decode
         options.colour = source.colour
-        let data = source.data ?? []
+        var data = source.data ?? []
+        if source.probe.format == .png, !source.isWhole { data = try InputFile(source.probe.path).whole(after: data) }
         var decoded = try source.firstFrame ?? Trace.time("decode") {
             if let j = source.jpeg { return try JPEGDecoder.decode(data, parsed: j, options: options) }
             return try ImageLoader.load(data: data, path: source.probe.path, options: options)

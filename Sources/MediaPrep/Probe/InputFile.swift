@@ -72,6 +72,11 @@ final class InputFile {
 
     deinit { close(fd) }
 
+    /// The open descriptor, for a reader that takes the file as it needs it (it stays open meanwhile).
+    func withDescriptor<R>(_ body: (Int32) throws -> R) rethrows -> R {
+        try withExtendedLifetime(self) { try body(fd) }
+    }
+
     /// `count` bytes at `offset` (fewer at the end), for walking a container's boxes.
     func read(at offset: Int, count: Int) throws -> [UInt8] {
         let end = min(size, offset + count)

@@ -64,6 +64,9 @@ package struct ProbedSource: @unchecked Sendable {
 package enum ProbeDepth: Sendable {
     case headers(wholeUpTo: Int)
     case whole
+    /// What `prepare` reads: the whole file, except a PNG too large to be sent at its own size,
+    /// whose head is kept and whose rows the decoder reads from the file as it shrinks them.
+    case preparing
 }
 
 extension MediaProbe {
@@ -102,7 +105,11 @@ extension MediaProbe {
                 s.animation = try FFmpegAnimation(path: path, width: w, height: h, plays: info.plays, maxPixels: maxPixels)
                 return s
             }
-            if case .whole = depth { try readWhole() }
+            switch depth {
+            case .whole: try readWhole()
+            case .preparing where !PNGHeader.isStreamed(head): try readWhole()
+            default: break
+            }
             return try still(head, isWhole: whole, &r)
         case .heic, .avif:
             try readWhole()
@@ -216,6 +223,14 @@ extension MediaProbe {
 
 /// The PNG IHDR fields a probe needs, read without libpng.
 enum PNGHeader {
+    /// Over the pixels any image is sent at (`ImageProfile.maxSentPixels`), with every chunk before
+    /// the image data in `head`: such a PNG is always shrunk on load, so `prepare` streams it from
+    /// the file instead of reading it whole (59 MP PNG, 17.7 MB: its peak memory less by that much).
+    static func isStreamed(_ head: [UInt8]) -> Bool {
+        guard let (w, h) = size(head), w * h > ImageProfile.simplex.maxSentPixels else { return false }
+        return PNGChunks.reachesImageData(head)
+    }
+
     static func size(_ head: [UInt8]) -> (Int, Int)? {
         guard head.count >= 24 else { return nil }
         func be32(_ o: Int) -> Int { head[o..<o + 4].reduce(0) { $0 << 8 | Int($1) } }

@@ -139,7 +139,7 @@ struct BenchCommand: Command {
         let start = DispatchTime.now().uptimeNanoseconds
         for _ in 0..<repeats {
             for path in files {
-                guard let source = try? MediaProbe.source(path: path) else { continue }
+                guard let source = try? MediaProbe.source(path: path, depth: .preparing) else { continue }
                 _ = try? preparer.decodeOnly(source: source)
             }
         }
@@ -156,7 +156,7 @@ struct BenchCommand: Command {
         _ = await BatchRunner(jobs: jobs).run(.list(list), work: { _, path in
             let t0 = DispatchTime.now().uptimeNanoseconds
             do {
-                let source = try MediaProbe.source(path: path)
+                let source = try MediaProbe.source(path: path, depth: .preparing)
                 let p = try prep.prepare(source: source)
                 let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
                 let mp = Double((source.probe.width ?? 0) * (source.probe.height ?? 0)) / 1e6
