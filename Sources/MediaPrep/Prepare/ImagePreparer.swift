@@ -7,12 +7,6 @@ package struct ImagePreparer: Sendable {
     /// Checked between stages, so an interrupted batch stops within one stage.
     package var cancellation: CancellationFlag?
 
-    /// From this many source pixels, trial encodes take turns: two at once held two coefficient
-    /// buffers (a 2217×1662 candidate: 11 MB each), the largest part of a large image's peak (59 MP
-    /// PNG 85 → 68 MiB, vips 79; 72 MP JPEG 106 → 86 MiB) for 0.02–0.04 s more (0.56 → 0.58 s,
-    /// 0.36 → 0.40 s); sources below it (the hard corpus's, up to 20 MP) keep both cores on them.
-    static let encodesOneAtATimeFrom = 40_000_000
-
     package init(profile: ImageProfile = .simplex, maxPixels: Int = 100_000_000) {
         self.profile = profile
         decode = DecodeOptions(maxPixels: maxPixels)
@@ -86,7 +80,11 @@ package struct ImagePreparer: Sendable {
         let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
         var search = BudgetSearch(profile: profile)
         search.threads = threads
-        if decoded.sourceWidth * decoded.sourceHeight >= Self.encodesOneAtATimeFrom { search.encodesAtOnce = 1 }
+        // A PNG shrunk on load held a band of rows and the shrunk image: two coefficient buffers at
+        // once (a 2217×1662 candidate: 11 MB each) were most of its peak (59 MP PNG: 85 → 68 MiB, vips
+        // 79, for 0.56 → 0.58 s). A JPEG's peak is its candidates' resizes: taking turns there
+        // only cost time (72 MP JPEG: 106 → 86 MiB but 0.36 → 0.45 s, vips 53 MiB and 0.27 s).
+        if format == .png, decoded.pixels.pixelCount < decoded.sourceWidth * decoded.sourceHeight { search.encodesAtOnce = 1 }
         let converted = colour != nil
         search.fullChroma = converted
 
