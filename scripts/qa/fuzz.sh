@@ -9,6 +9,11 @@ seconds=${2:?usage: scripts/qa/fuzz.sh TARGET SECONDS}
 case $target in sniff|exif|jpeg|png|container|plan|heif|jxl|webp|strip) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 ./scripts/install-deps.sh
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
+# SwiftPM keeps the path dependency's file list from the first build: a source file added since is
+# missing from it ("cannot find 'X' in scope"). Start over when the list of sources changed.
+stamp=$(find Sources -name '*.swift' | sort | sha256sum | cut -c1-16)
+if [ "$(cat Fuzz/.build/sources.stamp 2>/dev/null)" != "$stamp" ]; then rm -rf Fuzz/.build; fi
+mkdir -p Fuzz/.build && echo "$stamp" > Fuzz/.build/sources.stamp
 swift build --package-path Fuzz "${flags[@]}" --product "fuzz-$target" >&2
 bin=$(swift build --package-path Fuzz "${flags[@]}" --show-bin-path)/fuzz-$target
 corpus=Fuzz/corpus/$target seeds=Fuzz/seeds/$target
