@@ -48,10 +48,14 @@ final class Scaler {
         return (p, s)
     }
 
-    /// Source rows [y, y + h) into `dst` (sws_scale's slice interface: slices top to bottom); the
-    /// number of destination rows this slice completed, which follow those of the slices before.
-    @discardableResult
-    func scale(_ src: Planes, y: Int, h: Int, into dst: Planes) throws -> Int {
+    /// Source rows [y, y + h) into `dst` (sws_scale's slice interface: slices top to bottom).
+    func scale(_ src: Planes, y: Int, h: Int, into dst: Planes) throws {
+        _ = try scaleSlice(src, y: y, h: h, into: dst)
+    }
+
+    /// As `scale`, returning how many destination rows this slice completed (they follow those of
+    /// the slices before).
+    func scaleSlice(_ src: Planes, y: Int, h: Int, into dst: Planes) throws -> Int {
         let rc = src.pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { s in
             dst.pointers.withUnsafeBufferPointer { d in
                 util.sws_scale(context, s.baseAddress, src.strides, Int32(y), Int32(h), d.baseAddress, dst.strides)

@@ -49,7 +49,7 @@ final class PackingSliceResizer {
             for i in 0..<planes {
                 dst.pointers[i] = UnsafeMutablePointer(bitPattern: Int(bitPattern: base + i * w * ringRows) - done * w)
             }
-            return try scaler.scale(src, y: rowsFed, h: count, into: dst)
+            return try scaler.scaleSlice(src, y: rowsFed, h: count, into: dst)
         }
         rowsFed += count
         guard made <= ringRows, done + made <= height else {
