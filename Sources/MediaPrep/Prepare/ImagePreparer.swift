@@ -16,14 +16,15 @@ package struct ImagePreparer: Sendable {
         try prepare(source: try MediaProbe.source(path: path, depth: .preparing, maxPixels: decode.maxPixels))
     }
 
-    /// Plans as `prepare` does (keep or encode), then carries it out.
-    package func prepare(source: ProbedSource) throws -> PreparedImage {
+    /// Plans as `prepare` does (keep or encode), then carries it out; consumes `source` as below.
+    package func prepare(source: consuming ProbedSource) throws -> PreparedImage {
         var rules = SendRules()
         (rules.profile, rules.maxPixels) = (profile, decode.maxPixels)
         let plan = SendPlanner.plan(source, rules)
         if let e = plan.error { throw e }
-        if case .keepOriginal(let route) = plan.action { return try prepare(source: source, keep: route) }
-        return try prepare(source: source, keep: nil)
+        var keep: PrepareRoute? = nil
+        if case .keepOriginal(let route) = plan.action { keep = route }
+        return try prepare(source: consume source, keep: keep)
     }
 
     package func prepare(data: [UInt8], path: String?) throws -> PreparedImage {
