@@ -537,11 +537,7 @@ func runMeasuringMemory(_ args: [String]) throws -> (status: Int32, peakMiB: Dou
     var status: Int32 = 0
     var peakKiB = 0
     while true {
-        if let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-           let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-           let kib = Int(line.split(separator: " ").dropFirst().first ?? "") {
-            peakKiB = max(peakKiB, kib)
-        }
+        if let kib = PosixIO.peakResidentKiB(pid: "\(pid)") { peakKiB = max(peakKiB, kib) }
         let done = waitpid(pid, &status, WNOHANG)
         if done == pid || (done < 0 && errno != EINTR) { break }
         usleep(2000)

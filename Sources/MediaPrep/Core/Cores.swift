@@ -21,17 +21,7 @@ package enum Cores {
 
     /// cgroup v2's `cpu.max` ("150000 100000": 1.5 CPUs, rounded up), or v1's quota and period.
     private static var quota: Int? {
-        // A few bytes by read(2): a cgroup file's stated size is not its content, which Foundation's
-        // reader does not expect.
-        func read(_ p: String) -> String? {
-            let fd = open(p, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            defer { close(fd) }
-            var buffer = [UInt8](repeating: 0, count: 256)
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { return nil }
-            return String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        func read(_ p: String) -> String? { PosixIO.kernelFile(p)?.trimmingCharacters(in: .whitespacesAndNewlines) }
         if let max = read("/sys/fs/cgroup/cpu.max")?.split(separator: " "), max.count == 2, let q = Double(max[0]), let p = Double(max[1]), p > 0 {
             return Int((q / p).rounded(.up))
         }

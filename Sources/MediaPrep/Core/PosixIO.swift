@@ -20,6 +20,32 @@ package enum PosixIO {
         bytes.withUnsafeBytes { writeAll(fd, $0) }
     }
 
+    /// A kernel file (/proc, /sys, a cgroup's) read with read(2) until its end, at most `limit` bytes:
+    /// its stated size is not its content, which Foundation's reader does not expect.
+    package static func kernelFile(_ path: String, limit: Int = 8192) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: limit)
+        var got = 0
+        while got < limit {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress.map { $0 + got }, limit - got) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            got += n
+        }
+        return got > 0 ? String(decoding: buffer.prefix(got), as: UTF8.self) : nil
+    }
+
+    /// A process's own peak resident size in KiB (VmHWM of /proc/PID/status). Not getrusage's or
+    /// wait4's ru_maxrss: Linux carries the pre-exec memory map's high-water mark (the parent's)
+    /// into a child.
+    package static func peakResidentKiB(pid: String = "self") -> Int? {
+        guard let status = kernelFile("/proc/\(pid)/status"),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
+    }
+
     /// A glibc function by name (`copy_file_range`, `fstatfs`, `sched_getaffinity`: declared only
     /// under `_GNU_SOURCE` or in headers the module lacks), or nil where this libc has none.
     static func symbol<F>(_ name: String, as type: F.Type) -> F? {

@@ -66,7 +66,7 @@ package enum Trace {
     private static func emit(_ level: Int, _ label: String, _ ms: Double) {
         let name = String(repeating: "  ", count: level) + label
         var line = String(format: "trace %-34@ %8.1f ms\n", name as NSString, ms)
-        if withMemory, let kib = peakResidentKiB() {
+        if withMemory, let kib = PosixIO.peakResidentKiB() {
             line += String(format: "trace %@  peak resident %.1f MiB\n", String(repeating: "  ", count: level), Double(kib) / 1024)
         }
         FileHandle.standardError.write(Data(line.utf8))
@@ -76,18 +76,6 @@ package enum Trace {
     /// megapixel was measured); its lines do not end in "ms", so timing parsers skip them.
     private static let withMemory = ProcessInfo.processInfo.environment["MEDIAPREP_TRACE_MEMORY"] != nil
 
-    /// VmHWM from /proc/self/status, read with read(2).
-    private static func peakResidentKiB() -> Int? {
-        let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return nil }
-        let text = String(decoding: buffer.prefix(n), as: UTF8.self)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-    }
 
     /// Nesting level (stages run on one thread at a time; parallel jobs inside a stage are not
     /// traced) and when `main` began.

@@ -242,14 +242,8 @@ struct BenchCommand: Command {
         return out
     }
 
-    /// This process's own high-water mark (VmHWM); getrusage's ru_maxrss would include the
-    /// memory of whatever process started it (Linux keeps the pre-exec mark).
-    static func peakResidentMiB() -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kib = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
-        return kib / 1024
-    }
+    /// This process's own high-water mark (`PosixIO.peakResidentKiB`).
+    static func peakResidentMiB() -> Double { Double(PosixIO.peakResidentKiB() ?? 0) / 1024 }
 
     static func which(_ exe: String) -> String? {
         let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
