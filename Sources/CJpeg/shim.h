@@ -147,16 +147,17 @@ static inline int cjpeg_reader_open(cjpeg_reader *r, const unsigned char *data, 
     return 0;
 }
 
-/* Decodes the next `count` rows into out + row * stride (rows numbered from the top). */
+/* Decodes the next `count` rows into out, out + stride, … (the band they form). */
 static inline int cjpeg_reader_rows(cjpeg_reader *r, unsigned char *out, size_t stride, int count) {
     if (setjmp(r->err.jump)) { cjpeg_reader_close(r); return -1; }
     JSAMPROW rows[16];
+    JDIMENSION start = r->cinfo.output_scanline;
     JDIMENSION end = r->cinfo.output_scanline + (JDIMENSION)count;
     if (end > r->cinfo.output_height) end = r->cinfo.output_height;
     while (r->cinfo.output_scanline < end) {
         int n = 0;
         while (n < 16 && r->cinfo.output_scanline + (JDIMENSION)n < end) {
-            rows[n] = out + (size_t)(r->cinfo.output_scanline + (JDIMENSION)n) * stride;
+            rows[n] = out + (size_t)(r->cinfo.output_scanline + (JDIMENSION)n - start) * stride;
             n++;
         }
         if (jpeg_read_scanlines(&r->cinfo, rows, (JDIMENSION)n) == 0) {

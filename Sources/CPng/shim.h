@@ -126,10 +126,11 @@ static inline int cpng_reader_begin(cpng_reader *r) {
     return 0;
 }
 
-/* Inflates rows [first, first + count) into out + row * stride. 0, or -1 with message (then closed). */
-static inline int cpng_reader_rows(cpng_reader *r, unsigned char *out, size_t stride, int first, int count) {
+/* Inflates the next `count` rows into out, out + stride, … (the band they form). 0, or -1 with
+   message (then closed). */
+static inline int cpng_reader_rows(cpng_reader *r, unsigned char *out, size_t stride, int count) {
     if (setjmp(r->jump)) { cpng_reader_close(r); return -1; }
-    for (int i = 0; i < count; i++) png_read_row(r->png, out + (size_t)(first + i) * stride, NULL);
+    for (int i = 0; i < count; i++) png_read_row(r->png, out + (size_t)i * stride, NULL);
     return 0;
 }
 

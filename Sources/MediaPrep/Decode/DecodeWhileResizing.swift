@@ -7,8 +7,8 @@ protocol RowDecoder: AnyObject {
     /// Bytes per pixel of the rows written.
     var channels: Int { get }
     var rowsRead: Int { get }
-    /// Decodes the next `count` rows into `out`, which holds the whole image.
-    func read(_ count: Int, into out: UnsafeMutablePointer<UInt8>) throws
+    /// Decodes the next `count` rows (fewer at the bottom) into `band`, one row after another.
+    func read(_ count: Int, intoBand band: UnsafeMutablePointer<UInt8>) throws
     /// Reads to the end of the file, so damage after the last row is seen too.
     func finish() throws
 }
@@ -19,35 +19,66 @@ struct ResizedDecode {
     let scaled: SliceResizer?
 }
 
-/// Decoding on this thread while a second one scales the rows already out, so the view-size image
-/// costs no time after the decode (IceCold-5120.png: 248 ms decode then 40 ms resize before; now
-/// both within the decode's time).
+/// Decoding on this thread, a band of rows at a time, while a second thread scales the bands already
+/// out, so scaling costs no time after the decode (IceCold-5120.png: 248 ms decode then 40 ms resize
+/// before; now both within the decode's time). The bands are the whole image's, which is kept, or
+/// the slots of a small ring, when only the scaled image is wanted (a PNG shrunk on load).
 enum RowPipeline {
     /// Rows per hand-over: ~3 ms of inflate on a 5120 px PNG row band, small next to the resize's latency.
     static let band = 32
+    /// Bands in a ring: the decoder may run this far ahead of the scaler.
+    static let ringSlots = 4
 
+    /// Decodes into `base`, which holds the whole image, and feeds every band to `scaler` beside it.
     static func run(_ decoder: RowDecoder, into base: UnsafeMutablePointer<UInt8>, scaler: SliceResizer?) throws {
-        guard let scaler else {
-            try decoder.read(decoder.height, into: base)
+        let bandBytes = band * decoder.width * decoder.channels
+        try run(decoder, threads: scaler == nil ? 1 : 2, ahead: .max, bandAt: { base + $0 * bandBytes },
+                feed: scaler.map { s in { rows, count in try s.feed(rows, count: count) } })
+    }
+
+    /// Decodes through the `ringSlots` bands at `ring`, each fed before its slot is decoded into again.
+    static func run(_ decoder: RowDecoder, ring: UnsafeMutablePointer<UInt8>, threads: Int,
+                    feed: @escaping (UnsafePointer<UInt8>, Int) throws -> Void) throws {
+        let bandBytes = band * decoder.width * decoder.channels
+        try run(decoder, threads: threads, ahead: ringSlots, bandAt: { ring + $0 % ringSlots * bandBytes }, feed: feed)
+    }
+
+    /// - Parameters:
+    ///   - ahead: bands the decoder may be ahead of the scaler before it waits for a slot.
+    ///   - bandAt: where band `b` is decoded.
+    ///   - feed: scales one band (its first row, its row count), on the scaling thread.
+    private static func run(_ decoder: RowDecoder, threads: Int, ahead: Int, bandAt: @escaping (Int) -> UnsafeMutablePointer<UInt8>,
+                            feed: ((UnsafePointer<UInt8>, Int) throws -> Void)?) throws {
+        let bands = (decoder.height + band - 1) / band
+        let height = decoder.height
+        let rows = { (b: Int) in min(band, height - b * band) }
+        guard let feed, threads > 1 else {
+            for b in 0..<bands {
+                try decoder.read(band, intoBand: bandAt(b))
+                try feed?(bandAt(b), rows(b))
+            }
             try decoder.finish()
             return
         }
-        let job = SliceJob(scaler, rows: base, rowBytes: decoder.width * decoder.channels)
+        let state = BandProgress()
+        let scaler = BandScaler(state: state, bands: bands) { b in try feed(bandAt(b), rows(b)) }
         let done = DispatchGroup()
-        DispatchQueue.global().async(group: done) { job.run() }
+        DispatchQueue.global().async(group: done) { scaler.run() }
         do {
-            while decoder.rowsRead < decoder.height {
-                try decoder.read(band, into: base)
-                job.progress.publish(decoder.rowsRead)
+            var scalerFailed = false
+            for b in 0..<bands {
+                guard state.waitForSlot(band: b, ahead: ahead) else { scalerFailed = true; break }
+                try decoder.read(band, intoBand: bandAt(b))
+                state.decoded(b + 1)
             }
-            try decoder.finish()
+            if !scalerFailed { try decoder.finish() }
         } catch {
-            job.progress.fail()
+            state.fail()
             done.wait()
             throw error
         }
         done.wait()
-        if let e = job.error { throw e }
+        if let e = scaler.error { throw e }
     }
 }
 
@@ -100,11 +131,10 @@ extension PNGDecoder {
             let view = try target.view.map { v in
                 try SliceResizer(width: r.width, height: r.height, layout: r.layout, toWidth: v.width, height: v.height)
             }
-            let bandBytes = RowPipeline.band * r.width * r.layout.channels
-            var ring = PixelBuffer.storage(BandRing.slots * bandBytes)
+            var ring = PixelBuffer.storage(RowPipeline.ringSlots * RowPipeline.band * r.width * r.layout.channels)
             try ring.withUnsafeMutableBufferPointer { p in
                 guard let base = p.baseAddress else { return }
-                try BandRing.run(r, slots: base, bandBytes: bandBytes, threads: threads) { rows, count in
+                try RowPipeline.run(r, ring: base, threads: threads) { rows, count in
                     try work.feed(rows, count: count)
                     try view?.feed(rows, count: count)
                 }
@@ -119,56 +149,14 @@ extension PNGDecoder {
     }
 }
 
-/// Rows inflated into a ring of bands on this thread while another scales the bands already out:
-/// the whole image is never held, and the time is the longer of the two sides, not their sum.
-enum BandRing {
-    /// Bands in the ring: the decoder may run this far ahead of the scaler.
-    static let slots = 4
-
-    /// - Parameter feed: scales one band (its first row, its row count), on the scaling thread.
-    static func run(_ decoder: PNGRowReader, slots base: UnsafeMutablePointer<UInt8>, bandBytes: Int, threads: Int,
-                    feed: @escaping (UnsafePointer<UInt8>, Int) throws -> Void) throws {
-        let bands = (decoder.height + RowPipeline.band - 1) / RowPipeline.band
-        func rows(_ b: Int) -> Int { min(RowPipeline.band, decoder.height - b * RowPipeline.band) }
-        func slot(_ b: Int) -> UnsafeMutablePointer<UInt8> { base + (b % slots) * bandBytes }
-        guard threads > 1 else {
-            for b in 0..<bands {
-                try decoder.read(RowPipeline.band, intoBand: slot(b))
-                try feed(slot(b), rows(b))
-            }
-            try decoder.finish()
-            return
-        }
-        let state = RingState()
-        let scaler = RingScaler(state: state, bands: bands) { b in try feed(slot(b), rows(b)) }
-        let done = DispatchGroup()
-        DispatchQueue.global().async(group: done) { scaler.run() }
-        do {
-            var scalerFailed = false
-            for b in 0..<bands {
-                guard state.waitForSlot(band: b, slots: slots) else { scalerFailed = true; break }
-                try decoder.read(RowPipeline.band, intoBand: slot(b))
-                state.decoded(b + 1)
-            }
-            if !scalerFailed { try decoder.finish() }
-        } catch {
-            state.fail()
-            done.wait()
-            throw error
-        }
-        done.wait()
-        if let e = scaler.error { throw e }
-    }
-}
-
-/// The scaling side of `BandRing`: each band in order once decoded, then its slot handed back.
-private final class RingScaler: @unchecked Sendable {
-    let state: RingState
+/// The scaling side of `RowPipeline`: each band in order once decoded, then its slot handed back.
+private final class BandScaler: @unchecked Sendable {
+    let state: BandProgress
     let bands: Int
     let feed: (Int) throws -> Void
     private(set) var error: Error?
 
-    init(state: RingState, bands: Int, feed: @escaping (Int) throws -> Void) {
+    init(state: BandProgress, bands: Int, feed: @escaping (Int) throws -> Void) {
         (self.state, self.bands, self.feed) = (state, bands, feed)
     }
 
@@ -186,7 +174,7 @@ private final class RingScaler: @unchecked Sendable {
 }
 
 /// Bands decoded and bands scaled, or that either side failed; one decoder, one scaler.
-private final class RingState: @unchecked Sendable {
+private final class BandProgress: @unchecked Sendable {
     private let condition = NSCondition()
     private var decodedBands = 0, consumedBands = 0
     private var failed = false
@@ -202,11 +190,11 @@ private final class RingState: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Until band `b`'s slot is free (band b − slots scaled); false once a side failed.
-    func waitForSlot(band b: Int, slots: Int) -> Bool {
+    /// Until band `b`'s slot is free (band b − ahead scaled); false once a side failed.
+    func waitForSlot(band b: Int, ahead: Int) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while b - consumedBands >= slots && !failed { condition.wait() }
+        while b - consumedBands >= ahead && !failed { condition.wait() }
         return !failed
     }
 
@@ -216,62 +204,5 @@ private final class RingState: @unchecked Sendable {
         defer { condition.unlock() }
         while decodedBands <= b && !failed { condition.wait() }
         return !failed
-    }
-}
-
-/// The scaling side of `RowPipeline`: waits for rows, feeds them to the scaler in order.
-private final class SliceJob: @unchecked Sendable {
-    let scaler: SliceResizer
-    let rows: UnsafeMutablePointer<UInt8>
-    let rowBytes: Int
-    let progress = RowProgress()
-    private(set) var error: Error?
-
-    init(_ scaler: SliceResizer, rows: UnsafeMutablePointer<UInt8>, rowBytes: Int) {
-        self.scaler = scaler
-        self.rows = rows
-        self.rowBytes = rowBytes
-    }
-
-    /// Runs on its own thread; only rows below the published count are read, and the decoder
-    /// writes only rows above it.
-    func run() {
-        do {
-            while scaler.rowsFed < scaler.source.height {
-                guard let ready = progress.wait(beyond: scaler.rowsFed) else { return }  // the decode failed
-                try scaler.feed(rows + scaler.rowsFed * rowBytes, count: ready - scaler.rowsFed)
-            }
-        } catch {
-            self.error = error
-        }
-    }
-}
-
-/// How many rows the decoder has finished, or that it failed; one writer, one waiter.
-private final class RowProgress: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var rows = 0
-    private var failed = false
-
-    func publish(_ n: Int) {
-        condition.lock()
-        rows = n
-        condition.signal()
-        condition.unlock()
-    }
-
-    func fail() {
-        condition.lock()
-        failed = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// Blocks until more than `n` rows are ready; nil once the decoder failed.
-    func wait(beyond n: Int) -> Int? {
-        condition.lock()
-        defer { condition.unlock() }
-        while rows <= n && !failed { condition.wait() }
-        return failed ? nil : rows
     }
 }

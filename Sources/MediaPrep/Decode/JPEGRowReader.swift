@@ -34,9 +34,9 @@ final class JPEGRowReader: RowDecoder {
         state.deallocate()
     }
 
-    func read(_ count: Int, into out: UnsafeMutablePointer<UInt8>) throws {
+    func read(_ count: Int, intoBand band: UnsafeMutablePointer<UInt8>) throws {
         let n = min(count, height - rowsRead)
-        guard cjpeg_reader_rows(state, out, width * channels, Int32(n)) == 0 else { throw Self.error(state, code: .corrupt) }
+        guard cjpeg_reader_rows(state, band, width * channels, Int32(n)) == 0 else { throw Self.error(state, code: .corrupt) }
         rowsRead += n
     }
 

@@ -57,20 +57,11 @@ final class PNGRowReader: RowDecoder {
         state.deallocate()
     }
 
-    /// Inflates the next `count` rows into `out`, which holds the whole image (width × channels per row).
-    func read(_ count: Int, into out: UnsafeMutablePointer<UInt8>) throws {
-        guard open else { throw MediaPrepError(.corrupt, "PNG reader already failed") }
-        let n = min(count, height - rowsRead)
-        let rc = cpng_reader_rows(state, out, width * layout.channels, Int32(rowsRead), Int32(n))
-        guard rc == 0 else { open = false; throw Self.damage(state, file) }
-        rowsRead += n
-    }
-
     /// Inflates the next `count` rows into `band`, which holds just those rows.
     func read(_ count: Int, intoBand band: UnsafeMutablePointer<UInt8>) throws {
         guard open else { throw MediaPrepError(.corrupt, "PNG reader already failed") }
         let n = min(count, height - rowsRead)
-        let rc = cpng_reader_rows(state, band, width * layout.channels, 0, Int32(n))
+        let rc = cpng_reader_rows(state, band, width * layout.channels, Int32(n))
         guard rc == 0 else { open = false; throw Self.damage(state, file) }
         rowsRead += n
     }
