@@ -26,8 +26,8 @@ final class PackingSliceResizer {
         }
         source = (sw, sh, layout)
         (width, height) = (dw, dh)
-        planes = layout == .gray ? 1 : (layout == .rgba ? 4 : 3)
-        let planar = layout == .gray ? AV_PIX_FMT_GRAY8 : (layout == .rgba ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP)
+        let planar: AVPixelFormat
+        (planar, planes) = Resizer.planar(layout)
         let util = try FFmpegLibraries.util()
         scaler = try Scaler(util: util, sw, sh, Resizer.avFormat(layout), dw, dh, planar, flags: Resizer.flags, threads: 1)
         pack = planes == 1 ? nil : try Scaler(plain: util, dw, dh, planar, dw, dh, Resizer.avFormat(layout), flags: Resizer.flags)

@@ -11,6 +11,15 @@ package enum Resizer {
         }
     }
 
+    /// swscale's planar form of a layout, which every resize scales into (see `resize`), and its planes.
+    static func planar(_ layout: PixelLayout) -> (format: AVPixelFormat, planes: Int) {
+        switch layout {
+        case .gray: return (AV_PIX_FMT_GRAY8, 1)
+        case .rgba: return (AV_PIX_FMT_GBRAP, 4)
+        case .rgb, .rgbx: return (AV_PIX_FMT_GBRP, 3)
+        }
+    }
+
     /// Full-chroma, accurate-rounding flags keep RGB from being squeezed through 4:2:0 inside swscale.
     static let flags = SWS_LANCZOS | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
 
@@ -32,8 +41,7 @@ package enum Resizer {
         // Buffers built elsewhere may lack the slack swscale's SIMD over-read needs.
         var input = src.bytes
         if input.capacity < input.count + 64 { input.reserveCapacity(input.count + 64) }
-        let planes = outLayout == .rgba ? 4 : 3
-        let planarFmt = outLayout == .rgba ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP
+        let (planarFmt, planes) = planar(outLayout)
         let util = try FFmpegLibraries.util()
         let (sw, sh, sf, srcRow) = (src.width, src.height, fmt, src.rowBytes)
         if outLayout != .gray {

@@ -19,8 +19,8 @@ final class SliceResizer {
         source = (sw, sh, layout)
         width = dw
         height = dh
-        planes = layout == .gray ? 1 : (layout == .rgba ? 4 : 3)
-        let outFmt = layout == .gray ? AV_PIX_FMT_GRAY8 : (layout == .rgba ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP)
+        let outFmt: AVPixelFormat
+        (outFmt, planes) = Resizer.planar(layout)
         scaler = try Scaler(util: try FFmpegLibraries.util(), sw, sh, Resizer.avFormat(layout), dw, dh, outFmt,
                             flags: Resizer.flags, threads: 1)
         planar = HugePages.zeroed(dw * dh * planes + 64)
@@ -46,14 +46,14 @@ final class SliceResizer {
         }
         let alpha = planes == 4 && keepAlpha
         let layout: PixelLayout = alpha ? .rgba : .rgb
-        let inFmt = alpha ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP
+        let (inFmt, packedPlanes) = Resizer.planar(layout)  // without its alpha plane when not kept
         let pack = try Scaler(plain: scaler.util, width, height, inFmt, width, height, Resizer.avFormat(layout), flags: Resizer.flags)
         let row = width * layout.channels
         var out = HugePages.zeroed(row * height + 64)
         let (w, h) = (width, height)
         try planar.withUnsafeMutableBufferPointer { s in
             try out.withUnsafeMutableBufferPointer { d in
-                try pack.scale(Scaler.planar(s.baseAddress, width: w, height: h, planes: alpha ? 4 : 3), y: 0, h: h,
+                try pack.scale(Scaler.planar(s.baseAddress, width: w, height: h, planes: packedPlanes), y: 0, h: h,
                                into: Scaler.packed(d.baseAddress, stride: row))
             }
         }
