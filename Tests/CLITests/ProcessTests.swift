@@ -177,18 +177,9 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         let dir = try scratch(), out = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
         let (w, h) = (8000, 6000)
-        var px = [UInt8](repeating: 0, count: w * h * 3)
-        px.withUnsafeMutableBufferPointer { p in
-            for y in 0..<h {
-                for x in 0..<w {
-                    let o = (y * w + x) * 3
-                    (p[o], p[o + 1], p[o + 2]) = (UInt8(x * 255 / w), UInt8(y * 255 / h), 128)
-                }
-            }
-        }
+        let png = try rgbPNG(width: w, height: h) { x, y in (UInt8(x * 255 / w), UInt8(y * 255 / h), 128) }
         let path = dir + "/large.png"
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(try PNGEncoder.encode(PixelBuffer(width: w, height: h, layout: .rgb, storage: px)))))
-        px = []
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(png)))
         // The peak once decoded (the trace's memory line after that stage): the search's encodes come later.
         let r = try run(["prepare", path, "--out", out], env: ["MEDIAPREP_TRACE": "1", "MEDIAPREP_TRACE_MEMORY": "1"])
         #expect(r.status == 0)
@@ -518,6 +509,17 @@ func runWithTerminalStderr(_ args: [String]) throws -> Ran {
     return Ran(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
 }
 
+/// A large RGB PNG made in memory, each pixel from `pixel(x, y)` (the memory tests' inputs).
+func rgbPNG(width w: Int, height h: Int, _ pixel: (Int, Int) -> (UInt8, UInt8, UInt8)) throws -> [UInt8] {
+    var rgb = [UInt8](repeating: 0, count: w * h * 3)
+    rgb.withUnsafeMutableBufferPointer { p in
+        for y in 0..<h {
+            for x in 0..<w { (p[(y * w + x) * 3], p[(y * w + x) * 3 + 1], p[(y * w + x) * 3 + 2]) = pixel(x, y) }
+        }
+    }
+    return try PNGEncoder.encode(try PixelBuffer(width: w, height: h, layout: .rgb, bytes: rgb))
+}
+
 /// Runs the binary and returns its exit status and its own peak resident memory.
 ///
 /// Read from /proc/PID/status (VmHWM) while it runs: wait4's ru_maxrss would not do, since Linux
@@ -555,18 +557,9 @@ let underSanitizer = ProcessInfo.processInfo.environment["MEDIAPREP_SANITIZER"] 
     @Test func peakMemoryIsBoundedByJobsNotFiles() throws {
         let dir = try scratch(), out = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir); try? FileManager.default.removeItem(atPath: out) }
-        let (w, h) = (4608, 3456)
-        var rgb = [UInt8](repeating: 0, count: w * h * 3)
-        rgb.withUnsafeMutableBufferPointer { p in
-            for y in 0..<h {
-                for x in 0..<w {
-                    let i = (y * w + x) * 3
-                    p[i] = UInt8(truncatingIfNeeded: x >> 4); p[i + 1] = UInt8(truncatingIfNeeded: y >> 4); p[i + 2] = UInt8(truncatingIfNeeded: (x + y) >> 5)
-                }
-            }
+        let png = try rgbPNG(width: 4608, height: 3456) { x, y in
+            (UInt8(truncatingIfNeeded: x >> 4), UInt8(truncatingIfNeeded: y >> 4), UInt8(truncatingIfNeeded: (x + y) >> 5))
         }
-        let png = try PNGEncoder.encode(try PixelBuffer(width: w, height: h, layout: .rgb, bytes: rgb))
-        rgb = []
         for i in 0..<10 { _ = FileManager.default.createFile(atPath: dir + "/big-\(i).png", contents: Data(png)) }
         // The gradient PNG is 181,593 bytes, within the default budget, so it would be sent as it is: a
         // smaller budget makes every file go through the decode, resize and encode being measured.
