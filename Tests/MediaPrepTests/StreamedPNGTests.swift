@@ -7,12 +7,10 @@ import Testing
 /// decoder reads its rows from the file as it shrinks them. What leaves must be what reading it
 /// whole gives, byte for byte, and damage must be found the same way.
 @Suite struct StreamedPNGTests {
-    static func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 255), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
-
     static func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
         let typed = Array(type.utf8) + body
         let crc = typed.withUnsafeBufferPointer { UInt(crc32(0, $0.baseAddress, UInt32($0.count))) }
-        return be32(body.count) + typed + be32(Int(crc))
+        return Bytes.be32(body.count) + typed + Bytes.be32(Int(crc))
     }
 
     /// 4200×4100 gray (17.2 MP, over 4096²) of diagonal stripes and noise, written chunk by chunk: a gAMA chunk
@@ -35,8 +33,8 @@ import Testing
         let rc = packed.withUnsafeMutableBufferPointer { d in raw.withUnsafeBufferPointer { s in compress2(d.baseAddress, &size, s.baseAddress, UInt(s.count), 6) } }
         #expect(rc == Z_OK)
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        png += chunk("IHDR", be32(w) + be32(h) + [8, 0, 0, 0, 0])
-        if linearGamma { png += chunk("gAMA", be32(100_000)) }
+        png += chunk("IHDR", Bytes.be32(w) + Bytes.be32(h) + [8, 0, 0, 0, 0])
+        if linearGamma { png += chunk("gAMA", Bytes.be32(100_000)) }
         png += chunk("IDAT", Array(packed.prefix(Int(size))))
         png += chunk("IEND", [])
         let path = try Fixture.scratch() + "/large.png"

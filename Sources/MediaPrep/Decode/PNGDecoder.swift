@@ -62,14 +62,19 @@ package enum PNGDecoder {
 
 /// The few PNG chunks read by hand: eXIf for orientation, IEND to tell truncation from damage.
 enum PNGChunks {
-    static func chunks(_ data: [UInt8]) -> [(type: String, body: Range<Int>)] {
+    /// The chunks wholly in `data` (body and CRC), through IEND.
+    static func chunks(_ data: [UInt8]) -> [(type: String, body: Range<Int>)] { walk(data, wholeOnly: true) }
+
+    /// Chunks in order while their 8-byte headers are in `data`; unless `wholeOnly`, the last one's
+    /// body may run past its end (a file's head).
+    private static func walk(_ data: [UInt8], wholeOnly: Bool) -> [(type: String, body: Range<Int>)] {
         var out: [(String, Range<Int>)] = []
         var i = 8
         while i + 8 <= data.count {
             let len = Int(data[i]) << 24 | Int(data[i + 1]) << 16 | Int(data[i + 2]) << 8 | Int(data[i + 3])
             let type = String(decoding: data[(i + 4)..<(i + 8)], as: UTF8.self)
             let end = i + 8 + len
-            guard len >= 0, end + 4 <= data.count else { break }
+            if wholeOnly && end + 4 > data.count { break }
             out.append((type, (i + 8)..<end))
             if type == "IEND" { break }
             i = end + 4
@@ -80,15 +85,7 @@ enum PNGChunks {
     static func hasEnd(_ data: [UInt8]) -> Bool { chunks(data).contains { $0.type == "IEND" } }
 
     /// Whether `head` reaches the first IDAT chunk's header: every chunk before the image data is in it.
-    static func reachesImageData(_ head: [UInt8]) -> Bool {
-        var i = 8
-        while i + 8 <= head.count {
-            let len = Int(head[i]) << 24 | Int(head[i + 1]) << 16 | Int(head[i + 2]) << 8 | Int(head[i + 3])
-            if head[(i + 4)..<(i + 8)].elementsEqual("IDAT".utf8) { return true }
-            i += 12 + len
-        }
-        return false
-    }
+    static func reachesImageData(_ head: [UInt8]) -> Bool { walk(head, wholeOnly: false).contains { $0.type == "IDAT" } }
 
     static func exifOrientation(_ data: [UInt8]) -> ExifOrientation {
         for c in chunks(data) {
