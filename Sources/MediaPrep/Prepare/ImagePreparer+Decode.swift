@@ -38,9 +38,10 @@ extension ImagePreparer {
         let profile = self.profile
         var result: ResizedDecode? = nil
         // Only what can never be sent at its own size: anything smaller may still go lossless.
+        let file = try stream.map { try InputFile($0) }
         if format == .png, let (pw, ph) = PNGHeader.size(data), pw * ph > profile.maxSentPixels {
             result = try Trace.time("decode, shrinking on load") {
-                try PNGDecoder.decodeShrinking(data, file: try stream.map { try InputFile($0) }, options: options, threads: threads) { w, h in
+                try PNGDecoder.decodeShrinking(data, file: file, options: options, threads: threads) { w, h in
                     // Halved while it stays at least the view, as a JPEG's DCT scaling or libvips's
                     // shrink-on-load would (8870×6650 → 2218×1663 for a 1600 px view).
                     let v = profile.viewSize(width: w, height: h)
@@ -51,7 +52,7 @@ extension ImagePreparer {
             }
         }
         // Streamed only if the row reader could take it: one that needs the simplified API is read whole now.
-        if result == nil, let path = stream { data = try InputFile(path).whole(after: data) }
+        if result == nil, let file { data = try file.whole(after: data) }
         if result != nil {
             // shrunk on load
         } else if threads > 1, !converts, format == .png {
