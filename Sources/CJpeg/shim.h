@@ -252,7 +252,7 @@ static inline long cjpeg_encode_pixels(const unsigned char *pixels, int stride, 
 /* Y, Cb, Cr planes of 4:2:0, 4:4:4 (`full_chroma`) or Y alone, as TurboJPEG's YUV functions lay them out: each plane
    PAD(size, 2) scaled by its sampling, rows `strides` apart. As tjCompressFromYUVPlanes does, rows
    and columns past a plane's padded size repeat its last ones to fill whole 8x8 blocks. */
-static inline long cjpeg_encode_planes(unsigned char *const planes[3], const int strides[3], int width, int height, int gray,
+static inline long cjpeg_encode_planes(const unsigned char *const planes[3], const int strides[3], int width, int height, int gray,
                                        int full_chroma, int quality, int progressive, unsigned char **out, char *message,
                                        int message_len) {
     cjpeg_writer w;
