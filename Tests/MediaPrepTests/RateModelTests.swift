@@ -34,6 +34,32 @@ import Testing
         }
     }
 
+    /// A hill-climb candidate is sampled from its planes: the same bytes as converting the sampled
+    /// rows, so the searches find the same answers (4:2:0, 4:4:4 and gray; a short last band).
+    @Test func bandsCutFromPlanesAreTheSampledRowsConverted() throws {
+        let photo = try #require(Self.photo)
+        let cut = try photo.rows(0..<(photo.height - 7))  // 1073 rows: the last band is 1 row
+        for image in [photo, cut, cut.grayscale()] {
+            for full in [false, true] {
+                let bands = image.height / 16
+                let planes = try JPEGEncoder().planes(image, fullChroma: full)
+                for (every, first) in [(8, 4), (4, 2), (3, 0)] {
+                    let fromRows = try JPEGEncoder().planes(image.everyBand(every, from: first, below: bands + 1), fullChroma: full)
+                    let fromPlanes = planes.everyBand(every, from: first, below: bands + 1)
+                    #expect(fromRows.height == fromPlanes.height)
+                    #expect(fromRows.storage == fromPlanes.storage, "\(image.height) rows, every \(every) from \(first), full chroma \(full)")
+                }
+            }
+        }
+        // And the search over planes finds what the search over pixels finds.
+        for budget in [60_000, 150_000, 300_000] {
+            let a = try QualitySearch().sampledTrials(photo, maxBytes: budget)
+            let b = try QualitySearch().sampledTrials(planes: try JPEGEncoder().planes(photo), maxBytes: budget)
+            #expect(a.result?.quality == b.result?.quality && a.result?.data == b.result?.data, "budget \(budget)")
+            #expect(a.sizes == b.sizes)
+        }
+    }
+
     @Test func sampledBandsPredictTheWholeSize() throws {
         let pixels = try #require(Self.photo)
         let planes = try JPEGEncoder().planes(pixels)

@@ -87,12 +87,16 @@ package struct BudgetSearch: Sendable {
             if long == viewLong {
                 r = first  // already searched
             } else {
-                let pixels = try Trace.time("resize \(long)") { try Resizer.resize(work, width: size.width, height: size.height, threads: threads) }
-                let prior = model.prior(pixels: pixels.pixelCount, maxBytes: profile.maxBytes)
-                let t = try Trace.time("quality \(long)") {
-                    try search.sampledTrials(pixels, maxBytes: profile.maxBytes, prior: prior)
+                // Into planes at once: the scaled RGB is gone before the first trial encode.
+                let planes = try Trace.time("resize \(long)") {
+                    try JPEGEncoder().planes(try Resizer.resize(work, width: size.width, height: size.height, threads: threads), fullChroma: fullChroma)
                 }
-                model.add(pixels: pixels.pixelCount, t.sizes)
+                let pixelCount = size.width * size.height
+                let prior = model.prior(pixels: pixelCount, maxBytes: profile.maxBytes)
+                let t = try Trace.time("quality \(long)") {
+                    try search.sampledTrials(planes: planes, maxBytes: profile.maxBytes, prior: prior)
+                }
+                model.add(pixels: pixelCount, t.sizes)
                 r = t.result
                 Trace.note("\(long) predicted q=\(prior?.quality ?? -1) got q=\(r?.quality ?? -1) encodes=\(r?.encodes ?? 0)")
             }

@@ -56,9 +56,28 @@ struct QualitySearch: Sendable {
         guard image.pixelCount >= Self.sampleFrom, let (sample, fraction) = image.sampledBands(every: Self.sampleEvery) else {
             return try trials(planes: try JPEGEncoder().planes(image, fullChroma: fullChroma), maxBytes: maxBytes, start: start, prior: prior)
         }
+        return try sampledTrials(sample: try JPEGEncoder().planes(sample, fullChroma: fullChroma), fraction: fraction,
+                                 whole: { try JPEGEncoder().planes(image, fullChroma: fullChroma) }, maxBytes: maxBytes, start: start, prior: prior)
+    }
+
+    /// The same for an image already in planes (a hill-climb candidate, converted as soon as it is
+    /// scaled so that its RGB is gone before any encode: 72 MP JPEG peak −12.5 MB at 2500 px). The
+    /// sample is cut from the planes, identical to converting the sampled rows.
+    func sampledTrials(planes: YUVPlanes, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
+        let bands = planes.height / 16
+        guard planes.width * planes.height >= Self.sampleFrom, bands >= Self.sampleEvery * 4 else {
+            return try trials(planes: planes, maxBytes: maxBytes, start: start, prior: prior)
+        }
+        let sample = planes.everyBand(Self.sampleEvery, from: Self.sampleEvery / 2, below: bands)
+        return try sampledTrials(sample: sample, fraction: Double(sample.height) / Double(planes.height), whole: { planes },
+                                 maxBytes: maxBytes, start: start, prior: prior)
+    }
+
+    private func sampledTrials(sample: YUVPlanes, fraction: Double, whole: () throws -> YUVPlanes, maxBytes: Int, start: Int,
+                               prior: RatePrior?) throws -> Trials {
         let header = 600.0  // markers and tables, not scaled with the rows
         let sampleBudget = Int((Double(maxBytes) - header) * fraction + header)
-        let s = try trials(planes: try JPEGEncoder().planes(sample, fullChroma: fullChroma), maxBytes: sampleBudget, start: start, prior: prior)
+        let s = try trials(planes: sample, maxBytes: sampleBudget, start: start, prior: prior)
         let scaled = s.sizes.mapValues { Int((Double($0) - header) / fraction + header) }
         let slope = RateModel.slope(RateModel.points(scaled, near: log(Double(maxBytes)))) ?? prior?.slope ?? RateModel.defaultSlope
         let predicted = s.result?.quality ?? minQuality
@@ -66,8 +85,7 @@ struct QualitySearch: Sendable {
         if floorOnly, s.result == nil, (scaled[minQuality] ?? 0) > maxBytes * 11 / 10 {
             return Trials(result: nil, sizes: scaled)  // the floor is clearly out of reach
         }
-        return try trials(planes: try JPEGEncoder().planes(image, fullChroma: fullChroma), maxBytes: maxBytes, start: start,
-                          prior: RatePrior(quality: predicted, slope: slope))
+        return try trials(planes: try whole(), maxBytes: maxBytes, start: start, prior: RatePrior(quality: predicted, slope: slope))
     }
 
     /// Every 8th band: the whole-image round confirms the answer anyway, so the sample only has to

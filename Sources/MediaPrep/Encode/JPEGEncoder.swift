@@ -108,6 +108,33 @@ package struct YUVPlanes: Sendable {
         storage = HugePages.zeroed(total)
     }
 
+    /// Bands of 16 image rows numbered `first`, `first + every`, … below band `below`, stacked: the
+    /// planes `JPEGEncoder.planes` makes of `PixelBuffer.everyBand` with the same arguments, byte for
+    /// byte (TurboJPEG converts and downsamples within a band of 16 rows; a band cut short by the
+    /// bottom edge, padded by repeating its last row, can only come last in both).
+    func everyBand(_ every: Int, from first: Int, below: Int) -> YUVPlanes {
+        let picked = Array(stride(from: first, to: below, by: every)).filter { $0 * 16 < height }
+        let rows = picked.map { min(16, height - $0 * 16) }
+        var out = YUVPlanes(width: width, height: rows.reduce(0, +), subsampling: subsampling)
+        for c in 0..<offsets.count {
+            // Plane rows per 16 image rows: 8 for 4:2:0 chroma, else 16 (rounded up for a short band).
+            let halved = subsampling == TJSAMP_420 && c > 0
+            let (src, dst, stride) = (offsets[c], out.offsets[c], Int(strides[c]))
+            var at = 0
+            for (b, n) in zip(picked, rows) {
+                let (from, count) = halved ? (b * 8, (n + 1) / 2) : (b * 16, n)
+                out.storage.withUnsafeMutableBufferPointer { o in
+                    storage.withUnsafeBufferPointer { i in
+                        guard let ob = o.baseAddress, let ib = i.baseAddress else { return }
+                        (ob + dst + at * stride).update(from: ib + src + from * stride, count: count * stride)
+                    }
+                }
+                at += count
+            }
+        }
+        return out
+    }
+
     /// The same, read only, for the encoder: no copy. Through the mutable form, every encode copied
     /// the shared planes (2500×1667: 6.4 MB a trial, two at once, each in fresh pages).
     func withReadOnlyPlanePointers<R>(_ body: (UnsafePointer<UnsafePointer<UInt8>?>?, UnsafePointer<Int32>?) -> R) -> R {
