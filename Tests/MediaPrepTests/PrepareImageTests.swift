@@ -61,6 +61,22 @@ import Testing
         #expect(score >= plainScore - 1e-9)
     }
 
+    @Test func noStepDownFromAHighViewQuality() throws {
+        let work = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels  // 1440×1080: the view
+        // A budget whose view-size answer is q84–87: under acceptQuality, so the search climbs, but
+        // above `stepDownBelow`, where a smaller size never won on the corpora.
+        let budget = try #require(try stride(from: 150_000, through: 900_000, by: 25_000).first { b in
+            (84..<88).contains(try QualitySearch().search(work, maxBytes: b)?.quality ?? 0)
+        })
+        var search = BudgetSearch(profile: ImageProfile(name: "high", maxBytes: budget))
+        let high = try search.encodeJPEG(work: work, view: (1440, 1080))
+        #expect(high.sidesScored == [1440], "budget \(budget)")  // nothing above the source; nothing below tried
+        search.stepDownBelow = 101
+        let always = try search.encodeJPEG(work: work, view: (1440, 1080))
+        #expect(always.sidesScored.first == 1440 && always.sidesScored.count > 1)
+        #expect(always.image.data == high.image.data)  // the step down lost here too
+    }
+
     @Test func qualitySearchFindsTheHighestFittingQuality() throws {
         let pixels = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels
         let search = QualitySearch()
