@@ -135,32 +135,29 @@ package struct YUVPlanes: Sendable {
         return out
     }
 
-    /// The same, read only, for the encoder: no copy. Through the mutable form, every encode copied
-    /// the shared planes (2500×1667: 6.4 MB a trial, two at once, each in fresh pages).
+    /// Plane pointers (nil past the last plane) and strides, three of each, read only, for the
+    /// encoder: no copy. Through the mutable form every encode copied the shared planes (2500×1667:
+    /// 6.4 MB a trial, two at once, each in fresh pages).
     func withReadOnlyPlanePointers<R>(_ body: (UnsafePointer<UnsafePointer<UInt8>?>?, UnsafePointer<Int32>?) -> R) -> R {
-        let offsets = self.offsets
-        let strideList = strides + Array(repeating: Int32(0), count: 3 - strides.count)
+        let (offsets, strides) = (self.offsets, self.strides)
         return storage.withUnsafeBufferPointer { b in
-            let ptrs: [UnsafePointer<UInt8>?] = (0..<3).map { i in
-                i < offsets.count ? b.baseAddress.map { $0 + offsets[i] } : nil
-            }
-            return ptrs.withUnsafeBufferPointer { p in
-                strideList.withUnsafeBufferPointer { s in body(p.baseAddress, s.baseAddress) }
-            }
+            let (ptrs, s) = Self.layout(b.baseAddress, offsets, strides) { $0 + $1 }
+            return ptrs.withUnsafeBufferPointer { p in s.withUnsafeBufferPointer { body(p.baseAddress, $0.baseAddress) } }
         }
     }
 
-    /// Plane pointers (nil past the last plane) and strides, three of each, for TurboJPEG and swscale.
+    /// The same, writable, for TurboJPEG's conversion and swscale.
     mutating func withPlanePointers<R>(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, UnsafeMutablePointer<Int32>?) -> R) -> R {
-        let offsets = self.offsets
-        var strideList = strides + Array(repeating: Int32(0), count: 3 - strides.count)
+        let (offsets, strides) = (self.offsets, self.strides)
         return storage.withUnsafeMutableBufferPointer { b in
-            var ptrs: [UnsafeMutablePointer<UInt8>?] = (0..<3).map { i in
-                i < offsets.count ? b.baseAddress.map { $0 + offsets[i] } : nil
-            }
-            return ptrs.withUnsafeMutableBufferPointer { p in
-                strideList.withUnsafeMutableBufferPointer { s in body(p.baseAddress, s.baseAddress) }
-            }
+            var (ptrs, s) = Self.layout(b.baseAddress, offsets, strides) { $0 + $1 }
+            return ptrs.withUnsafeMutableBufferPointer { p in s.withUnsafeMutableBufferPointer { body(p.baseAddress, $0.baseAddress) } }
         }
+    }
+
+    /// Three plane starts from `base` (nil past the last plane) and three strides (0 past it).
+    private static func layout<P>(_ base: P?, _ offsets: [Int], _ strides: [Int32], _ advance: (P, Int) -> P) -> ([P?], [Int32]) {
+        ((0..<3).map { i in i < offsets.count ? base.map { advance($0, offsets[i]) } : nil },
+         strides + Array(repeating: 0, count: 3 - strides.count))
     }
 }
