@@ -117,12 +117,13 @@ package struct YUVPlanes: Sendable {
         let rows = picked.map { min(16, height - $0 * 16) }
         var out = YUVPlanes(width: width, height: rows.reduce(0, +), subsampling: subsampling)
         for c in 0..<offsets.count {
-            // Plane rows per 16 image rows: 8 for 4:2:0 chroma, else 16 (rounded up for a short band).
-            let halved = subsampling == TJSAMP_420 && c > 0
+            // A band's rows in this plane, as TurboJPEG lays out an image of that height (4:2:0: chroma
+            // halved, rounded up; luma padded to an even count).
+            func planeRows(_ n: Int) -> Int { Int(tjPlaneHeight(Int32(c), Int32(n), Int32(subsampling.rawValue))) }
             let (src, dst, stride) = (offsets[c], out.offsets[c], Int(strides[c]))
             var at = 0
             for (b, n) in zip(picked, rows) {
-                let (from, count) = halved ? (b * 8, (n + 1) / 2) : (b * 16, n)
+                let (from, count) = (b * planeRows(16), planeRows(n))
                 out.storage.withUnsafeMutableBufferPointer { o in
                     storage.withUnsafeBufferPointer { i in
                         guard let ob = o.baseAddress, let ib = i.baseAddress else { return }
