@@ -83,8 +83,8 @@ package struct ImagePreparer: Sendable {
         search.threads = threads
         // A PNG shrunk on load held a band of rows and the shrunk image: two coefficient buffers at
         // once (a 2217×1662 candidate: 11 MB each) were most of its peak (59 MP PNG: 85 → 68 MiB, vips
-        // 79, for 0.56 → 0.58 s). A JPEG's peak is its candidates' resizes: taking turns there
-        // only cost time (72 MP JPEG: 106 → 86 MiB but 0.36 → 0.45 s, vips 53 MiB and 0.27 s).
+        // 79, for 0.56 → 0.58 s). A JPEG's turns only cost time, measured again once its candidates
+        // held only YUV planes: 72 MP JPEG 83 MiB either way, 0.33–0.35 → 0.39–0.48 s (vips 54 MiB, 0.27 s).
         if format == .png, decoded.pixels.pixelCount < decoded.sourceWidth * decoded.sourceHeight { search.encodesAtOnce = 1 }
         let converted = colour != nil
         search.fullChroma = converted
