@@ -20,8 +20,8 @@ package struct BudgetSearch: Sendable {
     /// Sizes below the view are tried only when the view's quality is under this. Measured over
     /// the corpora, p40, photos200 and the phone corpus at 60 KB, 120 KB and the default budget: a
     /// step down never won at q ≥ 84 (0 of 170, each lost 0.0004–0.0046); below, it won 22 of 46
-    /// times, at q 13–69 (+0.0003 to +0.03) and twice at q 82–83 (+0.0001, +0.0004). A 12 MP photo at q 84–87 saves a 1280 px
-    /// candidate: resize, two rounds of whole encodes, its decode and score.
+    /// times, at q 13–69 (+0.0003 to +0.03) and twice at q 82–83 (+0.0001, +0.0004). A 12 MP
+    /// photo at q 84–87 saves a 1280 px candidate: resize, whole-image encodes, decode and score.
     package var stepDownBelow = 84
     /// Threads one image may use (encodes side by side, swscale slices); a full batch sets 1.
     package var threads = 2
