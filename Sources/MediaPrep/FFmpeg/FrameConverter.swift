@@ -10,11 +10,15 @@ enum FrameConverter {
         let row = dw * layout.channels
         var out = [UInt8](repeating: 0, count: row * dh + 64)
         let format = Resizer.avFormat(layout)
+        let threads = sw * sh > 1_000_000 ? 2 : 1
         let scaler = try Scaler(util: try FFmpegLibraries.util(), sw, sh, AVPixelFormat(rawValue: f.pointee.format), dw, dh, format,
-                                flags: Resizer.flags, threads: sw * sh > 1_000_000 ? 2 : 1)
+                                flags: Resizer.flags, threads: threads)
         scaler.matchColorspace(of: f)
         try out.withUnsafeMutableBufferPointer { d in
-            try scaler.scaleFrame(f, into: Scaler.packed(d.baseAddress, stride: row), dw, dh, format)
+            guard let db = d.baseAddress else { return }
+            try Scaler.intoRows(db, rowBytes: row, height: dh, threads: threads) { rows, stride in
+                try scaler.scaleFrame(f, into: Scaler.packed(rows, stride: stride), dw, dh, format)
+            }
         }
         out.removeLast(64)
         return PixelBuffer(width: dw, height: dh, layout: layout, storage: out)

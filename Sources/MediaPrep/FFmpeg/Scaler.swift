@@ -41,11 +41,34 @@ final class Scaler {
         ([base, nil, nil, nil], [Int32(stride), 0, 0, 0])
     }
 
-    /// swscale's planar RGB order is G, B, R (and A), each plane `width`×`height` bytes.
-    static func planar(_ base: UnsafeMutablePointer<UInt8>?, width: Int, height: Int, planes: Int) -> Planes {
+    /// swscale's planar RGB order is G, B, R (and A), each plane `height` rows `stride` (at least
+    /// `width`) bytes apart.
+    static func planar(_ base: UnsafeMutablePointer<UInt8>?, width: Int, height: Int, planes: Int, stride: Int? = nil) -> Planes {
+        let rowBytes = max(stride ?? width, width)
         var p: [UnsafeMutablePointer<UInt8>?] = [nil, nil, nil, nil], s: [Int32] = [0, 0, 0, 0]
-        for i in 0..<min(planes, 4) { p[i] = base.map { $0 + i * width * height }; s[i] = Int32(width) }
+        for i in 0..<min(planes, 4) { p[i] = base.map { $0 + i * rowBytes * height }; s[i] = Int32(rowBytes) }
         return (p, s)
+    }
+
+    /// A row stride for what slice threads write: swscale's SIMD output runs past a row's end,
+    /// which with rows packed edge to edge lands in the next row's first bytes. Single-threaded that
+    /// row is written afterwards and the spill is overwritten; with two slices the row that starts
+    /// the second one may be written first and then clobbered (a 1600 px high resize differed in 4
+    /// pixels of row 800 in 20 of 60 runs). 64 bytes of room past every row.
+    static func paddedStride(_ width: Int) -> Int { (width + 63) / 64 * 64 + 64 }
+
+    /// Runs `scale` into `height` rows of `rowBytes` at `out`: directly with one thread; with slice
+    /// threads into rows with room past their ends (`paddedStride`), then copied edge to edge.
+    static func intoRows(_ out: UnsafeMutablePointer<UInt8>, rowBytes: Int, height: Int, threads: Int,
+                         _ scale: (UnsafeMutablePointer<UInt8>, Int) throws -> Void) throws {
+        guard threads > 1 else { return try scale(out, rowBytes) }
+        let stride = paddedStride(rowBytes)
+        var rows = HugePages.zeroed(stride * height + 64)
+        try rows.withUnsafeMutableBufferPointer { r in
+            guard let rb = r.baseAddress else { return }
+            try scale(rb, stride)
+            for y in 0..<height { (out + y * rowBytes).update(from: rb + y * stride, count: rowBytes) }
+        }
     }
 
     /// Source rows [y, y + h) into `dst` (sws_scale's slice interface: slices top to bottom).

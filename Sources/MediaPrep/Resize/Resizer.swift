@@ -44,15 +44,18 @@ package enum Resizer {
         let (planarFmt, planes) = planar(outLayout)
         let util = try FFmpegLibraries.util()
         let (sw, sh, sf, srcRow) = (src.width, src.height, fmt, src.rowBytes)
+        // Slice threads write rows with room past their ends (`Scaler.paddedStride`), then the rows
+        // are packed edge to edge by one thread.
+        let stride = threads > 1 ? Scaler.paddedStride(width) : width
         if outLayout != .gray {
             // Through planar RGB: swscale's packed-RGB output stage costs more than the scaling
             // itself (5120→1600: 91 ms to RGB24, 38 ms to GBRP); the unscaled shuffle back is cheap.
             let scaler = try Scaler(util: util, sw, sh, sf, width, height, planarFmt, flags: flags, threads: threads)
             let pack = try Scaler(plain: util, width, height, planarFmt, width, height, outFmt, flags: flags)
-            var planar = HugePages.zeroed(width * height * planes + 64)
+            var planar = HugePages.zeroed(stride * height * planes + 64)
             try input.withUnsafeBufferPointer { s in
                 try planar.withUnsafeMutableBufferPointer { m in
-                    let mid = Scaler.planar(m.baseAddress, width: width, height: height, planes: planes)
+                    let mid = Scaler.planar(m.baseAddress, width: width, height: height, planes: planes, stride: stride)
                     try scaler.scaleFrame(Scaler.packed(UnsafeMutablePointer(mutating: s.baseAddress), stride: srcRow), sw, sh, sf, into: mid, width, height, planarFmt)
                     try out.withUnsafeMutableBufferPointer { d in
                         try pack.scale(mid, y: 0, h: height, into: Scaler.packed(d.baseAddress, stride: dstRow))
@@ -63,8 +66,11 @@ package enum Resizer {
             let scaler = try Scaler(util: util, sw, sh, sf, width, height, outFmt, flags: flags, threads: threads)
             try input.withUnsafeBufferPointer { s in
                 try out.withUnsafeMutableBufferPointer { d in
-                    try scaler.scaleFrame(Scaler.packed(UnsafeMutablePointer(mutating: s.baseAddress), stride: srcRow), sw, sh, sf,
-                                          into: Scaler.packed(d.baseAddress, stride: dstRow), width, height, outFmt)
+                    guard let db = d.baseAddress else { return }
+                    let src = Scaler.packed(UnsafeMutablePointer(mutating: s.baseAddress), stride: srcRow)
+                    try Scaler.intoRows(db, rowBytes: dstRow, height: height, threads: threads) { rows, stride in
+                        try scaler.scaleFrame(src, sw, sh, sf, into: Scaler.packed(rows, stride: stride), width, height, outFmt)
+                    }
                 }
             }
         }
