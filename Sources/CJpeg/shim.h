@@ -6,7 +6,9 @@
 #include <string.h>
 #include <setjmp.h>
 #include <turbojpeg.h>
+#include <pthread.h>
 #include <jpeglib.h>
+#include <jpegint.h>  /* cinfo->coef->coef_arrays: a buffered-image decode's coefficients (split decode below) */
 #include <jerror.h>
 
 /* libjpeg's own API for decoding, so every warning is seen with its message code: benign ones
@@ -100,11 +102,65 @@ static inline int cjpeg_read_header(const unsigned char *data, unsigned long siz
    checks, DCT scale 1/scale_denom, output space JCS_GRAYSCALE, JCS_RGB or JCS_CMYK), rows, finish.
    Each step returns -1 on a fatal error with the message in err.message, and the reader is then
    already destroyed. Decoding always runs to EOI so damage anywhere in the file is seen. */
+/* Parts of one file read as one stream, in order (`ranges`: start, length pairs, each length > 0):
+   a progressive file with only some of its scans. Past the last part, EOI with a premature-end
+   warning, as jpeg_mem_src does. */
+typedef struct {
+    struct jpeg_source_mgr pub;
+    const unsigned char *data;
+    const unsigned long *ranges;
+    int count, next;
+} cjpeg_parts;
+
+static void cjpeg_parts_init(j_decompress_ptr c) { (void)c; }
+static void cjpeg_parts_term(j_decompress_ptr c) { (void)c; }
+
+static boolean cjpeg_parts_fill(j_decompress_ptr c) {
+    static const JOCTET eoi[2] = { 0xFF, JPEG_EOI };
+    cjpeg_parts *p = (cjpeg_parts *)c->src;
+    if (p->next < p->count) {
+        p->pub.next_input_byte = p->data + p->ranges[2 * p->next];
+        p->pub.bytes_in_buffer = p->ranges[2 * p->next + 1];
+        p->next++;
+        return TRUE;
+    }
+    WARNMS(c, JWRN_JPEG_EOF);
+    p->pub.next_input_byte = eoi;
+    p->pub.bytes_in_buffer = 2;
+    return TRUE;
+}
+
+static void cjpeg_parts_skip(j_decompress_ptr c, long n) {
+    cjpeg_parts *p = (cjpeg_parts *)c->src;
+    while (n > 0) {
+        if (p->pub.bytes_in_buffer == 0) (void)cjpeg_parts_fill(c);
+        size_t take = (size_t)n < p->pub.bytes_in_buffer ? (size_t)n : p->pub.bytes_in_buffer;
+        p->pub.next_input_byte += take;
+        p->pub.bytes_in_buffer -= take;
+        n -= (long)take;
+    }
+}
+
+static inline void cjpeg_parts_src(j_decompress_ptr c, cjpeg_parts *p, const unsigned char *data, const unsigned long *ranges, int count) {
+    memset(p, 0, sizeof(*p));
+    p->data = data;
+    p->ranges = ranges;
+    p->count = count;
+    p->pub.init_source = cjpeg_parts_init;
+    p->pub.fill_input_buffer = cjpeg_parts_fill;
+    p->pub.skip_input_data = cjpeg_parts_skip;
+    p->pub.resync_to_restart = jpeg_resync_to_restart;
+    p->pub.term_source = cjpeg_parts_term;
+    c->src = &p->pub;
+}
+
 typedef struct {
     struct jpeg_decompress_struct cinfo;
     cjpeg_err err;
     struct jpeg_progress_mgr progress;
     int live;
+    int buffered;  /* a split decode: output runs as one pass of buffered-image mode */
+    cjpeg_parts parts;
 } cjpeg_reader;
 
 static inline void cjpeg_reader_close(cjpeg_reader *r) {
@@ -147,6 +203,112 @@ static inline int cjpeg_reader_open(cjpeg_reader *r, const unsigned char *data, 
     return 0;
 }
 
+/* The chroma half of a split decode, on its own thread: its scans' coefficients. */
+typedef struct {
+    struct jpeg_decompress_struct cinfo;
+    cjpeg_err err;
+    struct jpeg_progress_mgr progress;
+    cjpeg_parts parts;
+    const unsigned char *data;
+    const unsigned long *ranges;
+    int count;
+    long max_memory;
+    jvirt_barray_ptr *coefs;
+    int live;
+    int rc;  /* 0 whole, 1 a damaging warning, -1 an error */
+} cjpeg_chroma_job;
+
+static void *cjpeg_chroma_run(void *arg) {
+    cjpeg_chroma_job *j = (cjpeg_chroma_job *)arg;
+    cjpeg_init_err(&j->cinfo, &j->err);
+    if (setjmp(j->err.jump)) { j->rc = -1; return NULL; }
+    jpeg_create_decompress(&j->cinfo);
+    j->live = 1;
+    j->cinfo.mem->max_memory_to_use = j->max_memory;
+    j->progress.progress_monitor = cjpeg_progress;
+    j->cinfo.progress = &j->progress;
+    cjpeg_parts_src(&j->cinfo, &j->parts, j->data, j->ranges, j->count);
+    jpeg_read_header(&j->cinfo, TRUE);
+    j->coefs = jpeg_read_coefficients(&j->cinfo);
+    j->rc = j->err.damage ? 1 : 0;
+    return NULL;
+}
+
+/* A progressive file's luma scans and chroma scans decoded at once, one thread each (Huffman
+   decoding is most of a progressive decode and runs a scan at a time), then the chroma
+   coefficients put beside the luma ones and one output pass run over them: the pixels of
+   cjpeg_reader_open's decode, bit for bit, for a file whose every coefficient is complete (the
+   caller checks; block smoothing, which only a file missing scans would get, is off). Returns 0
+   (started, as cjpeg_reader_open), or -3: not done, nothing kept, decode it the usual way
+   (whatever went wrong is reported by that decode). */
+static inline int cjpeg_reader_open_split(cjpeg_reader *r, const unsigned char *data, const unsigned long *luma, int luma_count,
+                                          const unsigned long *chroma, int chroma_count, int scale_denom, int out_space,
+                                          long max_memory) {
+    cjpeg_chroma_job *job = (cjpeg_chroma_job *)calloc(1, sizeof(cjpeg_chroma_job));
+    if (!job) return -3;
+    job->data = data;
+    job->ranges = chroma;
+    job->count = chroma_count;
+    job->max_memory = max_memory;
+    pthread_t thread;
+    volatile int started = 0;
+    memset(r, 0, sizeof(*r));
+    cjpeg_init_err(&r->cinfo, &r->err);
+    if (setjmp(r->err.jump)) {
+        if (started) pthread_join(thread, NULL);
+        if (job->live) jpeg_destroy_decompress(&job->cinfo);
+        free(job);
+        cjpeg_reader_close(r);
+        return -3;
+    }
+    jpeg_create_decompress(&r->cinfo);
+    r->live = 1;
+    r->cinfo.mem->max_memory_to_use = max_memory;
+    cjpeg_parts_src(&r->cinfo, &r->parts, data, luma, luma_count);
+    jpeg_read_header(&r->cinfo, TRUE);
+    r->progress.progress_monitor = cjpeg_progress;
+    r->cinfo.progress = &r->progress;
+    r->cinfo.scale_num = 1;
+    r->cinfo.scale_denom = (unsigned int)scale_denom;
+    r->cinfo.out_color_space = (J_COLOR_SPACE)out_space;
+    r->cinfo.dct_method = JDCT_ISLOW;
+    r->cinfo.buffered_image = TRUE;
+    r->cinfo.do_block_smoothing = FALSE;
+    if (r->cinfo.num_components != 3 || !r->cinfo.progressive_mode || r->cinfo.arith_code) ERREXIT(&r->cinfo, JERR_NOT_COMPILED);
+    if (pthread_create(&thread, NULL, cjpeg_chroma_run, job) != 0) ERREXIT(&r->cinfo, JERR_NOT_COMPILED);
+    started = 1;
+    jpeg_start_decompress(&r->cinfo);
+    int rc;
+    do { rc = jpeg_consume_input(&r->cinfo); } while (rc != JPEG_REACHED_EOI && rc != JPEG_SUSPENDED);
+    pthread_join(thread, NULL);
+    started = 0;
+    struct jpeg_decompress_struct *c = &job->cinfo;
+    if (rc != JPEG_REACHED_EOI || job->rc != 0 || r->err.damage || r->err.benign || job->err.benign || !job->coefs
+        || c->num_components != 3 || c->image_width != r->cinfo.image_width || c->image_height != r->cinfo.image_height
+        || !r->cinfo.coef || !r->cinfo.coef->coef_arrays) ERREXIT(&r->cinfo, JERR_NOT_COMPILED);
+    for (int ci = 1; ci < 3; ci++) {
+        jpeg_component_info *to = &r->cinfo.comp_info[ci], *from = &c->comp_info[ci];
+        if (to->width_in_blocks != from->width_in_blocks || to->height_in_blocks != from->height_in_blocks
+            || to->h_samp_factor != from->h_samp_factor || to->v_samp_factor != from->v_samp_factor) ERREXIT(&r->cinfo, JERR_NOT_COMPILED);
+        JDIMENSION rows = to->height_in_blocks;
+        size_t bytes = (size_t)to->width_in_blocks * sizeof(JBLOCK);
+        for (JDIMENSION y = 0; y < rows; y++) {
+            JBLOCKARRAY src = (*c->mem->access_virt_barray)((j_common_ptr)c, job->coefs[ci], y, 1, FALSE);
+            JBLOCKARRAY dst = (*r->cinfo.mem->access_virt_barray)((j_common_ptr)&r->cinfo, r->cinfo.coef->coef_arrays[ci], y, 1, TRUE);
+            memcpy(dst[0], src[0], bytes);
+        }
+    }
+    jpeg_destroy_decompress(&job->cinfo);
+    job->live = 0;
+    free(job);
+    job = NULL;
+    /* No longjmp can reach the cleanup above from here on with a freed job: reset it. */
+    if (setjmp(r->err.jump)) { cjpeg_reader_close(r); return -3; }
+    jpeg_start_output(&r->cinfo, r->cinfo.input_scan_number);
+    r->buffered = 1;
+    return 0;
+}
+
 /* Decodes the next `count` rows into out, out + stride, … (the band they form). */
 static inline int cjpeg_reader_rows(cjpeg_reader *r, unsigned char *out, size_t stride, int count) {
     if (setjmp(r->err.jump)) { cjpeg_reader_close(r); return -1; }
@@ -173,6 +335,7 @@ static inline int cjpeg_reader_rows(cjpeg_reader *r, unsigned char *out, size_t 
    text in err.message), -1 on error. */
 static inline int cjpeg_reader_finish(cjpeg_reader *r) {
     if (setjmp(r->err.jump)) { cjpeg_reader_close(r); return -1; }
+    if (r->buffered) jpeg_finish_output(&r->cinfo);
     jpeg_finish_decompress(&r->cinfo);
     cjpeg_reader_close(r);
     return r->err.damage ? 1 : 0;

@@ -32,6 +32,10 @@ import UploadPlanner
         guard (try? JPEGDecoder.checkHeader(h, fileBytes: d.count, decoded: scaled.width * scaled.height, limit: pixels)) != nil,
               h.width * h.height <= pixels * 4 else { return }
         _ = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels, minimumWidth: 64, minimumHeight: 64))
+        // On two threads: a progressive file's luma and chroma scans decoded at once (ProgressiveSplit).
+        var split = DecodeOptions(maxPixels: pixels)
+        split.threads = 2
+        _ = try? JPEGDecoder.decode(d, options: split)
         _ = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels), lumaOnly: true)
         for o in ExifOrientation.allCases { _ = try? JPEGRotator.upright(d, orientation: o) }
         _ = JPEGStripper.strip(d)

@@ -23,6 +23,9 @@ package struct DecodeOptions: Sendable {
     /// The smallest size (stored orientation) the caller still needs; lets JPEG shrink on load.
     package var minimumWidth: Int?
     package var minimumHeight: Int?
+    /// Threads a decode may use: with two, a progressive JPEG's luma and chroma scans are decoded
+    /// at once (`ProgressiveSplit`).
+    package var threads = 1
 
     package init(maxPixels: Int = 100_000_000, minimumWidth: Int? = nil, minimumHeight: Int? = nil) {
         self.maxPixels = maxPixels

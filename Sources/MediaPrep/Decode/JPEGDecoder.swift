@@ -97,8 +97,13 @@ package enum JPEGDecoder {
         // (65000×65000 in 43 KB) before anything is allocated here.
         // libjpeg's own buffers at the limit: every coefficient of 4:4:4 at the pixel limit, plus room.
         let maxMemory = options.maxPixels * 6 + 64 << 20
+        // Two decoders hold every coefficient each: only up to the pixels sent at most (4096², 48 MB
+        // of coefficients each), so a larger progressive file keeps its single decode's memory.
+        let split = options.threads > 1 && hdr.isProgressive && !hdr.isArithmetic && !gray && !hdr.isCMYK
+            && hdr.width * hdr.height <= ImageProfile.simplex.maxSentPixels ? ProgressiveSplit(data, markers: src.markers) : nil
         let (out, scaler): ([UInt8], SliceResizer?) = try JPEGDecoder.withReader(data, scale: d, space: space, width: w, height: ht,
-                                                                                 channels: channels, maxMemory: maxMemory) { reader in
+                                                                                 channels: channels, maxMemory: maxMemory, split: split) { reader in
+            if reader.isSplit { Trace.note("luma and chroma scans decoded at once") }
             var out = PixelBuffer.storage(w * ht * channels)
             var scaler: SliceResizer? = nil
             if !hdr.isCMYK, let s = size?(w, ht), (s.width, s.height) != (w, ht) {
@@ -145,8 +150,8 @@ package enum JPEGDecoder {
 
     /// A reader whose output has the size and channels the header promised.
     private static func withReader<R>(_ data: [UInt8], scale: Int, space: Int32, width: Int, height: Int, channels: Int, maxMemory: Int,
-                                      _ body: (JPEGRowReader) throws -> R) throws -> R {
-        try JPEGRowReader.with(data, scale: scale, space: space, maxMemory: maxMemory) { reader in
+                                      split: ProgressiveSplit? = nil, _ body: (JPEGRowReader) throws -> R) throws -> R {
+        try JPEGRowReader.with(data, scale: scale, space: space, maxMemory: maxMemory, split: split) { reader in
             guard reader.width == width, reader.height == height, reader.channels == channels else {
                 throw MediaPrepError(.corrupt, "decoder output \(reader.width)×\(reader.height)×\(reader.channels), expected \(width)×\(height)×\(channels)")
             }

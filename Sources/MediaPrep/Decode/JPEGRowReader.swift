@@ -8,16 +8,40 @@ final class JPEGRowReader: RowDecoder {
     let height: Int
     let channels: Int
     private(set) var rowsRead = 0
+    /// A split decode's luma ranges, which libjpeg's source reads until the decoder is destroyed.
+    private let lumaRanges: UnsafeMutableBufferPointer<UInt>?
 
     /// Runs `body` with a reader over `data` decoding at 1/`scale` into `space`; libjpeg keeps a
     /// pointer to the bytes, pinned here for the reader's whole life.
-    static func with<R>(_ data: [UInt8], scale: Int, space: Int32, maxMemory: Int, _ body: (JPEGRowReader) throws -> R) throws -> R {
-        try data.withUnsafeBufferPointer { file in try body(try JPEGRowReader(file, scale: scale, space: space, maxMemory: maxMemory)) }
+    /// - Parameter split: a progressive file's luma and chroma scans, to decode on two threads; when
+    ///   that cannot be done, the usual decode runs (and reports whatever is wrong with the file).
+    static func with<R>(_ data: [UInt8], scale: Int, space: Int32, maxMemory: Int, split: ProgressiveSplit? = nil,
+                        _ body: (JPEGRowReader) throws -> R) throws -> R {
+        try data.withUnsafeBufferPointer { file in
+            try body(try JPEGRowReader(file, scale: scale, space: space, maxMemory: maxMemory, split: split))
+        }
     }
 
-    private init(_ file: UnsafeBufferPointer<UInt8>, scale: Int, space: Int32, maxMemory: Int) throws {
+    private init(_ file: UnsafeBufferPointer<UInt8>, scale: Int, space: Int32, maxMemory: Int, split: ProgressiveSplit?) throws {
         let state = UnsafeMutablePointer<cjpeg_reader>.allocate(capacity: 1)
-        let rc = cjpeg_reader_open(state, file.baseAddress, UInt(file.count), Int32(scale), space, maxMemory)
+        var rc: Int32 = -3
+        // libjpeg keeps the luma stream's source (its ranges) for the decoder's whole life: owned here.
+        var ranges: UnsafeMutableBufferPointer<UInt>? = nil
+        if let split {
+            let luma = UnsafeMutableBufferPointer<UInt>.allocate(capacity: split.luma.count)
+            _ = luma.initialize(from: split.luma)
+            ranges = luma
+            rc = split.chroma.withUnsafeBufferPointer { c in
+                cjpeg_reader_open_split(state, file.baseAddress, luma.baseAddress, Int32(luma.count / 2), c.baseAddress, Int32(c.count / 2),
+                                        Int32(scale), space, maxMemory)
+            }
+            if rc != 0 {
+                luma.deallocate()
+                ranges = nil
+            }
+        }
+        if rc != 0 { rc = cjpeg_reader_open(state, file.baseAddress, UInt(file.count), Int32(scale), space, maxMemory) }
+        lumaRanges = ranges
         guard rc == 0 else {
             let error = Self.error(state, code: rc == -2 ? .truncated : .corrupt)
             state.deallocate()
@@ -29,9 +53,13 @@ final class JPEGRowReader: RowDecoder {
         channels = Int(state.pointee.cinfo.output_components)
     }
 
+    /// Whether the luma and chroma scans were decoded at once (`ProgressiveSplit`).
+    var isSplit: Bool { state.pointee.buffered != 0 }
+
     deinit {
         cjpeg_reader_close(state)
         state.deallocate()
+        lumaRanges?.deallocate()
     }
 
     func read(_ count: Int, intoBand band: UnsafeMutablePointer<UInt8>) throws {

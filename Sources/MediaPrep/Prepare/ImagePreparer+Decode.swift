@@ -11,6 +11,7 @@ extension ImagePreparer {
     func decodeOptions(_ jpeg: JPEGSource?, colour: SourceColour?) -> DecodeOptions {
         var options = decode
         options.colour = colour
+        options.threads = threads
         if let j = jpeg {
             (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(j.header, orientation: j.orientation, profile: profile)
         }
