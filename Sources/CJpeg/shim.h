@@ -168,6 +168,16 @@ static inline void cjpeg_reader_close(cjpeg_reader *r) {
     r->live = 0;
 }
 
+/* After the header: the scan limit, DCT scale 1/scale_denom, output space, accurate IDCT. */
+static inline void cjpeg_reader_configure(cjpeg_reader *r, int scale_denom, int out_space) {
+    r->progress.progress_monitor = cjpeg_progress;
+    r->cinfo.progress = &r->progress;
+    r->cinfo.scale_num = 1;
+    r->cinfo.scale_denom = (unsigned int)scale_denom;
+    r->cinfo.out_color_space = (J_COLOR_SPACE)out_space;
+    r->cinfo.dct_method = JDCT_ISLOW;
+}
+
 /* 0: started (cinfo.output_width/height/components set); -1: error; -2: the header claims more
    pixels than the data can hold. */
 static inline int cjpeg_reader_open(cjpeg_reader *r, const unsigned char *data, unsigned long size, int scale_denom, int out_space,
@@ -193,12 +203,7 @@ static inline int cjpeg_reader_open(cjpeg_reader *r, const unsigned char *data, 
             return -2;
         }
     }
-    r->progress.progress_monitor = cjpeg_progress;
-    r->cinfo.progress = &r->progress;
-    r->cinfo.scale_num = 1;
-    r->cinfo.scale_denom = (unsigned int)scale_denom;
-    r->cinfo.out_color_space = (J_COLOR_SPACE)out_space;
-    r->cinfo.dct_method = JDCT_ISLOW;
+    cjpeg_reader_configure(r, scale_denom, out_space);
     jpeg_start_decompress(&r->cinfo);
     return 0;
 }
@@ -266,12 +271,7 @@ static inline int cjpeg_reader_open_split(cjpeg_reader *r, const unsigned char *
     r->cinfo.mem->max_memory_to_use = max_memory;
     cjpeg_parts_src(&r->cinfo, &r->parts, data, luma, luma_count);
     jpeg_read_header(&r->cinfo, TRUE);
-    r->progress.progress_monitor = cjpeg_progress;
-    r->cinfo.progress = &r->progress;
-    r->cinfo.scale_num = 1;
-    r->cinfo.scale_denom = (unsigned int)scale_denom;
-    r->cinfo.out_color_space = (J_COLOR_SPACE)out_space;
-    r->cinfo.dct_method = JDCT_ISLOW;
+    cjpeg_reader_configure(r, scale_denom, out_space);
     r->cinfo.buffered_image = TRUE;
     r->cinfo.do_block_smoothing = FALSE;
     if (r->cinfo.num_components != 3 || !r->cinfo.progressive_mode || r->cinfo.arith_code) ERREXIT(&r->cinfo, JERR_NOT_COMPILED);
