@@ -40,9 +40,13 @@ let package = Package(
         .systemLibrary(
             name: "CWebP", path: "Sources/CWebP",
             providers: [.apt(["libwebp-dev"])]),
+        // Inflating a PNG read whole: opened on first use (shim.h).
+        .systemLibrary(
+            name: "CDeflate", path: "Sources/CDeflate",
+            providers: [.apt(["libdeflate-dev"])]),
         .target(name: "UploadPlanner"),
         .target(
-            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "CJxl", "CWebP", "UploadPlanner"],
+            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "CJxl", "CWebP", "CDeflate", "UploadPlanner"],
             linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(name: "mediaprep", dependencies: ["MediaPrep", "UploadPlanner"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -41,7 +41,56 @@ typedef struct {
     char message[200];
     int width, height, channels;
     size_t rowbytes;
+    /* cpng_reader_open_inflated: the file's head (data[0, head)), one IDAT holding `inflated` in stored
+       deflate blocks, the file's tail (data[tail, size)). seg: 0 head, 1 IDAT header and zlib header,
+       2 a block's header, 3 its bytes, 4 Adler-32 and CRC, 5 tail, 6 past the end. */
+    const unsigned char *inflated;
+    size_t inflated_size, head, tail, seg_pos, block;
+    int seg;
+    unsigned char idat[10], block_header[5], trailer[8];
 } cpng_reader;
+
+#define CPNG_STORED_BLOCK 65535
+static inline size_t cpng_block_size(const cpng_reader *r) {
+    size_t left = r->inflated_size - r->block;
+    return left < CPNG_STORED_BLOCK ? left : CPNG_STORED_BLOCK;
+}
+static inline void cpng_block_start(cpng_reader *r) {
+    size_t n = cpng_block_size(r);
+    r->block_header[0] = r->block + n >= r->inflated_size ? 1 : 0;  /* BFINAL on the last; BTYPE 00: stored */
+    r->block_header[1] = (unsigned char)(n & 0xFF);
+    r->block_header[2] = (unsigned char)(n >> 8);
+    r->block_header[3] = (unsigned char)(~n & 0xFF);
+    r->block_header[4] = (unsigned char)((~n >> 8) & 0xFF);
+}
+/* The synthetic stream's next `len` bytes, in order. */
+static void cpng_synthetic_read(cpng_reader *r, png_structp p, unsigned char *out, size_t len) {
+    while (len > 0) {
+        const unsigned char *src;
+        size_t avail;
+        switch (r->seg) {
+        case 0: src = r->data; avail = r->head; break;
+        case 1: src = r->idat; avail = sizeof(r->idat); break;
+        case 2: src = r->block_header; avail = sizeof(r->block_header); break;
+        case 3: src = r->inflated + r->block; avail = cpng_block_size(r); break;
+        case 4: src = r->trailer; avail = sizeof(r->trailer); break;
+        case 5: src = r->data + r->tail; avail = r->size - r->tail; break;
+        default: png_error(p, "read error: unexpected end of file"); return;
+        }
+        size_t n = avail - r->seg_pos < len ? avail - r->seg_pos : len;
+        memcpy(out, src + r->seg_pos, n);
+        out += n;
+        len -= n;
+        r->seg_pos += n;
+        if (r->seg_pos < avail) continue;
+        r->seg_pos = 0;
+        if (r->seg == 1) { r->block = 0; cpng_block_start(r); r->seg = 2; }
+        else if (r->seg == 3) {
+            r->block += avail;
+            if (r->block < r->inflated_size) { cpng_block_start(r); r->seg = 2; } else r->seg = 4;
+        } else r->seg++;
+    }
+}
 
 static void cpng_reader_error(png_structp p, png_const_charp msg) {
     cpng_reader *r = (cpng_reader *)png_get_error_ptr(p);
@@ -51,6 +100,7 @@ static void cpng_reader_error(png_structp p, png_const_charp msg) {
 static void cpng_reader_warning(png_structp p, png_const_charp msg) { (void)p; (void)msg; }
 static void cpng_reader_read(png_structp p, png_bytep out, size_t len) {
     cpng_reader *r = (cpng_reader *)png_get_io_ptr(p);
+    if (r->inflated) { cpng_synthetic_read(r, p, out, len); return; }
     if (!r->data) {
         /* Streaming: what libpng asks for, read where it left off (pread: the descriptor's offset is left alone). */
         size_t got = 0;
@@ -85,6 +135,33 @@ static inline int cpng_reader_open(cpng_reader *r, const unsigned char *data, si
     return cpng_reader_begin(r);
 }
 
+/* The same over a file whose image data was inflated already (libdeflate, a whole PNG at once): libpng
+   reads it back as stored deflate blocks, so its unfiltering and every PNG rule stay libpng's. The
+   caller has checked every chunk's CRC and that `inflated` is exactly the image's filtered rows;
+   `head` is where the first IDAT chunk starts and `tail` where the chunk after the last one does. */
+static inline int cpng_reader_open_inflated(cpng_reader *r, const unsigned char *data, size_t size, size_t head, size_t tail,
+                                            const unsigned char *inflated, size_t inflated_size, unsigned int adler) {
+    memset(r, 0, sizeof(*r));
+    if (!inflated || inflated_size == 0 || head < 8 || tail < head || tail > size) return 1;
+    size_t blocks = (inflated_size + CPNG_STORED_BLOCK - 1) / CPNG_STORED_BLOCK;
+    size_t length = 2 + 5 * blocks + inflated_size + 4;
+    if (length > 0x7FFFFFFF) return 1;
+    r->data = data;
+    r->size = size;
+    r->fd = -1;
+    r->inflated = inflated;
+    r->inflated_size = inflated_size;
+    r->head = head;
+    r->tail = tail;
+    unsigned char idat[10] = { (unsigned char)(length >> 24), (unsigned char)(length >> 16), (unsigned char)(length >> 8),
+                               (unsigned char)length, 'I', 'D', 'A', 'T', 0x78, 0x01 };
+    memcpy(r->idat, idat, sizeof(idat));
+    unsigned char trailer[8] = { (unsigned char)(adler >> 24), (unsigned char)(adler >> 16), (unsigned char)(adler >> 8),
+                                 (unsigned char)adler, 0, 0, 0, 0 };  /* the chunk's CRC: not checked (above) */
+    memcpy(r->trailer, trailer, sizeof(trailer));
+    return cpng_reader_begin(r);
+}
+
 /* The same over an open file, read as libpng asks (the descriptor stays the caller's). */
 static inline int cpng_reader_open_fd(cpng_reader *r, int fd) {
     memset(r, 0, sizeof(*r));
@@ -99,6 +176,8 @@ static inline int cpng_reader_begin(cpng_reader *r) {
     r->info = png_create_info_struct(r->png);
     if (!r->info) png_error(r->png, "out of memory");
     png_set_read_fn(r->png, r, cpng_reader_read);
+    /* A synthetic stream's chunks were checked by the caller; its own IDAT has no CRC worth checking. */
+    if (r->inflated) png_set_crc_action(r->png, PNG_CRC_QUIET_USE, PNG_CRC_QUIET_USE);
 #ifdef PNG_IGNORE_ADLER32
     png_set_option(r->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
 #endif

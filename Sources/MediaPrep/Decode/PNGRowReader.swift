@@ -16,12 +16,29 @@ final class PNGRowReader: RowDecoder {
 
     /// Runs `body` with a reader over `data`, or returns nil when the file needs the simplified API
     /// (16-bit, interlaced, another gamma). libpng keeps a pointer to the bytes: they stay pinned here.
-    static func with<R>(_ data: [UInt8], _ body: (PNGRowReader) throws -> R) throws -> R? {
-        try data.withUnsafeBufferPointer { file in
+    /// - Parameter inflateFirst: inflate the image data at once with libdeflate when it can be
+    ///   (`PNGInflate`); else, and when it cannot, libpng inflates as it reads.
+    static func with<R>(_ data: [UInt8], inflateFirst: Bool = true, _ body: (PNGRowReader) throws -> R) throws -> R? {
+        if inflateFirst, let inflated = PNGInflate(data, maxBytes: Self.maxInflatedBytes),
+           let result = try data.withUnsafeBufferPointer({ file in
+               try inflated.rows.withUnsafeBufferPointer { rows -> R? in
+                   guard let reader = PNGRowReader(file, inflated: inflated, rows: rows) else { return nil }
+                   return try body(reader)
+               }
+           }) {
+            return result
+        }
+        return try data.withUnsafeBufferPointer { file in
             guard let reader = try PNGRowReader(file) else { return nil }
             return try body(reader)
         }
     }
+
+    /// Inflated at once only up to this: the rows are held while the image is decoded, and a larger
+    /// image's decode waits on the resize beside it, not on inflating (hyperfine, whole process:
+    /// kay-radial-alpha 14.7 MB of rows 123.5 → 104.8 ms, ladybird-16bit 12.3 MB 120.3 → 103.3 ms,
+    /// milkyway-5120 44 MB 134.6 ms both ways and 26 MB more at its peak).
+    static let maxInflatedBytes = 24 << 20
 
     /// Runs `body` with a reader over the open file `input` (from its start), or nil as above: the file
     /// is never in memory whole, only what libpng has asked for and not yet inflated.
@@ -34,6 +51,22 @@ final class PNGRowReader: RowDecoder {
 
     private convenience init?(_ file: UnsafeBufferPointer<UInt8>) throws {
         try self.init(file, fd: -1)
+    }
+
+    /// Over the file with its image data inflated already; nil (nothing thrown) when libpng declines
+    /// it: the usual reader then runs and reports whatever is wrong.
+    private init?(_ file: UnsafeBufferPointer<UInt8>, inflated: PNGInflate, rows: UnsafeBufferPointer<UInt8>) {
+        self.file = file
+        let state = UnsafeMutablePointer<cpng_reader>.allocate(capacity: 1)
+        guard cpng_reader_open_inflated(state, file.baseAddress, file.count, inflated.head, inflated.tail,
+                                        rows.baseAddress, rows.count, inflated.adler) == 0 else {
+            state.deallocate()
+            return nil
+        }
+        self.state = state
+        width = Int(state.pointee.width)
+        height = Int(state.pointee.height)
+        layout = state.pointee.channels == 4 ? .rgba : (state.pointee.channels == 3 ? .rgb : .gray)
     }
 
     private init?(_ file: UnsafeBufferPointer<UInt8>?, fd: Int32) throws {
