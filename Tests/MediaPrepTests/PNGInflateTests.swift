@@ -1,5 +1,7 @@
+import Foundation
 import Testing
 @testable import MediaPrep
+import TestSupport
 
 /// A PNG inflated at once by libdeflate and read back by libpng as stored blocks gives libpng's own
 /// pixels, and a damaged one is decoded (and reported) the usual way.
@@ -75,6 +77,22 @@ import Testing
             let same = first == usual
             #expect(same, "\(first) against \(usual)")
         }
+    }
+
+    /// A stream zlib stops at (an invalid code) that libdeflate reads through, its checksum still
+    /// right (testdata/fuzz/png-2fb9fdd1eb40, CRCs made right): re-encoded from libdeflate's pixels,
+    /// but never sent as it is: the PNG kept as it is is proved whole by zlib.
+    @Test func aStreamOnlyLibdeflateAcceptsIsNeverSentAsItIs() throws {
+        let png = PNGChunks.fixingCRCs(try Fixture.bytes("fuzz/png-2fb9fdd1eb40"))
+        #expect(PNGInflate(png, maxBytes: 1 << 20, minimumBytes: 0) != nil)
+        guard case .failed(let code) = Self.rows(png, inflateFirst: false) else { Issue.record("zlib took it"); return }
+        #expect(code == .corrupt)
+        var kept = DecodeOptions()
+        kept.sentAsItIs = true
+        #expect(throws: MediaPrepError.self) { try PNGDecoder.decode(png, options: kept) }
+        let path = try Scratch.folder("lenient") + "/lenient.png"
+        try Data(png).write(to: URL(fileURLWithPath: path))
+        #expect(throws: MediaPrepError.self) { try ImagePreparer().prepare(path: path) }
     }
 
     /// PNG's CRC-32 (ISO-HDLC), bit by bit: the test's own, independent of libdeflate's.

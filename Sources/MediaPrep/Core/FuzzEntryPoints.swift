@@ -51,6 +51,34 @@ import UploadPlanner
         }
     }
 
+    /// Whether the row reader's outcome with the image data inflated at once (libdeflate, read back as
+    /// stored blocks) is consistent with libpng inflating as it reads, on `d` with its CRCs made right
+    /// (else the first way is never taken): pixels libpng gives must come out the same, and a failure
+    /// the first way must be one libpng has too. (libdeflate may accept a stream zlib refuses: such a
+    /// PNG is never sent as it is, see `DecodeOptions.sentAsItIs`.) The fuzz target traps otherwise.
+    public static func pngInflateAgrees(_ d: [UInt8]) -> Bool {
+        guard let (w, h) = PNGHeader.size(d), w * h <= pixels else { return true }
+        let fixed = PNGChunks.fixingCRCs(d)
+        func outcome(_ first: Bool) -> String {
+            do {
+                let rows = try PNGRowReader.with(fixed, inflateFirst: first, minimumInflated: 0) { r -> [UInt8] in
+                    var band = [UInt8](repeating: 0, count: r.width * r.channels * r.height)
+                    try band.withUnsafeMutableBufferPointer { b in
+                        if let base = b.baseAddress { try r.read(r.height, intoBand: base) }
+                    }
+                    try r.finish()
+                    return band
+                }
+                return rows.map { "\($0.count) \($0.hashValue)" } ?? "declined"
+            } catch {
+                return "failed \((error as? MediaPrepError)?.code.rawValue ?? "")"
+            }
+        }
+        let first = outcome(true), usual = outcome(false)
+        if usual.hasPrefix("failed") { return !first.hasPrefix("failed") || first == usual }
+        return first == usual
+    }
+
     /// HEIC/HEIF/AVIF through libheif: brands, boxes, colour, Exif and the decode itself.
     public static func heif(_ d: [UInt8]) {
         _ = try? HEIFDecoder.decode(d, format: .heic, maxPixels: pixels)

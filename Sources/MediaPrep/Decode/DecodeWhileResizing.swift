@@ -89,7 +89,7 @@ extension PNGDecoder {
                                     to size: (Int, Int) -> (width: Int, height: Int)?) throws -> ResizedDecode? {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
         let orientation = PNGChunks.exifOrientation(data)
-        return try PNGRowReader.with(data) { r -> ResizedDecode in
+        return try PNGRowReader.with(data, inflateFirst: !options.sentAsItIs) { r -> ResizedDecode in
             try checkSize(r.width, r.height, options)
             var out = PixelBuffer.storage(r.width * r.height * r.layout.channels)
             var scaler: SliceResizer? = nil

@@ -26,6 +26,10 @@ package struct DecodeOptions: Sendable {
     /// Threads a decode may use: with two, a progressive JPEG's luma and chroma scans are decoded
     /// at once (`ProgressiveSplit`).
     package var threads = 1
+    /// The file itself is sent (a PNG kept as it is): its image data is inflated by libpng's zlib,
+    /// as recipients' decoders do, never by libdeflate, which accepts some streams zlib refuses
+    /// (found by fuzzing: an invalid code zlib stops at, with a checksum that still matched).
+    package var sentAsItIs = false
 
     package init(maxPixels: Int = 100_000_000, minimumWidth: Int? = nil, minimumHeight: Int? = nil) {
         self.maxPixels = maxPixels

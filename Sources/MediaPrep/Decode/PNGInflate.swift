@@ -17,7 +17,7 @@ struct PNGInflate {
     /// Below this many inflated bytes zlib's time is small beside loading libdeflate.
     static let minimumBytes = 1 << 20
 
-    init?(_ file: [UInt8], maxBytes: Int) {
+    init?(_ file: [UInt8], maxBytes: Int, minimumBytes: Int = Self.minimumBytes) {
         let chunks = PNGChunks.chunks(file)
         guard let ihdr = chunks.first, ihdr.type == "IHDR", ihdr.body.count == 13, chunks.last?.type == "IEND",
               let first = chunks.firstIndex(where: { $0.type == "IDAT" }),
@@ -37,7 +37,7 @@ struct PNGInflate {
         guard interlace == 0, [1, 2, 4, 8, 16].contains(depth), width > 0, height > 0, width <= 1 << 24, height <= 1 << 24 else { return nil }
         let rowBytes = (width * depth * channels + 7) / 8
         let (expected, overflow) = height.multipliedReportingOverflow(by: 1 + rowBytes)
-        guard !overflow, expected >= Self.minimumBytes, expected <= maxBytes, let deflate = try? Deflate.table() else { return nil }
+        guard !overflow, expected >= minimumBytes, expected <= maxBytes, let deflate = try? Deflate.table() else { return nil }
         // Every chunk's CRC (libpng will not check the synthetic stream's).
         let crcOK = file.withUnsafeBufferPointer { f -> Bool in
             guard let base = f.baseAddress else { return false }
@@ -66,6 +66,19 @@ struct PNGInflate {
         head = chunks[first].body.lowerBound - 8
         tail = chunks[last].body.upperBound + 4
         adler = rows.withUnsafeBufferPointer { deflate.libdeflate_adler32(1, $0.baseAddress, $0.count) }
+    }
+}
+
+extension PNGChunks {
+    /// `data` with every whole chunk's CRC made right (the fuzz target's way into `PNGInflate`).
+    static func fixingCRCs(_ data: [UInt8]) -> [UInt8] {
+        guard let deflate = try? Deflate.table() else { return data }
+        var out = data
+        for c in chunks(data) {
+            let crc = data.withUnsafeBufferPointer { f in f.baseAddress.map { deflate.libdeflate_crc32(0, $0 + c.body.lowerBound - 4, c.body.count + 4) } ?? 0 }
+            for k in 0..<4 { out[c.body.upperBound + k] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * UInt32(k))) }
+        }
+        return out
     }
 }
 

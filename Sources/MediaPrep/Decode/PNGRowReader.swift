@@ -18,8 +18,9 @@ final class PNGRowReader: RowDecoder {
     /// (16-bit, interlaced, another gamma). libpng keeps a pointer to the bytes: they stay pinned here.
     /// - Parameter inflateFirst: inflate the image data at once with libdeflate when it can be
     ///   (`PNGInflate`); else, and when it cannot, libpng inflates as it reads.
-    static func with<R>(_ data: [UInt8], inflateFirst: Bool = true, _ body: (PNGRowReader) throws -> R) throws -> R? {
-        if inflateFirst, let inflated = PNGInflate(data, maxBytes: Self.maxInflatedBytes),
+    static func with<R>(_ data: [UInt8], inflateFirst: Bool = true, minimumInflated: Int = PNGInflate.minimumBytes,
+                        _ body: (PNGRowReader) throws -> R) throws -> R? {
+        if inflateFirst, let inflated = PNGInflate(data, maxBytes: Self.maxInflatedBytes, minimumBytes: minimumInflated),
            let result = try data.withUnsafeBufferPointer({ file in
                try inflated.rows.withUnsafeBufferPointer { rows -> R? in
                    guard let reader = PNGRowReader(file, inflated: inflated, rows: rows) else { return nil }

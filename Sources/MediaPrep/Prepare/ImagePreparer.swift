@@ -213,7 +213,9 @@ package struct ImagePreparer: Sendable {
     /// cut out; decoded once, which proves it whole and gives the preview.
     func keepPNG(_ data: [UInt8], _ route: PrepareRoute) throws -> PreparedImage? {
         guard let out = route == .untouched ? data : PNGStripper.strip(data) else { return nil }
-        let decoded = try Trace.time("decode (proves it whole)") { try PNGDecoder.decode(out, options: decode) }
+        var strict = decode
+        strict.sentAsItIs = true
+        let decoded = try Trace.time("decode (proves it whole)") { try PNGDecoder.decode(out, options: strict) }
         let pixels = AlphaOps.droppingOpaqueAlpha(decoded.pixels)
         let preview = try Trace.time("preview") { try PreviewMaker.make(from: pixels, maxLength: profile.previewMaxLength) }
         return PreparedImage(data: out, format: .png, width: pixels.width, height: pixels.height, quality: nil,
