@@ -64,11 +64,11 @@ struct QualitySearch: Sendable {
     /// scaled so that its RGB is gone before any encode: 72 MP JPEG peak −12.5 MB at 2500 px). The
     /// sample is cut from the planes, identical to converting the sampled rows.
     func sampledTrials(planes: YUVPlanes, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
-        let bands = planes.height / 16
-        guard planes.width * planes.height >= Self.sampleFrom, bands >= Self.sampleEvery * 4 else {
+        guard planes.width * planes.height >= Self.sampleFrom,
+              let (first, below) = SampleBands.sampling(height: planes.height, every: Self.sampleEvery) else {
             return try trials(planes: planes, maxBytes: maxBytes, start: start, prior: prior)
         }
-        let sample = planes.everyBand(Self.sampleEvery, from: Self.sampleEvery / 2, below: bands)
+        let sample = planes.everyBand(Self.sampleEvery, from: first, below: below)
         return try sampledTrials(sample: sample, fraction: Double(sample.height) / Double(planes.height), whole: { planes },
                                  maxBytes: maxBytes, start: start, prior: prior)
     }

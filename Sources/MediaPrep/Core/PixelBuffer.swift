@@ -57,14 +57,31 @@ package struct PixelBuffer: Sendable, Equatable {
     }
 }
 
+/// Bands of 16 rows (one 4:2:0 MCU row): what the size predictions sample, from pixels
+/// (`PixelBuffer.everyBand`) or from YUV planes (`YUVPlanes.everyBand`), the same bands either way.
+enum SampleBands {
+    /// Bands `first`, `first + every`, … below band `below` that start inside `height` rows, with
+    /// their rows (a band cut short by the bottom edge comes as it is).
+    static func picked(_ every: Int, from first: Int, below: Int, height: Int) -> [(band: Int, rows: Int)] {
+        stride(from: first, to: below, by: every).filter { $0 * 16 < height }.map { ($0, min(16, height - $0 * 16)) }
+    }
+
+    /// Every `every`-th whole band from band `every / 2`, for an image of `height` rows: nil when it
+    /// is too short to sample (fewer than 4 × `every` whole bands).
+    static func sampling(height: Int, every: Int) -> (first: Int, below: Int)? {
+        let bands = height / 16
+        guard every > 1, bands >= every * 4 else { return nil }
+        return (every / 2, bands)
+    }
+}
+
 extension PixelBuffer {
     /// Every `every`-th band of 16 rows (one 4:2:0 MCU row), stacked: an image whose JPEG is about
     /// that fraction of the whole one's (4:2:0 chroma never mixes rows across bands), for predicting
     /// sizes at a fraction of the cost. Whole bands only. Nil when the image is too short to sample.
     func sampledBands(every: Int) -> (pixels: PixelBuffer, fraction: Double)? {
-        let bands = height / 16
-        guard every > 1, bands >= every * 4 else { return nil }
-        let sample = everyBand(every, from: every / 2, below: bands)
+        guard let (first, below) = SampleBands.sampling(height: height, every: every) else { return nil }
+        let sample = everyBand(every, from: first, below: below)
         return (sample, Double(sample.height) / Double(height))
     }
 
@@ -73,20 +90,20 @@ extension PixelBuffer {
     /// (`sampledBands` for JPEG, `PNGEncoder.estimate`).
     func everyBand(_ every: Int, from first: Int, below: Int) -> PixelBuffer {
         let band = 16 * rowBytes
-        let picked = Array(stride(from: first, to: below, by: every)).filter { $0 * 16 < height }
-        let rows = picked.map { min(16, height - $0 * 16) }
-        var out = PixelBuffer.storage(rows.reduce(0, +) * rowBytes)
+        let picked = SampleBands.picked(every, from: first, below: below, height: height)
+        let height = picked.reduce(0) { $0 + $1.rows }
+        var out = PixelBuffer.storage(height * rowBytes)
         bytes.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 guard let s = src.baseAddress, let d = dst.baseAddress else { return }
                 var at = 0
-                for (b, n) in zip(picked, rows) {
+                for (b, n) in picked {
                     (d + at).update(from: s + b * band, count: n * rowBytes)
                     at += n * rowBytes
                 }
             }
         }
-        return PixelBuffer(width: width, height: rows.reduce(0, +), layout: layout, storage: out)
+        return PixelBuffer(width: width, height: height, layout: layout, storage: out)
     }
 }
 

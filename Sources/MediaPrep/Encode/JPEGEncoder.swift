@@ -113,16 +113,15 @@ package struct YUVPlanes: Sendable {
     /// byte (TurboJPEG converts and downsamples within a band of 16 rows; a band cut short by the
     /// bottom edge, padded by repeating its last row, can only come last in both).
     func everyBand(_ every: Int, from first: Int, below: Int) -> YUVPlanes {
-        let picked = Array(stride(from: first, to: below, by: every)).filter { $0 * 16 < height }
-        let rows = picked.map { min(16, height - $0 * 16) }
-        var out = YUVPlanes(width: width, height: rows.reduce(0, +), subsampling: subsampling)
+        let picked = SampleBands.picked(every, from: first, below: below, height: height)
+        var out = YUVPlanes(width: width, height: picked.reduce(0) { $0 + $1.rows }, subsampling: subsampling)
         for c in 0..<offsets.count {
             // A band's rows in this plane, as TurboJPEG lays out an image of that height (4:2:0: chroma
             // halved, rounded up; luma padded to an even count).
             func planeRows(_ n: Int) -> Int { Int(tjPlaneHeight(Int32(c), Int32(n), Int32(subsampling.rawValue))) }
             let (src, dst, stride) = (offsets[c], out.offsets[c], Int(strides[c]))
             var at = 0
-            for (b, n) in zip(picked, rows) {
+            for (b, n) in picked {
                 let (from, count) = (b * planeRows(16), planeRows(n))
                 out.storage.withUnsafeMutableBufferPointer { o in
                     storage.withUnsafeBufferPointer { i in
