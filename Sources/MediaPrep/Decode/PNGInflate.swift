@@ -39,14 +39,9 @@ struct PNGInflate {
         let (expected, overflow) = height.multipliedReportingOverflow(by: 1 + rowBytes)
         guard !overflow, expected >= minimumBytes, expected <= maxBytes, let deflate = try? Deflate.table() else { return nil }
         // Every chunk's CRC (libpng will not check the synthetic stream's).
-        let crcOK = file.withUnsafeBufferPointer { f -> Bool in
-            guard let base = f.baseAddress else { return false }
-            return chunks.allSatisfy { c in
-                let crc = deflate.libdeflate_crc32(0, base + c.body.lowerBound - 4, c.body.count + 4)
-                return crc == UInt32(truncatingIfNeeded: be32(c.body.upperBound))
-            }
+        guard chunks.allSatisfy({ PNGChunks.crc($0.body, in: file, deflate) == UInt32(truncatingIfNeeded: be32($0.body.upperBound)) }) else {
+            return nil
         }
-        guard crcOK else { return nil }
         var stream: [UInt8] = []
         stream.reserveCapacity(chunks[first...last].reduce(0) { $0 + $1.body.count })
         for c in chunks[first...last] { stream += file[c.body] }
@@ -70,12 +65,17 @@ struct PNGInflate {
 }
 
 extension PNGChunks {
+    /// The CRC a chunk whose body is `body` should carry: over its type and its body.
+    static func crc(_ body: Range<Int>, in data: [UInt8], _ deflate: cdeflate) -> UInt32 {
+        data.withUnsafeBufferPointer { f in f.baseAddress.map { deflate.libdeflate_crc32(0, $0 + body.lowerBound - 4, body.count + 4) } ?? 0 }
+    }
+
     /// `data` with every whole chunk's CRC made right (the fuzz target's way into `PNGInflate`).
     static func fixingCRCs(_ data: [UInt8]) -> [UInt8] {
         guard let deflate = try? Deflate.table() else { return data }
         var out = data
         for c in chunks(data) {
-            let crc = data.withUnsafeBufferPointer { f in f.baseAddress.map { deflate.libdeflate_crc32(0, $0 + c.body.lowerBound - 4, c.body.count + 4) } ?? 0 }
+            let crc = crc(c.body, in: data, deflate)
             for k in 0..<4 { out[c.body.upperBound + k] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * UInt32(k))) }
         }
         return out

@@ -51,31 +51,30 @@ final class PNGRowReader: RowDecoder {
     }
 
     private convenience init?(_ file: UnsafeBufferPointer<UInt8>) throws {
-        try self.init(file, fd: -1)
+        try self.init(file) { cpng_reader_open($0, file.baseAddress, file.count) }
+    }
+
+    private convenience init?(_ file: UnsafeBufferPointer<UInt8>?, fd: Int32) throws {
+        try self.init(file) { cpng_reader_open_fd($0, fd) }
     }
 
     /// Over the file with its image data inflated already; nil (nothing thrown) when libpng declines
     /// it: the usual reader then runs and reports whatever is wrong.
-    private init?(_ file: UnsafeBufferPointer<UInt8>, inflated: PNGInflate, rows: UnsafeBufferPointer<UInt8>) {
-        self.file = file
-        let state = UnsafeMutablePointer<cpng_reader>.allocate(capacity: 1)
-        guard cpng_reader_open_inflated(state, file.baseAddress, file.count, inflated.head, inflated.tail,
-                                        rows.baseAddress, rows.count, inflated.adler) == 0 else {
-            state.deallocate()
-            return nil
+    private convenience init?(_ file: UnsafeBufferPointer<UInt8>, inflated: PNGInflate, rows: UnsafeBufferPointer<UInt8>) {
+        try? self.init(file, reportsDamage: false) {
+            cpng_reader_open_inflated($0, file.baseAddress, file.count, inflated.head, inflated.tail, rows.baseAddress, rows.count, inflated.adler)
         }
-        self.state = state
-        width = Int(state.pointee.width)
-        height = Int(state.pointee.height)
-        layout = state.pointee.channels == 4 ? .rgba : (state.pointee.channels == 3 ? .rgb : .gray)
     }
 
-    private init?(_ file: UnsafeBufferPointer<UInt8>?, fd: Int32) throws {
+    /// - Parameter open: one of the shim's opens; 1 (a file for the simplified API) gives nil, a damaged
+    ///   file throws, or gives nil too unless `reportsDamage`.
+    private init?(_ file: UnsafeBufferPointer<UInt8>?, reportsDamage: Bool = true,
+                  open: (UnsafeMutablePointer<cpng_reader>) -> Int32) throws {
         self.file = file
         let state = UnsafeMutablePointer<cpng_reader>.allocate(capacity: 1)
-        let rc = file.map { cpng_reader_open(state, $0.baseAddress, $0.count) } ?? cpng_reader_open_fd(state, fd)
+        let rc = open(state)
         guard rc == 0 else {
-            let error = rc == 1 ? nil : Self.damage(state, file)
+            let error = rc == 1 || !reportsDamage ? nil : Self.damage(state, file)
             state.deallocate()
             if let error { throw error }
             return nil
