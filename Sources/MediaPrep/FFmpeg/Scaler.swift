@@ -50,19 +50,20 @@ final class Scaler {
         return (p, s)
     }
 
-    /// A row stride for what slice threads write: swscale's SIMD output runs past a row's end,
-    /// which with rows packed edge to edge lands in the next row's first bytes. Single-threaded that
-    /// row is written afterwards and the spill is overwritten; with two slices the row that starts
-    /// the second one may be written first and then clobbered (a 1600 px high resize differed in 4
-    /// pixels of row 800 in 20 of 60 runs). 64 bytes of room past every row.
-    static func paddedStride(_ width: Int) -> Int { (width + 63) / 64 * 64 + 64 }
+    /// The stride for rows of `rowBytes` that `threads` slice threads write: swscale's SIMD output
+    /// runs past a row's end, which with rows packed edge to edge lands in the next row's first
+    /// bytes. One thread writes that row afterwards and the spill is overwritten; with two slices the
+    /// row that starts the second one may be written first and then clobbered (a 1600 px high resize
+    /// differed in 4 pixels of row 800 in 20 of 60 runs). So 64 bytes of room past every row for
+    /// more than one thread; edge to edge for one.
+    static func stride(_ rowBytes: Int, threads: Int) -> Int { threads > 1 ? (rowBytes + 63) / 64 * 64 + 64 : rowBytes }
 
     /// Runs `scale` into `height` rows of `rowBytes` at `out`: directly with one thread; with slice
-    /// threads into rows with room past their ends (`paddedStride`), then copied edge to edge.
+    /// threads into rows with room past their ends (`stride`), then copied edge to edge.
     static func intoRows(_ out: UnsafeMutablePointer<UInt8>, rowBytes: Int, height: Int, threads: Int,
                          _ scale: (UnsafeMutablePointer<UInt8>, Int) throws -> Void) throws {
-        guard threads > 1 else { return try scale(out, rowBytes) }
-        let stride = paddedStride(rowBytes)
+        let stride = stride(rowBytes, threads: threads)
+        guard stride != rowBytes else { return try scale(out, rowBytes) }
         var rows = HugePages.zeroed(stride * height + 64)
         try rows.withUnsafeMutableBufferPointer { r in
             guard let rb = r.baseAddress else { return }

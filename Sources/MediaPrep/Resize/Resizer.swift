@@ -44,9 +44,9 @@ package enum Resizer {
         let (planarFmt, planes) = planar(outLayout)
         let util = try FFmpegLibraries.util()
         let (sw, sh, sf, srcRow) = (src.width, src.height, fmt, src.rowBytes)
-        // Slice threads write rows with room past their ends (`Scaler.paddedStride`), then the rows
+        // Slice threads write rows with room past their ends (`Scaler.stride`), then the rows
         // are packed edge to edge by one thread.
-        let stride = threads > 1 ? Scaler.paddedStride(width) : width
+        let stride = Scaler.stride(width, threads: threads)
         if outLayout != .gray {
             // Through planar RGB: swscale's packed-RGB output stage costs more than the scaling
             // itself (5120→1600: 91 ms to RGB24, 38 ms to GBRP); the unscaled shuffle back is cheap.
