@@ -57,7 +57,8 @@ static inline int64_t cff_frame_duration(const AVFrame *f) {
     X(av_samples_alloc_array_and_samples) X(av_audio_fifo_alloc) X(av_audio_fifo_free) \
     X(av_audio_fifo_write) X(av_audio_fifo_read) X(av_audio_fifo_size) \
     X(sws_getContext) X(sws_freeContext) X(sws_alloc_context) X(sws_init_context) X(sws_scale) \
-    X(sws_scale_frame) X(sws_getColorspaceDetails) X(sws_setColorspaceDetails) X(sws_getCoefficients)
+    X(sws_scale_frame) X(sws_frame_start) X(sws_frame_end) X(sws_send_slice) X(sws_receive_slice) \
+    X(sws_receive_slice_alignment) X(sws_getColorspaceDetails) X(sws_setColorspaceDetails) X(sws_getCoefficients)
 
 #if CFF_CODED_SIDE_DATA
 #define CFF_SIDE_DATA_FUNCTIONS(X) X(av_realloc_array)

@@ -103,6 +103,20 @@ import Testing
         #expect(t.framesDecoded == 2)
     }
 
+    /// A frame's colour space reaches every swscale context: two contexts (each its own band of
+    /// rows) give one context's pixels, for a BT.2020 frame (not swscale's default matrix) and a 4K one.
+    @Test(arguments: [("hdr-pq.mp4", 192, 108), ("hevc-4k.mp4", 1280, 720)])
+    func twoScalerContextsConvertAsOne(_ name: String, _ width: Int, _ height: Int) throws {
+        let input = try MediaInput(path: Fixture.path(name))
+        let stream = try #require(input.bestStream(AVMEDIA_TYPE_VIDEO))
+        let decoder = try FrameDecoder(input: input, stream: stream)
+        let frame = try #require(try decoder.next())
+        let one = try FrameConverter.convert(frame, layout: .rgb, width: width, height: height, threads: 1)
+        for _ in 0..<4 {
+            #expect(try FrameConverter.convert(frame, layout: .rgb, width: width, height: height, threads: 2).bytes == one.bytes)
+        }
+    }
+
     @Test func fourKHEVCThumbnail() throws {
         let t = try VideoThumbnailer(maxSide: 640).thumbnail(path: Fixture.path("hevc-4k.mp4"))
         #expect(t.pixels.width == 640 && t.pixels.height == 360)
