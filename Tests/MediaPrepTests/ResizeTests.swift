@@ -129,6 +129,35 @@ import Testing
         }
     }
 
+    /// A JPEG shrunk on load for what is sent is read whole and halved by Lanczos as its rows come:
+    /// the pixels of halving the whole decode afterwards, not libjpeg's scaled IDCT; the view beside
+    /// it is scaled from those halved rows, as a one-thread decode scales it afterwards.
+    @Test(arguments: ["photo.jpg", "progressive.jpg", "gray.jpg"], [1, 2])
+    func jpegShrunkOnLoadIsHalvedByLanczos(name: String, threads: Int) throws {
+        let data = try Fixture.bytes(name)
+        let whole = try JPEGDecoder.decode(data).pixels
+        let half = (width: (whole.width + 1) / 2, height: (whole.height + 1) / 2)
+        let view = (width: half.width * 3 / 5, height: half.height * 3 / 5)
+        var options = DecodeOptions(minimumWidth: half.width, minimumHeight: half.height)
+        options.threads = threads
+        let dct = try JPEGDecoder.decode(data, options: options).pixels
+        options.lanczosShrink = true
+        let r = try JPEGDecoder.decodeWhileResizing(data, options: options) { w, h in
+            #expect((w, h) == half)
+            return view
+        }
+        let expected = try Resizer.resize(whole, width: half.width, height: half.height, threads: 2)
+        #expect(r.decoded.pixels == expected)
+        #expect(dct.width == half.width && dct.bytes != expected.bytes)  // the scaled IDCT is another image
+        #expect((r.decoded.sourceWidth, r.decoded.sourceHeight) == (whole.width, whole.height))
+        let scaled = try #require(r.scaled)
+        #expect(try scaled.pixels() == (try Resizer.resize(expected, width: view.width, height: view.height, threads: 2)))
+        // A cut file stops it as it stops the usual decode.
+        #expect(throws: MediaPrepError.self) {
+            try JPEGDecoder.decode(Array(data.prefix(data.count * 2 / 3)), options: options)
+        }
+    }
+
     @Test(arguments: ["photo.jpg", "progressive.jpg", "gray.jpg"])
     func jpegScanlinesScaleAsTheDecodedImageDoes(name: String) throws {
         let data = try Fixture.bytes(name)

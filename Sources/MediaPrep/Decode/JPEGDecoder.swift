@@ -101,19 +101,36 @@ package enum JPEGDecoder {
         // of coefficients each), so a larger progressive file keeps its single decode's memory.
         let split = options.threads > 1 && hdr.isProgressive && !hdr.isArithmetic && !gray && !hdr.isCMYK
             && hdr.width * hdr.height <= ImageProfile.simplex.maxSentPixels ? ProgressiveSplit(data, markers: src.markers) : nil
-        let (out, scaler): ([UInt8], SliceResizer?) = try JPEGDecoder.withReader(data, scale: d, space: space, width: w, height: ht,
+        // Read one DCT step larger and halved by Lanczos as the rows come (`lanczosShrink`).
+        let halves = options.lanczosShrink && d >= 2 && !hdr.isCMYK && !lumaOnly
+        let readScale = halves ? d / 2 : d
+        let (rw, rh) = ((hdr.width + readScale - 1) / readScale, (hdr.height + readScale - 1) / readScale)
+        let (out, scaler): ([UInt8], SliceResizer?) = try JPEGDecoder.withReader(data, scale: readScale, space: space, width: rw, height: rh,
                                                                                  channels: channels, maxMemory: maxMemory, split: split) { reader in
             if reader.isSplit { Trace.note("luma and chroma scans decoded at once") }
-            var out = PixelBuffer.storage(w * ht * channels)
             var scaler: SliceResizer? = nil
             if !hdr.isCMYK, let s = size?(w, ht), (s.width, s.height) != (w, ht) {
                 scaler = try SliceResizer(width: w, height: ht, layout: layout, toWidth: s.width, height: s.height)
             }
-            try out.withUnsafeMutableBufferPointer { p in
-                guard let base = p.baseAddress else { return }
-                try RowPipeline.run(reader, into: base, scaler: scaler)
+            guard halves else {
+                var out = PixelBuffer.storage(w * ht * channels)
+                try out.withUnsafeMutableBufferPointer { p in
+                    guard let base = p.baseAddress else { return }
+                    try RowPipeline.run(reader, into: base, scaler: scaler)
+                }
+                return (out, scaler)
             }
-            return (out, scaler)
+            // The view beside is scaled from the halved rows as they are packed: the same pixels
+            // as scaling the halved image afterwards, as a decode on one thread does.
+            let work = try PackingSliceResizer(width: rw, height: rh, layout: layout, toWidth: w, height: ht, band: RowPipeline.band)
+            var ring = PixelBuffer.storage(RowPipeline.ringSlots * RowPipeline.band * rw * channels)
+            try ring.withUnsafeMutableBufferPointer { p in
+                guard let base = p.baseAddress else { return }
+                try RowPipeline.run(reader, ring: base, threads: options.threads) { rows, count in
+                    try work.feed(rows, count: count, then: scaler.map { s in { try s.feed($0, count: $1) } })
+                }
+            }
+            return (try work.pixels().bytes, scaler)
         }
         let pixels: PixelBuffer
         if hdr.isCMYK {

@@ -12,6 +12,7 @@ extension ImagePreparer {
         var options = decode
         options.colour = colour
         options.threads = threads
+        options.lanczosShrink = true
         if let j = jpeg {
             (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(j.header, orientation: j.orientation, profile: profile)
         }

@@ -37,7 +37,8 @@ final class PackingSliceResizer {
     }
 
     /// Scales the next `count` source rows, which start at `rows`, and packs the rows they complete.
-    func feed(_ rows: UnsafePointer<UInt8>, count: Int) throws {
+    /// - Parameter then: given the packed rows this slice completed (their first row, their count).
+    func feed(_ rows: UnsafePointer<UInt8>, count: Int, then: ((UnsafePointer<UInt8>, Int) throws -> Void)? = nil) throws {
         let (w, ringRows, planes, done) = (width, ringRows, planes, rowsOut)
         let src = Scaler.packed(UnsafeMutablePointer(mutating: rows), stride: source.width * source.layout.channels)
         let made = try ring.withUnsafeMutableBufferPointer { r -> Int in
@@ -70,6 +71,13 @@ final class PackingSliceResizer {
             }
         }
         rowsOut += made
+        if let then {
+            let rowBytes = w * source.layout.channels
+            try out.withUnsafeBufferPointer { o in
+                guard let ob = o.baseAddress else { return }
+                try then(ob + done * rowBytes, made)
+            }
+        }
     }
 
     /// The scaled image, once every source row was fed.
