@@ -168,14 +168,60 @@ static inline void cjpeg_reader_close(cjpeg_reader *r) {
     r->live = 0;
 }
 
+/* The output "space" asking for raw planes: Y, Cb, Cr at their own sampling (jpeg_read_raw_data). */
+static inline int cjpeg_space_raw(void) { return -1; }
+
 /* After the header: the scan limit, DCT scale 1/scale_denom, output space, accurate IDCT. */
 static inline void cjpeg_reader_configure(cjpeg_reader *r, int scale_denom, int out_space) {
     r->progress.progress_monitor = cjpeg_progress;
     r->cinfo.progress = &r->progress;
     r->cinfo.scale_num = 1;
     r->cinfo.scale_denom = (unsigned int)scale_denom;
-    r->cinfo.out_color_space = (J_COLOR_SPACE)out_space;
+    if (out_space == cjpeg_space_raw()) {
+        /* Raw planes for a 3-component YCbCr file; anything else decodes to RGB (the caller reads
+           cjpeg_reader_is_raw to know which it got). */
+        int raw = r->cinfo.num_components == 3 && r->cinfo.jpeg_color_space == JCS_YCbCr
+            && r->cinfo.max_h_samp_factor <= 2 && r->cinfo.max_v_samp_factor <= 2;
+        r->cinfo.out_color_space = raw ? JCS_YCbCr : JCS_RGB;
+        r->cinfo.raw_data_out = raw ? TRUE : FALSE;
+    } else {
+        r->cinfo.out_color_space = (J_COLOR_SPACE)out_space;
+    }
     r->cinfo.dct_method = JDCT_ISLOW;
+}
+
+static inline int cjpeg_reader_is_raw(const cjpeg_reader *r) { return r->cinfo.raw_data_out ? 1 : 0; }
+
+/* A raw reader's component `ci`: its rows' width and the image's height in it, the bytes a row is
+   written with (whole blocks), and its rows per iMCU row (what one jpeg_read_raw_data call gives). */
+static inline void cjpeg_reader_plane(const cjpeg_reader *r, int ci, int *width, int *height, int *padded, int *rows) {
+    const jpeg_component_info *c = &r->cinfo.comp_info[ci];
+    *width = (int)c->downsampled_width;
+    *height = (int)c->downsampled_height;
+    *padded = (int)(c->width_in_blocks * (JDIMENSION)c->DCT_scaled_size);
+    *rows = c->v_samp_factor * c->DCT_scaled_size;
+}
+
+/* The next iMCU row of a raw reader into planes[ci] + k × strides[ci] (k < that plane's rows per
+   iMCU row). 0, or -1 with the reason in err.message. */
+static inline int cjpeg_reader_raw(cjpeg_reader *r, unsigned char *const *planes, const size_t *strides) {
+    if (setjmp(r->err.jump)) { cjpeg_reader_close(r); return -1; }
+    JSAMPROW rows[3][32];
+    JSAMPARRAY arrays[3];
+    int lines = r->cinfo.max_v_samp_factor * r->cinfo.min_DCT_scaled_size;
+    for (int ci = 0; ci < 3; ci++) {
+        const jpeg_component_info *c = &r->cinfo.comp_info[ci];
+        int n = c->v_samp_factor * c->DCT_scaled_size;
+        if (n > 32 || lines > 32) ERREXIT(&r->cinfo, JERR_NOT_COMPILED);
+        for (int k = 0; k < n; k++) rows[ci][k] = planes[ci] + (size_t)k * strides[ci];
+        arrays[ci] = rows[ci];
+    }
+    if (jpeg_read_raw_data(&r->cinfo, arrays, (JDIMENSION)lines) == 0) {
+        snprintf(r->err.message, sizeof(r->err.message), "the decoder stopped at row %u", r->cinfo.output_scanline);
+        cjpeg_reader_close(r);
+        return -1;
+    }
+    return 0;
 }
 
 /* 0: started (cinfo.output_width/height/components set); -1: error; -2: the header claims more

@@ -129,33 +129,68 @@ import Testing
         }
     }
 
-    /// A JPEG shrunk on load for what is sent is read whole and halved by Lanczos as its rows come:
-    /// the pixels of halving the whole decode afterwards, not libjpeg's scaled IDCT; the view beside
-    /// it is scaled from those halved rows, as a one-thread decode scales it afterwards.
+    /// A JPEG shrunk on load for what is sent is read whole and halved by Lanczos as its rows come,
+    /// not by libjpeg's scaled IDCT: a gray file's pixels are those of halving its whole decode
+    /// afterwards; a colour file's luma is halved from its Y plane and its 4:2:0 chroma taken as it
+    /// is, so its luma (what the search and the score see) is that of halving the RGB, up to
+    /// rounding, and its colours within a level or two. One thread or two, the same pixels.
     @Test(arguments: ["photo.jpg", "progressive.jpg", "gray.jpg"], [1, 2])
     func jpegShrunkOnLoadIsHalvedByLanczos(name: String, threads: Int) throws {
         let data = try Fixture.bytes(name)
         let whole = try JPEGDecoder.decode(data).pixels
         let half = (width: (whole.width + 1) / 2, height: (whole.height + 1) / 2)
-        let view = (width: half.width * 3 / 5, height: half.height * 3 / 5)
         var options = DecodeOptions(minimumWidth: half.width, minimumHeight: half.height)
         options.threads = threads
         let dct = try JPEGDecoder.decode(data, options: options).pixels
         options.lanczosShrink = true
-        let r = try JPEGDecoder.decodeWhileResizing(data, options: options) { w, h in
-            #expect((w, h) == half)
-            return view
-        }
+        let got = try JPEGDecoder.decode(data, options: options)
+        #expect((got.sourceWidth, got.sourceHeight) == (whole.width, whole.height))
         let expected = try Resizer.resize(whole, width: half.width, height: half.height, threads: 2)
-        #expect(r.decoded.pixels == expected)
-        #expect(dct.width == half.width && dct.bytes != expected.bytes)  // the scaled IDCT is another image
-        #expect((r.decoded.sourceWidth, r.decoded.sourceHeight) == (whole.width, whole.height))
-        let scaled = try #require(r.scaled)
-        #expect(try scaled.pixels() == (try Resizer.resize(expected, width: view.width, height: view.height, threads: 2)))
+        var one = options
+        one.threads = 1
+        #expect(got.pixels == (try JPEGDecoder.decode(data, options: one).pixels))
+        if whole.layout == .gray {
+            #expect(got.pixels == expected)
+        } else {
+            let (a, b) = (SSIM.luma(got.pixels), SSIM.luma(expected))
+            let lumaError = zip(a, b).map { abs(Int($0) - Int($1)) }
+            #expect(Double(lumaError.reduce(0, +)) / Double(a.count) < 0.6 && (lumaError.max() ?? 0) <= 4,
+                    "luma: mean \(Double(lumaError.reduce(0, +)) / Double(a.count)), max \(lumaError.max() ?? 0)")
+            let rgbError = zip(got.pixels.bytes, expected.bytes).map { abs(Int($0) - Int($1)) }
+            #expect(Double(rgbError.reduce(0, +)) / Double(rgbError.count) < 2, "RGB mean \(Double(rgbError.reduce(0, +)) / Double(rgbError.count))")
+        }
+        // Nearer the halved whole image than the scaled IDCT is.
+        let dctLuma = zip(SSIM.luma(dct), SSIM.luma(expected)).map { abs(Int($0) - Int($1)) }.reduce(0, +)
+        let gotLuma = zip(SSIM.luma(got.pixels), SSIM.luma(expected)).map { abs(Int($0) - Int($1)) }.reduce(0, +)
+        #expect(gotLuma < dctLuma, "\(gotLuma) against the scaled IDCT's \(dctLuma)")
         // A cut file stops it as it stops the usual decode.
         #expect(throws: MediaPrepError.self) {
             try JPEGDecoder.decode(Array(data.prefix(data.count * 2 / 3)), options: options)
         }
+    }
+
+    /// Lanczos halving is for files that hold fine detail: noise at q90 does, a smooth gradient
+    /// does not, not even at q100 (whose quantisation is counted: the same bytes say less there).
+    @Test func fineDetailIsToldFromTheFileItself() throws {
+        var noise: [UInt8] = [], ramp: [UInt8] = []
+        var seed: UInt32 = 7
+        for y in 0..<600 {
+            for x in 0..<800 {
+                seed = seed &* 1_664_525 &+ 1_013_904_223
+                noise += [UInt8(truncatingIfNeeded: seed >> 24), UInt8(truncatingIfNeeded: seed >> 16), UInt8(truncatingIfNeeded: seed >> 8)]
+                ramp += [UInt8(x * 255 / 799), UInt8(y * 255 / 599), 128]
+            }
+        }
+        func verdict(_ bytes: [UInt8], quality: Int) throws -> Bool {
+            let jpeg = try JPEGEncoder().encode(PixelBuffer(width: 800, height: 600, layout: .rgb, storage: bytes), quality: quality)
+            let src = try JPEGSource(jpeg)
+            return JPEGDecoder.holdsFineDetail(src, fileBytes: jpeg.count)
+        }
+        #expect(try verdict(noise, quality: 90))
+        #expect(try !verdict(ramp, quality: 90))
+        #expect(try !verdict(ramp, quality: 100))
+        let q90 = try JPEGSource(try JPEGEncoder().encode(PixelBuffer(width: 800, height: 600, layout: .rgb, storage: ramp), quality: 90))
+        #expect(q90.lumaQuantisation == 11.5)  // libjpeg's table at q90
     }
 
     @Test(arguments: ["photo.jpg", "progressive.jpg", "gray.jpg"])

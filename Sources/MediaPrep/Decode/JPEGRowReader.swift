@@ -4,6 +4,7 @@ import CJpeg
 /// the decode. A class owning the decompressor (destroyed on every path); one thread at a time.
 final class JPEGRowReader: RowDecoder {
     private let state: UnsafeMutablePointer<cjpeg_reader>
+    /// Bytes per row as `RowDecoder` sees them: a pixel row's, or for raw planes a band's bytes per Y row.
     let width: Int
     let height: Int
     let channels: Int
@@ -48,9 +49,43 @@ final class JPEGRowReader: RowDecoder {
             throw error
         }
         self.state = state
-        width = Int(state.pointee.cinfo.output_width)
         height = Int(state.pointee.cinfo.output_height)
-        channels = Int(state.pointee.cinfo.output_components)
+        if cjpeg_reader_is_raw(state) != 0 {
+            let raw = (0..<3).map { ci in
+                var w: Int32 = 0, h: Int32 = 0, padded: Int32 = 0, rows: Int32 = 0
+                cjpeg_reader_plane(state, Int32(ci), &w, &h, &padded, &rows)
+                return Plane(width: Int(w), height: Int(h), padded: Int(padded), rows: Int(rows))
+            }
+            planes = raw
+            // A band's bytes per Y row: its Y rows, then each chroma plane's rows for them.
+            let band = RowPipeline.band
+            width = (raw.map { $0.padded * (band / raw[0].rows) * $0.rows }.reduce(0, +) + band - 1) / band
+            channels = 1
+        } else {
+            planes = []
+            width = Int(state.pointee.cinfo.output_width)
+            channels = Int(state.pointee.cinfo.output_components)
+        }
+    }
+
+    /// One plane of a raw reader (`cjpeg_space_raw`): its size, the bytes its rows are written with
+    /// (whole blocks) and its rows per iMCU row.
+    struct Plane {
+        let width: Int
+        let height: Int
+        let padded: Int
+        let rows: Int
+    }
+
+    /// Y, Cb, Cr at their own sampling when the reader was opened raw (a 3-component YCbCr file);
+    /// empty when it decodes to pixels. A raw band of `RowPipeline.band` Y rows holds those rows,
+    /// then each chroma plane's rows for them (`planeOffset`), every row `padded` bytes.
+    let planes: [Plane]
+
+    /// Where plane `ci` starts in a raw band.
+    func planeOffset(_ ci: Int) -> Int {
+        let iMCUs = RowPipeline.band / planes[0].rows
+        return planes.prefix(ci).map { $0.padded * iMCUs * $0.rows }.reduce(0, +)
     }
 
     /// Whether the luma and chroma scans were decoded at once (`ProgressiveSplit`).
@@ -64,7 +99,21 @@ final class JPEGRowReader: RowDecoder {
 
     func read(_ count: Int, intoBand band: UnsafeMutablePointer<UInt8>) throws {
         let n = min(count, height - rowsRead)
-        guard cjpeg_reader_rows(state, band, width * channels, Int32(n)) == 0 else { throw Self.error(state, code: .corrupt) }
+        guard !planes.isEmpty else {
+            guard cjpeg_reader_rows(state, band, width * channels, Int32(n)) == 0 else { throw Self.error(state, code: .corrupt) }
+            rowsRead += n
+            return
+        }
+        // Whole iMCU rows (the last may run past the image's bottom, into the band's spare rows).
+        guard count == RowPipeline.band else { throw MediaPrepError(.decodeFailed, "raw bands are \(RowPipeline.band) rows") }
+        let strides = planes.map { UInt($0.padded) }
+        for k in 0..<((n + planes[0].rows - 1) / planes[0].rows) {
+            let pointers: [UnsafeMutablePointer<UInt8>?] = planes.indices.map { ci in
+                band + planeOffset(ci) + k * planes[ci].rows * planes[ci].padded
+            }
+            let rc = pointers.withUnsafeBufferPointer { p in strides.withUnsafeBufferPointer { cjpeg_reader_raw(state, p.baseAddress, $0.baseAddress) } }
+            guard rc == 0 else { throw Self.error(state, code: .corrupt) }
+        }
         rowsRead += n
     }
 

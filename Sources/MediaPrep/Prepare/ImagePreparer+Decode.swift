@@ -8,12 +8,12 @@ extension ImagePreparer {
     /// scaling) do it (measured: Shell-5120.jpg 141 → 151 ms, YellowFlower.jpg 128 → 151 ms when
     /// every JPEG did). Sources scaled in another orientation or to another size give no view.
     /// Shrink-on-load only needs to keep the view size: a JPEG's minimum decoded size.
-    func decodeOptions(_ jpeg: JPEGSource?, colour: SourceColour?) -> DecodeOptions {
+    func decodeOptions(_ jpeg: JPEGSource?, colour: SourceColour?, fileBytes: Int) -> DecodeOptions {
         var options = decode
         options.colour = colour
         options.threads = threads
-        options.lanczosShrink = true
         if let j = jpeg {
+            options.lanczosShrink = JPEGDecoder.holdsFineDetail(j, fileBytes: fileBytes)
             (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(j.header, orientation: j.orientation, profile: profile)
         }
         return options
@@ -26,7 +26,7 @@ extension ImagePreparer {
         alone.threads = 1
         let stream = source.probe.format == .png && !source.isWhole ? source.probe.path : nil
         return try alone.decodeScalingToView(source.data ?? [], stream: stream, jpeg: source.jpeg, format: source.probe.format,
-                                             already: source.firstFrame, options: decodeOptions(source.jpeg, colour: source.colour)).0
+                                             already: source.firstFrame, options: decodeOptions(source.jpeg, colour: source.colour, fileBytes: source.data?.count ?? 0)).0
     }
 
     /// - Parameter stream: a PNG's path when `data` is only its head: shrunk on load from the file,

@@ -67,7 +67,7 @@ package struct ImagePreparer: Sendable {
         if format == .png, let route = keep, let kept = try Trace.time("keep the PNG as it is", { try keepPNG(data, route) }) {
             return kept
         }
-        let options = decodeOptions(jpeg, colour: colour)
+        let options = decodeOptions(jpeg, colour: colour, fileBytes: data.count)
         var (decoded, scaled) = try decodeScalingToView(data, stream: stream, jpeg: jpeg, format: format,
                                                          already: already, options: options)
         _ = consume data

@@ -37,10 +37,13 @@ final class PackingSliceResizer {
     }
 
     /// Scales the next `count` source rows, which start at `rows`, and packs the rows they complete.
-    /// - Parameter then: given the packed rows this slice completed (their first row, their count).
-    func feed(_ rows: UnsafePointer<UInt8>, count: Int, then: ((UnsafePointer<UInt8>, Int) throws -> Void)? = nil) throws {
+    /// - Parameters:
+    ///   - stride: bytes from one source row to the next (default: rows packed edge to edge).
+    ///   - then: given the packed rows this slice completed (their first row, their count).
+    func feed(_ rows: UnsafePointer<UInt8>, count: Int, stride: Int? = nil,
+              then: ((UnsafePointer<UInt8>, Int) throws -> Void)? = nil) throws {
         let (w, ringRows, planes, done) = (width, ringRows, planes, rowsOut)
-        let src = Scaler.packed(UnsafeMutablePointer(mutating: rows), stride: source.width * source.layout.channels)
+        let src = Scaler.packed(UnsafeMutablePointer(mutating: rows), stride: stride ?? source.width * source.layout.channels)
         let made = try ring.withUnsafeMutableBufferPointer { r -> Int in
             guard let base = r.baseAddress else { return 0 }
             // swscale writes output row k at plane + k × width: each plane pointer is set back by the

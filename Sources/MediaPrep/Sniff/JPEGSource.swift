@@ -7,6 +7,8 @@ package struct JPEGSource: Sendable {
     let metadata: JPEGMetadata
     /// The embedded ICC profile (APP2 segments joined), if any.
     let iccProfile: [UInt8]?
+    /// The mean of the luma quantisation table (table 0), how finely the file was quantised.
+    let lumaQuantisation: Double?
 
     /// - Parameter data: the file, or enough of its start to hold every segment before the first scan.
     init(_ data: [UInt8]) throws {
@@ -15,6 +17,24 @@ package struct JPEGSource: Sendable {
         orientation = ExifOrientation.fromJPEG(data, markers: markers)
         metadata = JPEGMetadata(jpeg: data, markers: markers)
         iccProfile = EmbeddedProfile.fromJPEG(data, markers: markers)
+        lumaQuantisation = Self.lumaQuantisation(data, markers)
+    }
+
+    /// Table 0's mean, from the DQT segments (8- or 16-bit entries).
+    static func lumaQuantisation(_ data: [UInt8], _ markers: JPEGMarkers) -> Double? {
+        for s in markers.segments where s.marker == 0xDB {
+            var i = s.payload.lowerBound
+            while i < s.payload.upperBound {
+                let wide = data[i] >> 4 != 0, n = wide ? 128 : 64
+                guard i + 1 + n <= s.payload.upperBound else { return nil }
+                if data[i] & 15 == 0 {
+                    let values = (0..<64).map { k in wide ? Int(data[i + 1 + 2 * k]) << 8 | Int(data[i + 2 + 2 * k]) : Int(data[i + 1 + k]) }
+                    return Double(values.reduce(0, +)) / 64
+                }
+                i += 1 + n
+            }
+        }
+        return nil
     }
 
     /// Nothing to cut out: no metadata segment and no stray bytes between segments.
