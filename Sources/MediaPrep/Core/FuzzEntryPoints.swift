@@ -36,6 +36,10 @@ import UploadPlanner
         var split = DecodeOptions(maxPixels: pixels)
         split.threads = 2
         _ = try? JPEGDecoder.decode(d, options: split)
+        // Halved by Lanczos from raw planes (PlaneHalving), on both sides of the band ring.
+        var halved = DecodeOptions(maxPixels: pixels, minimumWidth: 32, minimumHeight: 32)
+        (halved.threads, halved.lanczosShrink) = (2, true)
+        _ = try? JPEGDecoder.decode(d, options: halved)
         _ = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels), lumaOnly: true)
         for o in ExifOrientation.allCases { _ = try? JPEGRotator.upright(d, orientation: o) }
         _ = JPEGStripper.strip(d)
