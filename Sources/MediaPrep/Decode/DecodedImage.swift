@@ -35,7 +35,7 @@ package struct DecodeOptions: Sendable {
     /// on its own, and on detailed photos cost 0.015–0.018 SSIM at the same size and quality
     /// (garden-noisy-5640 sent at 2500 px: 0.878 against 0.897; elephants-3840 at 1600: 0.869
     /// against 0.883; 12 MP photos 0.002–0.004; smooth wallpapers nothing). Set for what is sent
-    /// when the file holds such detail (`JPEGDecoder.holdsFineDetail`); not for previews and probes.
+    /// when the file holds much such detail (`JPEGDecoder.holdsFineDetail`); not for previews and probes.
     package var lanczosShrink = false
 
     package init(maxPixels: Int = 100_000_000, minimumWidth: Int? = nil, minimumHeight: Int? = nil) {

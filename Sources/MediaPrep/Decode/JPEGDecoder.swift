@@ -56,19 +56,20 @@ package enum JPEGDecoder {
         return ((h.width + d - 1) / d, (h.height + d - 1) / d)
     }
 
-    /// Whether halving by Lanczos (`DecodeOptions.lanczosShrink`) is worth reading the file at twice
-    /// the size: when it holds fine detail, which the scaled IDCT mangles. Measured as entropy-coded
-    /// bytes a pixel at q90's quantisation (bytes scale as the luma table's mean to the −0.4 between
-    /// q90 and q100: 11.5 against 1): the files that gained 0.002–0.02 SSIM hold 0.32–0.55 (12 MP
-    /// photos, garden-noisy-5640, elephants-3840, a 72 MP and a 24 MP photo); the wallpapers that
-    /// gained nothing (±0.0004) and paid 15–35 ms hold 0.09–0.13 (Flow-5120 at q100, Honeywave-5120,
-    /// Shell-5120, a panorama). The line sits between, at 0.2.
+    /// Whether halving by Lanczos (`DecodeOptions.lanczosShrink`) is worth reading the file whole:
+    /// when it holds so much fine detail that the scaled IDCT mangles it. Measured as entropy-coded
+    /// bytes a pixel, counted at q90's quantisation (the luma table's mean, 11.5 at q90, 1 at q100;
+    /// bytes taken to scale as its −0.25 power, q100 holding 1.8× q90's). Gain and cost, whole
+    /// process: garden-noisy-5640 (0.58) +0.019 SSIM for 15 % more time, elephants-3840 (0.55)
+    /// +0.009 for 7 %; 12 MP photos (0.32–0.39) only +0.002–0.004 for a third more CPU a photo
+    /// (39 photos, `--jobs 2`: 1.97 → 2.60 s), a 24 MP photo (0.39) +0.0005; smooth wallpapers
+    /// (0.11–0.14) nothing. The line sits at 0.45: the noisy and the densely detailed.
     static func holdsFineDetail(_ src: JPEGSource, fileBytes: Int) -> Bool {
         let pixels = Double(src.header.width) * Double(src.header.height)
         guard pixels > 0, let q = src.lumaQuantisation else { return false }
         let headers = src.markers.segments.reduce(0) { $0 + $1.payload.count + 4 }
         let perPixel = Double(max(0, fileBytes - headers)) / pixels
-        return perPixel / pow(11.5 / max(q, 1), 0.4) >= 0.2
+        return perPixel / pow(11.5 / max(q, 1), 0.25) >= 0.45
     }
 
     /// Whether the budget search will certainly scale this image to `view`: when even after DCT
