@@ -128,10 +128,11 @@ package enum JPEGDecoder {
         let readSpace = halves && !gray ? cjpeg_space_raw() : space
         let (out, scaler): ([UInt8], SliceResizer?) = try JPEGDecoder.withReader(data, scale: readScale, space: readSpace, width: rw, height: rh,
                                                                                  channels: channels, maxMemory: maxMemory, split: split) { reader in
+            if reader.isSplit { Trace.note("luma and chroma scans decoded at once") }
             if !reader.planes.isEmpty {
+                Trace.note("read whole as Y, Cb, Cr and halved by Lanczos")
                 return (try halvedFromPlanes(reader, to: (w, ht), threads: options.threads).bytes, nil)
             }
-            if reader.isSplit { Trace.note("luma and chroma scans decoded at once") }
             var scaler: SliceResizer? = nil
             if !hdr.isCMYK, let s = size?(w, ht), (s.width, s.height) != (w, ht) {
                 scaler = try SliceResizer(width: w, height: ht, layout: layout, toWidth: s.width, height: s.height)
