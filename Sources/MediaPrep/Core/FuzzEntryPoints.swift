@@ -36,8 +36,9 @@ import UploadPlanner
         var split = DecodeOptions(maxPixels: pixels)
         split.threads = 2
         _ = try? JPEGDecoder.decode(d, options: split)
-        // Halved by Lanczos from raw planes (PlaneHalving), on both sides of the band ring.
-        var halved = DecodeOptions(maxPixels: pixels, minimumWidth: 32, minimumHeight: 32)
+        // Halved by Lanczos from raw planes (PlaneHalving), on both sides of the band ring: a DCT
+        // scale of 1/2 for anything from 32×32 (the seeds are 64×48).
+        var halved = DecodeOptions(maxPixels: pixels, minimumWidth: 16, minimumHeight: 16)
         (halved.threads, halved.lanczosShrink) = (2, true)
         _ = try? JPEGDecoder.decode(d, options: halved)
         _ = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels), lumaOnly: true)
