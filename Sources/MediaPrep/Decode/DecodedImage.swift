@@ -30,7 +30,7 @@ package struct DecodeOptions: Sendable {
     /// as recipients' decoders do, never by libdeflate, which accepts some streams zlib refuses
     /// (found by fuzzing: an invalid code zlib stops at, with a checksum that still matched).
     package var sentAsItIs = false
-    /// A JPEG shrunk on load is decoded one DCT step larger (or whole) and halved by Lanczos as its
+    /// A JPEG the DCT would halve on load is decoded whole instead and halved by Lanczos as its
     /// rows come, instead of taking libjpeg's scaled IDCT alone: that IDCT filters each 8×8 block
     /// on its own, and on detailed photos cost 0.015–0.018 SSIM at the same size and quality
     /// (garden-noisy-5640 sent at 2500 px: 0.878 against 0.897; elephants-3840 at 1600: 0.869
