@@ -36,11 +36,15 @@ enum RowPipeline {
                 feed: scaler.map { s in { rows, count in try s.feed(rows, count: count) } })
     }
 
-    /// Decodes through the `ringSlots` bands at `ring`, each fed before its slot is decoded into again.
-    static func run(_ decoder: RowDecoder, ring: UnsafeMutablePointer<UInt8>, threads: Int,
-                    feed: @escaping (UnsafePointer<UInt8>, Int) throws -> Void) throws {
+    /// Decodes through a ring of `ringSlots` bands (allocated here), each fed before its slot is
+    /// decoded into again: only what `feed` keeps outlives the decode.
+    static func run(_ decoder: RowDecoder, threads: Int, feed: @escaping (UnsafePointer<UInt8>, Int) throws -> Void) throws {
         let bandBytes = band * decoder.width * decoder.channels
-        try run(decoder, threads: threads, ahead: ringSlots, bandAt: { ring + $0 % ringSlots * bandBytes }, feed: feed)
+        var ring = PixelBuffer.storage(ringSlots * bandBytes)
+        try ring.withUnsafeMutableBufferPointer { p in
+            guard let base = p.baseAddress else { return }
+            try run(decoder, threads: threads, ahead: ringSlots, bandAt: { base + $0 % ringSlots * bandBytes }, feed: feed)
+        }
     }
 
     /// - Parameters:
@@ -131,13 +135,9 @@ extension PNGDecoder {
             let view = try target.view.map { v in
                 try SliceResizer(width: r.width, height: r.height, layout: r.layout, toWidth: v.width, height: v.height)
             }
-            var ring = PixelBuffer.storage(RowPipeline.ringSlots * RowPipeline.band * r.width * r.layout.channels)
-            try ring.withUnsafeMutableBufferPointer { p in
-                guard let base = p.baseAddress else { return }
-                try RowPipeline.run(r, ring: base, threads: threads) { rows, count in
-                    try work.feed(rows, count: count)
-                    try view?.feed(rows, count: count)
-                }
+            try RowPipeline.run(r, threads: threads) { rows, count in
+                try work.feed(rows, count: count)
+                try view?.feed(rows, count: count)
             }
             let pixels = try work.pixels()
             return ResizedDecode(decoded: DecodedImage(pixels: pixels, format: .png, sourceWidth: r.width, sourceHeight: r.height,

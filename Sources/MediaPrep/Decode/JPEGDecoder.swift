@@ -148,12 +148,8 @@ package enum JPEGDecoder {
             // The view beside is scaled from the halved rows as they are packed: the same pixels
             // as scaling the halved image afterwards, as a decode on one thread does.
             let work = try PackingSliceResizer(width: rw, height: rh, layout: layout, toWidth: w, height: ht, band: RowPipeline.band)
-            var ring = PixelBuffer.storage(RowPipeline.ringSlots * RowPipeline.band * rw * channels)
-            try ring.withUnsafeMutableBufferPointer { p in
-                guard let base = p.baseAddress else { return }
-                try RowPipeline.run(reader, ring: base, threads: options.threads) { rows, count in
-                    try work.feed(rows, count: count, then: scaler.map { s in { try s.feed($0, count: $1) } })
-                }
+            try RowPipeline.run(reader, threads: options.threads) { rows, count in
+                try work.feed(rows, count: count, then: scaler.map { s in { try s.feed($0, count: $1) } })
             }
             return (try work.pixels().bytes, scaler)
         }

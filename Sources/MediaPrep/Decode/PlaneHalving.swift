@@ -16,14 +16,10 @@ extension JPEGDecoder {
                                            toWidth: w, height: h, band: band)
         let chroma = try planes.dropFirst().map { try ChromaPlane($0, to: size) }
         let perBand = band / planes[0].rows  // iMCU rows a band holds
-        var ring = PixelBuffer.storage(RowPipeline.ringSlots * band * reader.width)
-        try ring.withUnsafeMutableBufferPointer { p in
-            guard let base = p.baseAddress else { return }
-            try RowPipeline.run(reader, ring: base, threads: threads) { rows, count in
-                try luma.feed(rows, count: count, stride: planes[0].padded)
-                for (c, plane) in chroma.enumerated() {
-                    try plane.take(rows + reader.planeOffset(c + 1), upTo: perBand * planes[c + 1].rows)
-                }
+        try RowPipeline.run(reader, threads: threads) { rows, count in
+            try luma.feed(rows, count: count, stride: planes[0].padded)
+            for (c, plane) in chroma.enumerated() {
+                try plane.take(rows + reader.planeOffset(c + 1), upTo: perBand * planes[c + 1].rows)
             }
         }
         let y = try luma.pixels()
