@@ -112,6 +112,32 @@ import Testing
         #expect(encodes.filter { $0 <= 6 }.count * 4 >= encodes.count * 3)  // ≥ 75 % within 3 rounds
     }
 
+    /// On one thread the search probes one quality a round: the same answer, fewer encodes. The
+    /// sweep covers the floor check, the open start and a prior from the rate model.
+    @Test func oneProbeARoundFindsWhatPairsFind() throws {
+        let pixels = try Resizer.resize(try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels, width: 480, height: 360)
+        let planes = try JPEGEncoder().planes(pixels)
+        var paired = 0, single = 0, rounds: [Int] = []
+        for floor in [false, true] {
+            for budget in stride(from: 8_000, through: 200_000, by: 6_000) {
+                for prior in [nil, RatePrior(quality: 60, slope: -0.9)] {
+                    var two = QualitySearch(minQuality: floor ? 80 : 10, floorOnly: floor)
+                    var one = two
+                    two.threads = 2
+                    one.threads = 1
+                    let a = try two.trials(planes: planes, maxBytes: budget, start: floor ? 88 : 92, prior: prior)
+                    let b = try one.trials(planes: planes, maxBytes: budget, start: floor ? 88 : 92, prior: prior)
+                    #expect(a.result?.quality == b.result?.quality && a.result?.data == b.result?.data, "budget \(budget), floor \(floor)")
+                    paired += a.sizes.count
+                    single += b.sizes.count
+                    rounds.append(b.sizes.count)
+                }
+            }
+        }
+        #expect(single < paired, "\(single) vs \(paired)")
+        #expect((rounds.max() ?? 0) <= 9)
+    }
+
     @Test func exifRotationIsAppliedToTheOutput() throws {
         let p = try ImagePreparer().prepare(path: Fixture.path("orient-6.jpg"))
         let d = try JPEGDecoder.decode(p.data)

@@ -122,17 +122,21 @@ struct QualitySearch: Sendable {
         let lo = minQuality, hi = maxQuality
         let first = min(max(start, lo), hi)
         let target = log(Double(maxBytes))
+        // On one thread a round's second encode is paid in full, and it is wasted whenever the first
+        // one decides the answer (the estimate over the budget, its neighbour then certainly too):
+        // one probe a round then. p40 photos, `--jobs 2`: whole-image encodes 120 → 80.
+        let oneAtATime = threads <= 1
         // Only an answer at or above minQuality may be wanted: then probe it first, give up at once.
         if let p = prior {
             let q = min(max(p.quality, lo), hi - 1)
-            try measure([q, q + 1])
+            try measure(oneAtATime ? [q] : [q, q + 1])
         } else if floorOnly {
-            try measure([lo, first])
+            try measure(oneAtATime ? [lo] : [lo, first])
         } else {
-            try measure([first, hi])
+            try measure(oneAtATime ? [first] : [first, hi])
         }
         if floorOnly && fits == nil && sizes[lo] != nil { return Trials(result: nil, sizes: sizes) }
-        var openRounds = 0
+        var openRounds = 0, bracketedRounds = 0
         // Bracket (fits.q, over.q), open at the ends we have not measured yet.
         while true {
             let below = fits?.q ?? lo - 1, above = over?.q ?? hi + 1
@@ -143,7 +147,8 @@ struct QualitySearch: Sendable {
             if let f = fits, let o = over {
                 // Secant on (log S(q), log bytes) between the bracket's ends.
                 est = Self.secant((f.q, f.data.count), (o.q, o.size), target: target) ?? est
-            } else if let slope = prior?.slope ?? RateModel.slope(RateModel.points(sizes, near: target)),
+            } else if let slope = prior?.slope ?? RateModel.slope(RateModel.points(sizes, near: target))
+                        ?? (oneAtATime ? RateModel.defaultSlope : nil),
                       let (q0, s0) = sizes.min(by: { abs(log(Double($0.value)) - target) < abs(log(Double($1.value)) - target) }) {
                 // The model's slope (or a fit over well-spread measurements) from the nearest point.
                 est = Self.quality(forLogScale: Self.logScale(q0) + (target - log(Double(s0))) / slope)
@@ -157,17 +162,25 @@ struct QualitySearch: Sendable {
                     est = max(lo, below + 1, first - 20)
                 }
             }
+            if oneAtATime && bracketed {
+                // A secant can creep along one end of a bent curve; halve the bracket after two tries.
+                if bracketedRounds >= 2 { est = (below + above) / 2 }
+                bracketedRounds += 1
+            }
             est = min(max(est, below + 1), above - 1)
             // Once bracketed, the second probe is the estimate's neighbour, which usually settles
             // it. While a side is open it closes that side (an extrapolated estimate can miss),
             // at once without a prior, after two rounds with one.
-            let next: Int
             let closeOpenSide = !bracketed && (!usedSlope || openRounds >= 2)
-            if closeOpenSide && fits == nil && sizes[lo] == nil { next = lo }
-            else if closeOpenSide && over == nil && sizes[hi] == nil { next = hi }
-            else { next = est + 1 < above ? est + 1 : max(below + 1, est - 1) }
+            var closing: Int? = nil
+            if closeOpenSide && fits == nil && sizes[lo] == nil { closing = lo }
+            else if closeOpenSide && over == nil && sizes[hi] == nil { closing = hi }
             if !bracketed { openRounds += 1 }
-            try measure([est, next])
+            if oneAtATime {
+                try measure([closing ?? est])
+            } else {
+                try measure([est, closing ?? (est + 1 < above ? est + 1 : max(below + 1, est - 1))])
+            }
         }
         Trace.note("probes \(sizes.sorted { $0.key < $1.key }.map { "q\($0.key)=\($0.value)" }.joined(separator: " "))")
         return Trials(result: fits.map { Result(quality: $0.q, data: $0.data, encodes: encodes) }, sizes: sizes)
