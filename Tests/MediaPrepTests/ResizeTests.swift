@@ -18,6 +18,30 @@ import Testing
         }
     }
 
+    /// A candidate scaled straight into JPEG's planes, band by band on one or two threads, holds the
+    /// bytes of scaling to RGB and converting the whole image: 4:2:0 and 4:4:4, heights that end in a
+    /// short band or an odd row, RGBX input; gray falls back to the two steps.
+    @Test func resizingIntoPlanesGivesTheConvertedResize() throws {
+        let photo = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels  // 1440×1080
+        var rgbx = [UInt8](repeating: 255, count: photo.pixelCount * 4)
+        for i in 0..<photo.pixelCount {
+            for c in 0..<3 { rgbx[4 * i + c] = photo.bytes[3 * i + c] }
+        }
+        let padded = try PixelBuffer(width: photo.width, height: photo.height, layout: .rgbx, bytes: rgbx)
+        for image in [photo, padded, photo.grayscale()] {
+            for (w, h) in [(1000, 750), (1001, 751), (1280, 77), (1440, 1081)] {
+                for full in [false, true] {
+                    let expected = try JPEGEncoder().planes(try Resizer.resize(image, width: w, height: h), fullChroma: full)
+                    for threads in [1, 2] {
+                        let got = try Resizer.resizeToPlanes(image, width: w, height: h, fullChroma: full, threads: threads)
+                        let same: Bool = got.storage == expected.storage && got.strides == expected.strides  // no megabytes printed
+                        #expect(same, "\(image.layout) \(w)×\(h) full chroma \(full), \(threads) threads")
+                    }
+                }
+            }
+        }
+    }
+
     @Test(arguments: [PixelLayout.gray, .rgb, .rgba])
     func flatColorStaysFlat(layout: PixelLayout) throws {
         let value: [UInt8] = [200, 40, 90, 255]

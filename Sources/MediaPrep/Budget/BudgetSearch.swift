@@ -96,9 +96,9 @@ package struct BudgetSearch: Sendable {
             if long == viewLong {
                 r = first  // already searched
             } else {
-                // Into planes at once: the scaled RGB is gone before the first trial encode.
+                // Straight into planes: no packed RGB of the candidate is ever held.
                 let planes = try Trace.time("resize \(long)") {
-                    try JPEGEncoder().planes(try Resizer.resize(work, width: size.width, height: size.height, threads: threads), fullChroma: fullChroma)
+                    try Resizer.resizeToPlanes(work, width: size.width, height: size.height, fullChroma: fullChroma, threads: threads)
                 }
                 let pixelCount = size.width * size.height
                 let prior = model.prior(pixels: pixelCount, maxBytes: profile.maxBytes)

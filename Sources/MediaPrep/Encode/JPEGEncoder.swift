@@ -67,6 +67,20 @@ package final class JPEGEncoder {
         return yuv
     }
 
+    /// Converts `rows` rows of packed RGB into `planes` from image row `y` on (a multiple of 16, so
+    /// the band is one of whole MCU rows): what `planes(_:)` writes for those rows, byte for byte.
+    func convert(rgb: UnsafePointer<UInt8>, rowBytes: Int, width: Int, rows: Int, y: Int, into planes: YUVPlanes.Writer) throws {
+        var pointers: [UnsafeMutablePointer<UInt8>?] = [nil, nil, nil]
+        for c in 0..<planes.bases.count {
+            let before = y == 0 ? 0 : Int(tjPlaneHeight(Int32(c), Int32(y), Int32(planes.subsampling.rawValue)))
+            pointers[c] = planes.bases[c] + before * Int(planes.strides[c])
+        }
+        var strides = planes.strides + Array(repeating: 0, count: 3 - planes.strides.count)
+        let rc = tjEncodeYUVPlanes(handle.raw, rgb, Int32(width), Int32(rowBytes), Int32(rows), Int32(TJPF_RGB.rawValue),
+                                   &pointers, &strides, Int32(planes.subsampling.rawValue), TJFLAG_ACCURATEDCT)
+        guard rc == 0 else { throw MediaPrepError(.encodeFailed, "YUV conversion failed: \(handle.lastError)") }
+    }
+
     /// Compresses YUV planes (from `planes(_:)` or a resize straight to 4:2:0).
     package func encode(_ yuv: YUVPlanes, quality: Int, progressive: Bool = false) throws -> [UInt8] {
         let q = Int32(min(100, max(1, quality))), gray: Int32 = yuv.subsampling == TJSAMP_GRAY ? 1 : 0
@@ -152,6 +166,22 @@ package struct YUVPlanes: Sendable {
         return storage.withUnsafeMutableBufferPointer { b in
             var (ptrs, s) = Self.layout(b.baseAddress, offsets, strides) { $0 + $1 }
             return ptrs.withUnsafeMutableBufferPointer { p in s.withUnsafeMutableBufferPointer { body(p.baseAddress, $0.baseAddress) } }
+        }
+    }
+
+    /// Plane addresses for writers that each fill their own rows on their own thread (`Resizer.resizeToPlanes`).
+    struct Writer: @unchecked Sendable {
+        let bases: [UnsafeMutablePointer<UInt8>]
+        let strides: [Int32]
+        let subsampling: TJSAMP
+    }
+
+    /// Runs `body` with this image's planes open for writing by row bands.
+    mutating func withWriter<R>(_ body: (Writer) throws -> R) throws -> R {
+        let (offsets, strides, subsampling) = (self.offsets, self.strides, self.subsampling)
+        return try storage.withUnsafeMutableBufferPointer { b in
+            guard let base = b.baseAddress else { throw MediaPrepError(.encodeFailed, "no plane memory") }
+            return try body(Writer(bases: offsets.map { base + $0 }, strides: strides, subsampling: subsampling))
         }
     }
 

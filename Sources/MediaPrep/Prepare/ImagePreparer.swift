@@ -83,9 +83,12 @@ package struct ImagePreparer: Sendable {
         search.threads = threads
         // A PNG shrunk on load held a band of rows and the shrunk image: two coefficient buffers at
         // once (a 2217×1662 candidate: 11 MB each) were most of its peak (59 MP PNG: 85 → 68 MiB, vips
-        // 79, for 0.56 → 0.58 s). A JPEG's turns only cost time, measured again once its candidates
-        // held only YUV planes: 72 MP JPEG 83 MiB either way, 0.33–0.35 → 0.39–0.48 s (vips 54 MiB, 0.27 s).
-        if format == .png, decoded.pixels.pixelCount < decoded.sourceWidth * decoded.sourceHeight { search.encodesAtOnce = 1 }
+        // 79, for 0.56 → 0.58 s). So does a JPEG read at a quarter or less, now that a search on one
+        // encode at a time probes one quality a round and candidates are scaled straight into planes:
+        // 72 MP JPEG 79 → 73 MiB for 0.31 → 0.33 s (vips 54 MiB, 0.27 s). At a half (12 MP photos,
+        // garden-noisy) the second core is worth more than the memory.
+        let shrunk = decoded.sourceWidth * decoded.sourceHeight / max(1, decoded.pixels.pixelCount)
+        if (format == .png && shrunk > 1) || shrunk >= 16 { search.encodesAtOnce = 1 }
         let converted = colour != nil
         search.fullChroma = converted
 
