@@ -31,7 +31,11 @@ import UploadPlanner
         let scaled = JPEGDecoder.decodedSize(h, options: DecodeOptions(minimumWidth: 64, minimumHeight: 64))
         guard (try? JPEGDecoder.checkHeader(h, fileBytes: d.count, decoded: scaled.width * scaled.height, limit: pixels)) != nil,
               h.width * h.height <= pixels * 4 else { return }
-        _ = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels, minimumWidth: 64, minimumHeight: 64))
+        if let small = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels, minimumWidth: 64, minimumHeight: 64)).pixels {
+            // A hill-climb candidate, scaled straight into planes in bands on two threads, at any shape.
+            _ = try? Resizer.resizeToPlanes(small, width: max(1, small.width * 3 / 4), height: max(1, small.height * 3 / 4 + 1),
+                                            fullChroma: small.width % 2 == 0, threads: 2)
+        }
         // On two threads: a progressive file's luma and chroma scans decoded at once (ProgressiveSplit).
         var split = DecodeOptions(maxPixels: pixels)
         split.threads = 2
