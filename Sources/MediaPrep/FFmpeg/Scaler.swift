@@ -132,6 +132,31 @@ final class Scaler {
         try run(i, o, height: dh, failure: "swscale cannot convert this frame")
     }
 
+    /// Output rows `rows` of scaling all of `src` (sw×sh, `sf`) to dw×dh in `df`, into `band`: planes
+    /// that hold only those rows, by context `k` (one thread a context). The output frame is
+    /// addressed from its row 0, which lies `rows.lowerBound` rows before `band`: swscale writes only
+    /// the rows asked for, so nothing before `band` is touched. The rows are those of `scaleFrame`.
+    func scaleRows(_ src: Planes, _ sw: Int, _ sh: Int, _ sf: AVPixelFormat, into band: Planes, rows: Range<Int>,
+                   _ dw: Int, _ dh: Int, _ df: AVPixelFormat, context k: Int) throws {
+        guard contexts.indices.contains(k), !rows.isEmpty, rows.upperBound <= dh else {
+            throw MediaPrepError(.resizeFailed, "no scaler for rows \(rows) of \(dh)")
+        }
+        var input = util.av_frame_alloc(), output = util.av_frame_alloc()
+        defer { util.av_frame_free(&input); util.av_frame_free(&output) }
+        guard let i = input, let o = output else { throw MediaPrepError(.resizeFailed, "out of memory") }
+        try wrap(i, src, sw, sh, sf, readOnly: true)
+        let shifted = (pointers: zip(band.pointers, band.strides).map { p, s in p.map { $0 - rows.lowerBound * Int(s) } }, strides: band.strides)
+        try wrap(o, shifted, dw, dh, df, readOnly: false)
+        let c = contexts[k]
+        var rc = util.sws_frame_start(c, o, i)
+        if rc >= 0 {
+            rc = util.sws_send_slice(c, 0, UInt32(sh))
+            if rc >= 0 { rc = util.sws_receive_slice(c, UInt32(rows.lowerBound), UInt32(rows.count)) }
+            util.sws_frame_end(c)
+        }
+        guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale failed", rc) }
+    }
+
     /// The whole input into the output: one context, or each context its band of output rows
     /// (bands as swscale's own slice threads cut them), side by side.
     private func run(_ input: UnsafeMutablePointer<AVFrame>, _ output: UnsafeMutablePointer<AVFrame>, height: Int,
