@@ -7,6 +7,8 @@
 #include <setjmp.h>
 #include <turbojpeg.h>
 #include <pthread.h>
+#include <errno.h>
+#include <unistd.h>
 #include <jpeglib.h>
 #include <jpegint.h>  /* cinfo->coef->coef_arrays: a buffered-image decode's coefficients (split decode below) */
 #include <jerror.h>
@@ -224,10 +226,81 @@ static inline int cjpeg_reader_raw(cjpeg_reader *r, unsigned char *const *planes
     return 0;
 }
 
+/* A source that hands libjpeg the file's first bytes (already read while probing), then reads the
+   rest from `fd` at its offsets, 64 KiB at a time, so a large file is never held whole. At the end
+   of the file it does what jpeg_mem_src does: a warning (the file is cut short) and a fake EOI.
+   Allocated in the decompressor's permanent pool, freed with it. */
+#define CJPEG_FILE_BUFFER 65536
+typedef struct {
+    struct jpeg_source_mgr pub;
+    const unsigned char *head;
+    unsigned long head_size;
+    int fd;
+    int started;           /* the head was handed over */
+    unsigned long offset;  /* where the next read starts */
+    JOCTET *buffer;
+} cjpeg_file_src;
+
+static void cjpeg_file_init(j_decompress_ptr c) { (void)c; }
+static void cjpeg_file_term(j_decompress_ptr c) { (void)c; }
+
+static boolean cjpeg_file_fill(j_decompress_ptr c) {
+    static const JOCTET eoi[2] = { 0xFF, JPEG_EOI };
+    cjpeg_file_src *s = (cjpeg_file_src *)c->src;
+    if (!s->started) {
+        s->started = 1;
+        s->offset = s->head_size;
+        if (s->head_size > 0) {
+            s->pub.next_input_byte = s->head;
+            s->pub.bytes_in_buffer = s->head_size;
+            return TRUE;
+        }
+    }
+    ssize_t n;
+    do { n = pread(s->fd, s->buffer, CJPEG_FILE_BUFFER, (off_t)s->offset); } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+        WARNMS(c, JWRN_JPEG_EOF);
+        s->pub.next_input_byte = eoi;
+        s->pub.bytes_in_buffer = 2;
+        return TRUE;
+    }
+    s->offset += (unsigned long)n;
+    s->pub.next_input_byte = s->buffer;
+    s->pub.bytes_in_buffer = (size_t)n;
+    return TRUE;
+}
+
+static void cjpeg_file_skip(j_decompress_ptr c, long count) {
+    struct jpeg_source_mgr *src = c->src;
+    if (count <= 0) return;
+    while (count > (long)src->bytes_in_buffer) {
+        count -= (long)src->bytes_in_buffer;
+        (void)(*src->fill_input_buffer)(c);  /* at the end: the 2-byte fake EOI each time */
+    }
+    src->next_input_byte += count;
+    src->bytes_in_buffer -= (size_t)count;
+}
+
+static inline void cjpeg_file_source(j_decompress_ptr c, const unsigned char *head, unsigned long head_size, int fd) {
+    cjpeg_file_src *s = (cjpeg_file_src *)(*c->mem->alloc_small)((j_common_ptr)c, JPOOL_PERMANENT, sizeof(cjpeg_file_src));
+    memset(s, 0, sizeof(*s));
+    s->buffer = (JOCTET *)(*c->mem->alloc_small)((j_common_ptr)c, JPOOL_PERMANENT, CJPEG_FILE_BUFFER);
+    s->head = head;
+    s->head_size = head_size;
+    s->fd = fd;
+    s->pub.init_source = cjpeg_file_init;
+    s->pub.fill_input_buffer = cjpeg_file_fill;
+    s->pub.skip_input_data = cjpeg_file_skip;
+    s->pub.resync_to_restart = jpeg_resync_to_restart;
+    s->pub.term_source = cjpeg_file_term;
+    c->src = &s->pub;
+}
+
 /* 0: started (cinfo.output_width/height/components set); -1: error; -2: the header claims more
-   pixels than the data can hold. */
-static inline int cjpeg_reader_open(cjpeg_reader *r, const unsigned char *data, unsigned long size, int scale_denom, int out_space,
-                                    long max_memory) {
+   pixels than the data can hold. With `fd` ≥ 0, `data` is the file's first `size` bytes and the
+   rest is read from `fd` (`file_size` bytes in all); otherwise `data` is the whole file. */
+static inline int cjpeg_reader_open(cjpeg_reader *r, const unsigned char *data, unsigned long size, int fd, unsigned long file_size,
+                                    int scale_denom, int out_space, long max_memory) {
     memset(r, 0, sizeof(*r));
     cjpeg_init_err(&r->cinfo, &r->err);
     if (setjmp(r->err.jump)) { cjpeg_reader_close(r); return -1; }
@@ -236,7 +309,12 @@ static inline int cjpeg_reader_open(cjpeg_reader *r, const unsigned char *data, 
     /* Past this, libjpeg's whole-image buffers fail with an error (no backing store) instead of
        allocating: the last line behind the pixel checks made before any decode. */
     r->cinfo.mem->max_memory_to_use = max_memory;
-    jpeg_mem_src(&r->cinfo, data, size);
+    if (fd >= 0) {
+        cjpeg_file_source(&r->cinfo, data, size, fd);
+        size = file_size;
+    } else {
+        jpeg_mem_src(&r->cinfo, data, size);
+    }
     jpeg_read_header(&r->cinfo, TRUE);
     /* Huffman coding spends at least one bit per 8x8 luma block (a DC code); a frame header that
        claims more blocks than the data has bits is refused before the output is allocated. */

@@ -40,7 +40,7 @@ package struct BudgetSearch: Sendable {
     /// The chosen JPEG, and a small RGB image the preview can be cut from cheaply.
     package struct Outcome: Sendable {
         package let image: EncodedImage
-        package let previewSource: PixelBuffer?
+        package let previewSource: PixelBuffer
         /// Long sides whose SSIM the hill-climb measured, in order (none when it did not climb).
         package var sidesScored: [Int] = []
     }
@@ -50,7 +50,33 @@ package struct BudgetSearch: Sendable {
     ///   - view: the size the phone shows full screen.
     ///   - atView: `work` scaled to `view`, when the decoder made it on the side (asked for only if needed).
     package func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil) throws -> Outcome {
+        try encodeJPEG(handing: Handover(work), view: view, atView: atView)
+    }
+
+    /// Pixels handed to the search, which lets them go once no candidate can need them: the last
+    /// candidate's encodes then reuse their memory (a 72 MP JPEG's 1/4-scale decode, 13.5 MB, beside
+    /// a 2500 px candidate's coefficients, 12.5 MB). Used by one thread at a time.
+    package final class Handover: @unchecked Sendable {
+        fileprivate var pixels: PixelBuffer?
+        package init(_ pixels: consuming PixelBuffer) { self.pixels = pixels }
+
+        fileprivate func get() throws -> PixelBuffer {
+            guard let p = pixels else { throw MediaPrepError(.resizeFailed, "internal: the pixels were already let go") }
+            return p
+        }
+    }
+
+    /// The size of handed-over pixels, kept when they are let go.
+    private struct WorkSize {
+        let width: Int, height: Int
+        var pixelCount: Int { width * height }
+        init(_ p: PixelBuffer) { (width, height) = (p.width, p.height) }
+    }
+
+    /// As `encodeJPEG(work:…)`, on pixels the caller keeps no other reference to.
+    package func encodeJPEG(handing: Handover, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil) throws -> Outcome {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).
+        let work = try WorkSize(handing.get())
         var search = QualitySearch()
         search.threads = min(threads, encodesAtOnce)
         search.fullChroma = fullChroma
@@ -61,19 +87,19 @@ package struct BudgetSearch: Sendable {
             var atLeast = QualitySearch(minQuality: sourceSideQuality, floorOnly: true, threads: min(threads, encodesAtOnce))
             atLeast.fullChroma = fullChroma
             let whole = try Trace.time("quality search at source") {
-                try atLeast.sampledTrials(work, maxBytes: profile.maxBytes, start: 88)
+                try atLeast.sampledTrials(handing.get(), maxBytes: profile.maxBytes, start: 88)
             }
             model.add(pixels: work.pixelCount, whole.sizes)
             Trace.note("source \(work.width)x\(work.height) q=\(whole.result?.quality ?? -1)")
             if let w = whole.result, w.quality >= sourceSideQuality {
                 let image = EncodedImage(data: w.data, format: .jpeg, width: work.width, height: work.height, quality: w.quality, score: nil)
-                return Outcome(image: image, previewSource: nil)
+                return Outcome(image: image, previewSource: try handing.get())
             }
         }
         // Resize in RGB (through swscale's planar path), then TurboJPEG's own color conversion:
         // scaling straight into 4:2:0 was measured too, and lost 0.0005 SSIM on the 5120 px PNGs
         // (swscale's RGB→Y inside its scaler is less precise) without being faster end to end.
-        let ref = try atView?() ?? Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
+        let ref = try atView?() ?? Trace.time("resize to view") { try Resizer.resize(handing.get(), width: view.width, height: view.height, threads: threads) }
         let viewTrials = try Trace.time("quality search at view") {
             try search.sampledTrials(ref, maxBytes: profile.maxBytes,
                               prior: model.prior(pixels: ref.pixelCount, maxBytes: profile.maxBytes))
@@ -89,7 +115,8 @@ package struct BudgetSearch: Sendable {
         let refLuma = Trace.time("view luma") { SSIM.luma(ref) }
         var cache: [Int: EncodedImage?] = [:]
         var scored: [Int] = []
-        func candidate(_ long: Int) throws -> EncodedImage? {
+        /// - Parameter last: no candidate can follow this one, so the pixels go once it is scaled.
+        func candidate(_ long: Int, last: Bool = false) throws -> EncodedImage? {
             if let c = cache[long] { return c }
             let size = ImageProfile.scaled(width: work.width, height: work.height, longSide: long)
             var r: QualitySearch.Result?
@@ -98,8 +125,9 @@ package struct BudgetSearch: Sendable {
             } else {
                 // Straight into planes: no packed RGB of the candidate is ever held.
                 let planes = try Trace.time("resize \(long)") {
-                    try Resizer.resizeToPlanes(work, width: size.width, height: size.height, fullChroma: fullChroma, threads: threads)
+                    try Resizer.resizeToPlanes(handing.get(), width: size.width, height: size.height, fullChroma: fullChroma, threads: threads)
                 }
+                if last { handing.pixels = nil }
                 let pixelCount = size.width * size.height
                 let prior = model.prior(pixels: pixelCount, maxBytes: profile.maxBytes)
                 let t = try Trace.time("quality \(long)") {
@@ -134,13 +162,17 @@ package struct BudgetSearch: Sendable {
             throw MediaPrepError(.overLimit, "cannot fit this image in \(profile.maxBytes) bytes")
         }
         let directions = (first?.quality ?? 0) >= stepDownBelow ? [sideStep] : [sideStep, 1 / sideStep]
-        for direction in directions {
+        for (d, direction) in directions.enumerated() {
             var long = bestLong
-            while steps < maxSizeSteps {
-                let next = Int((Double(long) * direction).rounded())
-                guard next != long, next <= maxLong, next >= 16 else { break }
+            func step(_ from: Int) -> Int? {
+                let next = Int((Double(from) * direction).rounded())
+                return next != from && next <= maxLong && next >= 16 ? next : nil
+            }
+            while steps < maxSizeSteps, let next = step(long) {
                 steps += 1
-                guard let c = try candidate(next), (c.score ?? 0) > (current.score ?? 0) else { break }
+                // Whatever it scores, nothing follows: no step after it, and no way back down.
+                let last = (steps >= maxSizeSteps || step(next) == nil) && (d == directions.count - 1 || bestLong != viewLong)
+                guard let c = try candidate(next, last: last), (c.score ?? 0) > (current.score ?? 0) else { break }
                 current = c
                 long = next
                 bestLong = next

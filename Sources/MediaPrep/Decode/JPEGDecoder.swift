@@ -72,6 +72,15 @@ package enum JPEGDecoder {
         return perPixel / pow(11.5 / max(q, 1), 0.25) >= 0.45
     }
 
+    /// Over the pixels any image is sent at (`ImageProfile.maxSentPixels`) and decoded a scanline at a
+    /// time (baseline, Huffman): such a file is always shrunk on load, so `prepare` lets the decoder
+    /// read it from the file as it goes instead of reading it whole first (a 72 MP JPEG: its 23.7 MB
+    /// were held beside the decode). Progressive and multi-scan files hold every coefficient anyway,
+    /// and the split decode needs their scans' places in the whole file.
+    static func isStreamed(_ h: Header) -> Bool {
+        h.width * h.height > ImageProfile.simplex.maxSentPixels && !h.costsFullSize
+    }
+
     /// Whether the budget search will certainly scale this image to `view`: when even after DCT
     /// scaling it is over twice the view's long side (below that, the source size is tried first).
     static func viewIsCertain(_ h: Header, options: DecodeOptions, view: (width: Int, height: Int)) -> Bool {
@@ -97,15 +106,21 @@ package enum JPEGDecoder {
         try decodeWhileResizing(data, parsed: parsed, options: options, lumaOnly: lumaOnly, to: nil).decoded
     }
 
+    /// The same for a file whose start `head` is (every segment before the first scan): the rest is
+    /// read from `file` as the decoder goes (`isStreamed`).
+    static func decode(_ head: [UInt8], file: InputFile?, parsed: JPEGSource, options: DecodeOptions) throws -> DecodedImage {
+        try decodeWhileResizing(head, file: file, parsed: parsed, options: options, to: nil).decoded
+    }
+
     /// - Parameter size: a size to scale the decoded (stored-orientation) pixels to while later rows
     ///   are still being decoded (`RowPipeline`); not for CMYK, which is converted afterwards.
-    static func decodeWhileResizing(_ data: [UInt8], parsed: JPEGSource? = nil, options: DecodeOptions, lumaOnly: Bool = false,
-                                    to size: ((Int, Int) -> (width: Int, height: Int)?)?) throws -> ResizedDecode {
+    static func decodeWhileResizing(_ data: [UInt8], file: InputFile? = nil, parsed: JPEGSource? = nil, options: DecodeOptions,
+                                    lumaOnly: Bool = false, to size: ((Int, Int) -> (width: Int, height: Int)?)?) throws -> ResizedDecode {
         let src = try parsed ?? JPEGSource(data)
         let hdr = src.header
         let d = scaleDenominator(width: hdr.width, height: hdr.height, options: options)
         let (w, ht) = decodedSize(hdr, options: options)
-        try checkHeader(hdr, fileBytes: data.count, decoded: w * ht, limit: options.maxPixels)
+        try checkHeader(hdr, fileBytes: file?.size ?? data.count, decoded: w * ht, limit: options.maxPixels)
         let gray = hdr.isGray || (lumaOnly && !hdr.isCMYK)
         let layout: PixelLayout = gray ? .gray : .rgb
         let space = hdr.isCMYK ? cjpeg_space_cmyk() : (gray ? cjpeg_space_gray() : cjpeg_space_rgb())
@@ -116,7 +131,7 @@ package enum JPEGDecoder {
         let maxMemory = options.maxPixels * 6 + 64 << 20
         // Two decoders hold every coefficient each: only up to the pixels sent at most (4096², 48 MB
         // of coefficients each), so a larger progressive file keeps its single decode's memory.
-        let split = options.threads > 1 && hdr.isProgressive && !hdr.isArithmetic && !gray && !hdr.isCMYK
+        let split = file == nil && options.threads > 1 && hdr.isProgressive && !hdr.isArithmetic && !gray && !hdr.isCMYK
             && hdr.width * hdr.height <= ImageProfile.simplex.maxSentPixels ? ProgressiveSplit(data, markers: src.markers) : nil
         // Read whole and halved by Lanczos as the rows come (`lanczosShrink`). Only from the full
         // size: a 72 MP photo read at 1/2 for 1/4 held its planes beside the RGB (peak 82 → 96 MiB,
@@ -126,7 +141,7 @@ package enum JPEGDecoder {
         let (rw, rh) = ((hdr.width + readScale - 1) / readScale, (hdr.height + readScale - 1) / readScale)
         // A colour file halved is read as its Y, Cb and Cr planes (`halvedFromPlanes`).
         let readSpace = halves && !gray ? cjpeg_space_raw() : space
-        let (out, scaler): ([UInt8], SliceResizer?) = try JPEGDecoder.withReader(data, scale: readScale, space: readSpace, width: rw, height: rh,
+        let (out, scaler): ([UInt8], SliceResizer?) = try JPEGDecoder.withReader(data, file: file, scale: readScale, space: readSpace, width: rw, height: rh,
                                                                                  channels: channels, maxMemory: maxMemory, split: split) { reader in
             if reader.isSplit { Trace.note("luma and chroma scans decoded at once") }
             if !reader.planes.isEmpty {
@@ -187,9 +202,9 @@ package enum JPEGDecoder {
     }
 
     /// A reader whose output has the size and channels the header promised.
-    private static func withReader<R>(_ data: [UInt8], scale: Int, space: Int32, width: Int, height: Int, channels: Int, maxMemory: Int,
-                                      split: ProgressiveSplit? = nil, _ body: (JPEGRowReader) throws -> R) throws -> R {
-        try JPEGRowReader.with(data, scale: scale, space: space, maxMemory: maxMemory, split: split) { reader in
+    private static func withReader<R>(_ data: [UInt8], file: InputFile?, scale: Int, space: Int32, width: Int, height: Int, channels: Int,
+                                      maxMemory: Int, split: ProgressiveSplit? = nil, _ body: (JPEGRowReader) throws -> R) throws -> R {
+        try JPEGRowReader.with(data, file: file, scale: scale, space: space, maxMemory: maxMemory, split: split) { reader in
             if let y = reader.planes.first {
                 guard y.width == width, y.height == height else {
                     throw MediaPrepError(.corrupt, "decoder output \(y.width)×\(y.height) luma, expected \(width)×\(height)")

@@ -14,16 +14,25 @@ final class JPEGRowReader: RowDecoder {
 
     /// Runs `body` with a reader over `data` decoding at 1/`scale` into `space`; libjpeg keeps a
     /// pointer to the bytes, pinned here for the reader's whole life.
-    /// - Parameter split: a progressive file's luma and chroma scans, to decode on two threads; when
-    ///   that cannot be done, the usual decode runs (and reports whatever is wrong with the file).
-    static func with<R>(_ data: [UInt8], scale: Int, space: Int32, maxMemory: Int, split: ProgressiveSplit? = nil,
+    /// - Parameters:
+    ///   - file: when set, `data` is only the file's start and the rest is read from it as the
+    ///     decoder needs it (open for the reader's whole life).
+    ///   - split: a progressive file's luma and chroma scans, to decode on two threads; when
+    ///     that cannot be done, the usual decode runs (and reports whatever is wrong with the file).
+    static func with<R>(_ data: [UInt8], file: InputFile? = nil, scale: Int, space: Int32, maxMemory: Int, split: ProgressiveSplit? = nil,
                         _ body: (JPEGRowReader) throws -> R) throws -> R {
-        try data.withUnsafeBufferPointer { file in
-            try body(try JPEGRowReader(file, scale: scale, space: space, maxMemory: maxMemory, split: split))
+        try data.withUnsafeBufferPointer { head in
+            guard let file else {
+                return try body(try JPEGRowReader(head, rest: nil, scale: scale, space: space, maxMemory: maxMemory, split: split))
+            }
+            return try file.withDescriptor { fd in
+                try body(try JPEGRowReader(head, rest: (fd, file.size), scale: scale, space: space, maxMemory: maxMemory, split: nil))
+            }
         }
     }
 
-    private init(_ file: UnsafeBufferPointer<UInt8>, scale: Int, space: Int32, maxMemory: Int, split: ProgressiveSplit?) throws {
+    private init(_ file: UnsafeBufferPointer<UInt8>, rest: (fd: Int32, size: Int)?, scale: Int, space: Int32, maxMemory: Int,
+                 split: ProgressiveSplit?) throws {
         let state = UnsafeMutablePointer<cjpeg_reader>.allocate(capacity: 1)
         var rc: Int32 = -3
         // libjpeg keeps the luma stream's source (its ranges) for the decoder's whole life: owned here.
@@ -41,7 +50,10 @@ final class JPEGRowReader: RowDecoder {
                 ranges = nil
             }
         }
-        if rc != 0 { rc = cjpeg_reader_open(state, file.baseAddress, UInt(file.count), Int32(scale), space, maxMemory) }
+        if rc != 0 {
+            rc = cjpeg_reader_open(state, file.baseAddress, UInt(file.count), rest?.fd ?? -1, UInt(rest?.size ?? file.count),
+                                   Int32(scale), space, maxMemory)
+        }
         lumaRanges = ranges
         guard rc == 0 else {
             let error = Self.error(state, code: rc == -2 ? .truncated : .corrupt)

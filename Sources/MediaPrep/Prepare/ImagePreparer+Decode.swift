@@ -24,13 +24,13 @@ extension ImagePreparer {
     package func decodeOnly(source: ProbedSource) throws -> DecodedImage {
         var alone = self
         alone.threads = 1
-        let stream = source.probe.format == .png && !source.isWhole ? source.probe.path : nil
+        let stream = [.png, .jpeg].contains(source.probe.format) && !source.isWhole ? source.probe.path : nil
         return try alone.decodeScalingToView(source.data ?? [], stream: stream, jpeg: source.jpeg, format: source.probe.format,
-                                             already: source.firstFrame, options: decodeOptions(source.jpeg, colour: source.colour, fileBytes: source.data?.count ?? 0)).0
+                                             already: source.firstFrame, options: decodeOptions(source.jpeg, colour: source.colour, fileBytes: source.probe.bytes)).0
     }
 
-    /// - Parameter stream: a PNG's path when `data` is only its head: shrunk on load from the file,
-    ///   or (a PNG the row reader cannot take) read whole after all.
+    /// - Parameter stream: a PNG's or JPEG's path when `data` is only its head: shrunk on load from
+    ///   the file, or (a PNG the row reader cannot take) read whole after all.
     func decodeScalingToView(_ head: [UInt8], stream: String? = nil, jpeg: JPEGSource?, format: MediaFormat,
                              already: DecodedImage?, options: DecodeOptions) throws -> (DecodedImage, SliceResizer?) {
         if let already { return (already, nil) }
@@ -54,7 +54,7 @@ extension ImagePreparer {
             }
         }
         // Streamed only if the row reader could take it: one that needs the simplified API is read whole now.
-        if result == nil, let file { data = try file.whole(after: data) }
+        if result == nil, format == .png, let file { data = try file.whole(after: data) }
         if result != nil {
             // shrunk on load
         } else if threads > 1, !converts, format == .png {
@@ -68,12 +68,12 @@ extension ImagePreparer {
                   JPEGDecoder.viewIsCertain(j.header, options: options, view: profile.viewSize(width: j.header.width, height: j.header.height)) {
             let v = profile.viewSize(width: j.header.width, height: j.header.height)
             result = try Trace.time("decode, resizing to view beside it") {
-                try JPEGDecoder.decodeWhileResizing(data, parsed: j, options: options) { _, _ in (v.width, v.height) }
+                try JPEGDecoder.decodeWhileResizing(data, file: file, parsed: j, options: options) { _, _ in (v.width, v.height) }
             }
         }
         guard let r = result else {
             return (try Trace.time("decode") {
-                if let j = jpeg { return try JPEGDecoder.decode(data, parsed: j, options: options) }
+                if let j = jpeg { return try JPEGDecoder.decode(data, file: file, parsed: j, options: options) }
                 return try ImageLoader.load(data: data, path: nil, options: options)
             }, nil)
         }

@@ -49,16 +49,18 @@ package struct ImagePreparer: Sendable {
         var rest = consume source
         var data = rest.takeData()
         var stream: String? = nil
-        if rest.probe.format == .png, !rest.isWhole {
+        if [.png, .jpeg].contains(rest.probe.format), !rest.isWhole {
             // Only the head was read (`ProbeDepth.preparing`): streamed if shrunk on load, else read now.
             if keep == nil { stream = rest.probe.path } else { data = try InputFile(rest.probe.path).whole(after: data) }
         }
-        return try prepare(data: data, stream: stream, jpeg: rest.jpeg, keep: keep, format: rest.probe.format,
+        return try prepare(data: data, stream: stream, fileBytes: rest.probe.bytes, jpeg: rest.jpeg, keep: keep, format: rest.probe.format,
                            decoded: rest.firstFrame, colour: rest.colour)
     }
 
-    /// - Parameter stream: the PNG's path when `data` is only its head (the decoder reads the rest).
-    private func prepare(data: consuming [UInt8], stream: String? = nil, jpeg: JPEGSource?, keep: PrepareRoute?, format: MediaFormat,
+    /// - Parameters:
+    ///   - stream: the PNG's or JPEG's path when `data` is only its head (the decoder reads the rest).
+    ///   - fileBytes: the file's size (`data`'s when nil).
+    private func prepare(data: consuming [UInt8], stream: String? = nil, fileBytes: Int? = nil, jpeg: JPEGSource?, keep: PrepareRoute?, format: MediaFormat,
                          decoded already: DecodedImage?, colour: SourceColour? = nil) throws -> PreparedImage {
         try cancellation?.check()
         if let j = jpeg, let route = keep, let kept = try Trace.time("keep the JPEG as it is", { try keepJPEG(data, j, route) }) {
@@ -67,7 +69,7 @@ package struct ImagePreparer: Sendable {
         if format == .png, let route = keep, let kept = try Trace.time("keep the PNG as it is", { try keepPNG(data, route) }) {
             return kept
         }
-        let options = decodeOptions(jpeg, colour: colour, fileBytes: data.count)
+        let options = decodeOptions(jpeg, colour: colour, fileBytes: fileBytes ?? data.count)
         var (decoded, scaled) = try decodeScalingToView(data, stream: stream, jpeg: jpeg, format: format,
                                                          already: already, options: options)
         _ = consume data
@@ -77,7 +79,11 @@ package struct ImagePreparer: Sendable {
             scaled = nil
         }
         try cancellation?.check()
-        let upright = Trace.time("orient") { Orienter.apply(decoded.orientation, to: decoded.pixels) }
+        var upright = Trace.time("orient") { Orienter.apply(decoded.orientation, to: decoded.pixels) }
+        // From here on the pixels live in `work` alone, so the search can let them go (see `encodeJPEG`).
+        let decodedWhole = decoded.pixels.pixelCount == decoded.sourceWidth * decoded.sourceHeight
+        let shrunk = decoded.sourceWidth * decoded.sourceHeight / max(1, decoded.pixels.pixelCount)
+        decoded.pixels = PixelBuffer(width: 0, height: 0, layout: .rgb, storage: [])
         let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
         var search = BudgetSearch(profile: profile)
         search.threads = threads
@@ -87,12 +93,12 @@ package struct ImagePreparer: Sendable {
         // encode at a time probes one quality a round and candidates are scaled straight into planes:
         // 72 MP JPEG 79 → 73 MiB for 0.31 → 0.33 s (vips 54 MiB, 0.27 s). At a half (12 MP photos,
         // garden-noisy) the second core is worth more than the memory.
-        let shrunk = decoded.sourceWidth * decoded.sourceHeight / max(1, decoded.pixels.pixelCount)
         if (format == .png && shrunk > 1) || shrunk >= 16 { search.encodesAtOnce = 1 }
         let converted = colour != nil
         search.fullChroma = converted
 
         var work = Trace.time("alpha check") { AlphaOps.droppingOpaqueAlpha(upright) }
+        upright = PixelBuffer(width: 0, height: 0, layout: .rgb, storage: [])
         // The view-size pixels the decode already produced, packed as `work` is (alpha kept only if
         // real); packed only when used.
         let keepAlpha = work.layout == .rgba
@@ -125,7 +131,7 @@ package struct ImagePreparer: Sendable {
             // AVIF source carries its codec's noise, which a JPEG keeps as cheaply.
             let losslessSource = [.png, .gif, .bmp, .tiff].contains(format)
             // …and only at its own size: a PNG shrunk on load was resampled already.
-            let withinPixels = work.pixelCount <= profile.maxSentPixels && decoded.pixels.pixelCount == decoded.sourceWidth * decoded.sourceHeight
+            let withinPixels = work.pixelCount <= profile.maxSentPixels && decodedWhole
             if verdict.isFlat, withinSide, withinPixels, losslessSource, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes) }) {
                 encoded = png
             } else if verdict.isFlat && verdict.isGray && work.layout != .gray {
@@ -140,16 +146,18 @@ package struct ImagePreparer: Sendable {
         // The preview needs only these pixels, not the search's answer: with a core to spare it is
         // made beside the search (10–17 ms an image, hidden). Its source is the view-size image when
         // there is one, or `work` when that is at most twice the view (a resize from more costs more).
-        let early = max(work.width, work.height) <= 2 * max(view.width, view.height) ? work : try atView?.pixels()
-        let previewJob = encoded == nil && threads > 1 ? early.map { source in
+        let previewJob = encoded == nil && threads > 1 ? try (max(work.width, work.height) <= 2 * max(view.width, view.height) ? work : atView?.pixels()).map { source in
             Pending { try PreviewMaker.make(from: source, maxLength: previewMaxLength, fullChroma: fullChroma) }
         } : nil
-        var previewSource: PixelBuffer? = nil
+        let previewSource: PixelBuffer
         let result: EncodedImage
         if let png = encoded {
             result = png
+            previewSource = work
         } else {
-            let outcome = try Trace.time("budget search") { try search.encodeJPEG(work: work, view: view, atView: atView?.pixels) }
+            // Handed over: the search may free the pixels before its last candidate's encodes.
+            let handing = BudgetSearch.Handover(consume work)
+            let outcome = try Trace.time("budget search") { try search.encodeJPEG(handing: handing, view: view, atView: atView?.pixels) }
             result = outcome.image
             previewSource = outcome.previewSource
         }
@@ -159,7 +167,7 @@ package struct ImagePreparer: Sendable {
         try cancellation?.check()
         if encoded == nil, let stale = pngPreview { _ = try? stale.wait() }  // made for a PNG that did not fit
         let preview = try (encoded != nil ? pngPreview : previewJob).map { job in try Trace.time("preview (made beside the search)") { try job.wait() } }
-            ?? Trace.time("preview") { try PreviewMaker.make(from: previewSource ?? work, maxLength: profile.previewMaxLength, fullChroma: fullChroma) }
+            ?? Trace.time("preview") { try PreviewMaker.make(from: previewSource, maxLength: profile.previewMaxLength, fullChroma: fullChroma) }
         var prepared = PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
                                      quality: result.quality, route: .encoded, preview: preview, sourceFormat: format,
                                      content: content)
@@ -197,7 +205,7 @@ package struct ImagePreparer: Sendable {
         var options = decode
         options.colour = source.colour
         var data = source.data ?? []
-        if source.probe.format == .png, !source.isWhole { data = try InputFile(source.probe.path).whole(after: data) }
+        if [.png, .jpeg].contains(source.probe.format), !source.isWhole { data = try InputFile(source.probe.path).whole(after: data) }
         var decoded = try source.firstFrame ?? Trace.time("decode") {
             if let j = source.jpeg { return try JPEGDecoder.decode(data, parsed: j, options: options) }
             return try ImageLoader.load(data: data, path: source.probe.path, options: options)

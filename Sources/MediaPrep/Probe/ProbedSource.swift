@@ -4,7 +4,8 @@
 /// probing stage to the preparing stage and never shared.
 package struct ProbedSource: @unchecked Sendable {
     package internal(set) var probe: ProbeResult
-    /// JPEG and PNG: the whole file (`ProbeDepth.whole`), or its start (`headers`).
+    /// JPEG and PNG: the whole file (`ProbeDepth.whole`), or its start (`headers`, or `preparing` a
+    /// file the decoder reads on from the file itself).
     private(set) var data: [UInt8]?
     /// True when `data` is the whole file.
     let isWhole: Bool
@@ -64,8 +65,8 @@ package struct ProbedSource: @unchecked Sendable {
 package enum ProbeDepth: Sendable {
     case headers(wholeUpTo: Int)
     case whole
-    /// What `prepare` reads: the whole file, except a PNG too large to be sent at its own size,
-    /// whose head is kept and whose rows the decoder reads from the file as it shrinks them.
+    /// What `prepare` reads: the whole file, except a PNG or a baseline JPEG too large to be sent at
+    /// its own size, whose head is kept and the rest read by the decoder from the file as it goes.
     case preparing
 }
 
@@ -89,6 +90,8 @@ extension MediaProbe {
                 // Every segment sits before the first scan; a large Exif thumbnail can push the frame
                 // header past the first 256 KiB, and then the whole file is read after all.
                 if (try? JPEGDecoder.header(head)) == nil { try readWhole() }
+            } else if case .preparing = depth, !whole, let h = try? JPEGDecoder.header(head), JPEGDecoder.isStreamed(h) {
+                // Always shrunk on load: the decoder reads the rest from the file as it goes.
             } else {
                 try readWhole()
             }
