@@ -1,0 +1,55 @@
+import CFFmpeg
+
+/// A Lanczos scale into swscale's planar RGB, a band of output rows at a time, each thread scaling
+/// its half of the bands with its own context (`Scaler.scaleRows`) into a band of its own: no planar
+/// copy of the whole output is ever held. What each band becomes is the caller's (`deliver`).
+struct BandedScale: @unchecked Sendable {  // each context and band buffer is used by one thread
+    /// Output rows a band: four MCU rows. A band recomputes the source rows its taps reach above it;
+    /// at 64 rows that is a few per cent more scaling.
+    static let bandRows = 64
+
+    let scaler: Scaler
+    let util: cff_util
+    let source: (width: Int, height: Int, format: AVPixelFormat, rowBytes: Int)
+    let width: Int, height: Int
+    let planar: (format: AVPixelFormat, planes: Int)
+    let threads: Int
+    var bands: Int { (height + Self.bandRows - 1) / Self.bandRows }
+
+    init(_ src: PixelBuffer, width: Int, height: Int, output: PixelLayout, threads maxThreads: Int) throws {
+        util = try FFmpegLibraries.util()
+        source = (src.width, src.height, Resizer.avFormat(src.layout), src.rowBytes)
+        (self.width, self.height) = (width, height)
+        planar = Resizer.planar(output)
+        let bands = (height + Self.bandRows - 1) / Self.bandRows
+        threads = max(1, min(bands, src.pixelCount + width * height > 1_000_000 ? min(2, maxThreads) : 1))
+        scaler = try Scaler(util: util, source.width, source.height, source.format, width, height, planar.format,
+                            flags: Resizer.flags, threads: threads)
+    }
+
+    /// Scales `pixels` (the source's bytes, with swscale's 64 bytes of slack past the end), handing
+    /// each band to the consumer its thread's `consumer(part)` made: (planar band, first row, rows).
+    func run(_ pixels: UnsafePointer<UInt8>,
+             consumer: @Sendable (_ part: Int) throws -> (_ band: Scaler.Planes, _ y: Int, _ rows: Int) throws -> Void) throws {
+        let from = SharedPointers(source: pixels, destination: UnsafeMutablePointer(mutating: pixels))
+        let perPart = (bands + threads - 1) / threads
+        _ = try Parallel.map(threads, threads: threads) { part in
+            let mine = (part * perPart)..<min(bands, (part + 1) * perPart)
+            guard !mine.isEmpty else { return }
+            let deliver = try consumer(part)
+            let stride = (width + 63) / 64 * 64 + 64  // room past each row for swscale's SIMD
+            var scaled = [UInt8](repeating: 0, count: stride * Self.bandRows * planar.planes + 64)
+            try scaled.withUnsafeMutableBufferPointer { m in
+                guard let mb = m.baseAddress else { return }
+                let band = Scaler.planar(mb, width: width, height: Self.bandRows, planes: planar.planes, stride: stride)
+                let src = Scaler.packed(from.destination, stride: source.rowBytes)
+                for k in mine {
+                    let y = k * Self.bandRows, rows = min(Self.bandRows, height - y)
+                    try scaler.scaleRows(src, source.width, source.height, source.format, into: band, rows: y..<(y + rows),
+                                         width, height, planar.format, context: part)
+                    try deliver(band, y, rows)
+                }
+            }
+        }
+    }
+}
