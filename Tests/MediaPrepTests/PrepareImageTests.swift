@@ -138,6 +138,29 @@ import Testing
         #expect((rounds.max() ?? 0) <= 9)
     }
 
+    /// Handed over, the pixels go once no candidate can follow (a climb that reached its top step),
+    /// and the answer is the one the search gives on pixels the caller keeps; without a preview
+    /// source asked for, the view's RGB is not returned either.
+    @Test func handedPixelsGoAfterTheLastCandidate() throws {
+        let work = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels  // 1440×1080
+        var letGo = 0
+        let budgets = [30_000, 60_000, 120_000]
+        for budget in budgets {
+            var search = BudgetSearch(profile: ImageProfile(name: "climb", maxBytes: budget))
+            search.sourceSideQuality = 101  // never sent at its own size: the climb is what is tested
+            let kept = try search.encodeJPEG(work: work, view: (720, 540))
+            let handing = BudgetSearch.Handover(work)
+            let handed = try search.encodeJPEG(handing: handing, view: (720, 540), keepPreviewSource: false)
+            #expect(handed.image.data == kept.image.data && handed.sidesScored == kept.sidesScored, "budget \(budget)")
+            #expect(handed.previewSource == nil && kept.previewSource != nil)
+            // None could follow: from 720 px up to 1406 (the last step below 1440), or every step taken.
+            let noneCouldFollow = kept.sidesScored.contains(1406) || kept.sidesScored.count == 1 + search.maxSizeSteps
+            #expect(handing.isLetGo == noneCouldFollow, "budget \(budget): sides \(kept.sidesScored)")
+            if handing.isLetGo { letGo += 1 }
+        }
+        #expect(letGo > 0 && letGo < budgets.count)  // 30 KB takes every step; 60 KB stops at 1125 of 1440
+    }
+
     @Test func exifRotationIsAppliedToTheOutput() throws {
         let p = try ImagePreparer().prepare(path: Fixture.path("orient-6.jpg"))
         let d = try JPEGDecoder.decode(p.data)

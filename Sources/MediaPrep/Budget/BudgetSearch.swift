@@ -40,7 +40,8 @@ package struct BudgetSearch: Sendable {
     /// The chosen JPEG, and a small RGB image the preview can be cut from cheaply.
     package struct Outcome: Sendable {
         package let image: EncodedImage
-        package let previewSource: PixelBuffer
+        /// Nil when not asked for (`keepPreviewSource`).
+        package let previewSource: PixelBuffer?
         /// Long sides whose SSIM the hill-climb measured, in order (none when it did not climb).
         package var sidesScored: [Int] = []
     }
@@ -50,7 +51,7 @@ package struct BudgetSearch: Sendable {
     ///   - view: the size the phone shows full screen.
     ///   - atView: `work` scaled to `view`, when the decoder made it on the side (asked for only if needed).
     package func encodeJPEG(work: PixelBuffer, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil) throws -> Outcome {
-        try encodeJPEG(handing: Handover(work), view: view, atView: atView)
+        try encodeJPEG(handing: Handover(work), view: view, atView: atView, keepPreviewSource: true)
     }
 
     /// Pixels handed to the search, which lets them go once no candidate can need them: the last
@@ -59,6 +60,8 @@ package struct BudgetSearch: Sendable {
     package final class Handover: @unchecked Sendable {
         fileprivate var pixels: PixelBuffer?
         package init(_ pixels: consuming PixelBuffer) { self.pixels = pixels }
+        /// Whether the search let the pixels go (its last candidate was scaled).
+        package var isLetGo: Bool { pixels == nil }
 
         fileprivate func get() throws -> PixelBuffer {
             guard let p = pixels else { throw MediaPrepError(.resizeFailed, "internal: the pixels were already let go") }
@@ -74,7 +77,10 @@ package struct BudgetSearch: Sendable {
     }
 
     /// As `encodeJPEG(work:…)`, on pixels the caller keeps no other reference to.
-    package func encodeJPEG(handing: Handover, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil) throws -> Outcome {
+    /// - Parameter keepPreviewSource: false when the caller has its preview already: the view-size
+    ///   RGB then goes once its luma is taken (a 72 MP JPEG's climb: 5.1 MB less).
+    package func encodeJPEG(handing: Handover, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil,
+                            keepPreviewSource: Bool) throws -> Outcome {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).
         let work = try WorkSize(handing.get())
         var search = QualitySearch()
@@ -93,7 +99,7 @@ package struct BudgetSearch: Sendable {
             Trace.note("source \(work.width)x\(work.height) q=\(whole.result?.quality ?? -1)")
             if let w = whole.result, w.quality >= sourceSideQuality {
                 let image = EncodedImage(data: w.data, format: .jpeg, width: work.width, height: work.height, quality: w.quality, score: nil)
-                return Outcome(image: image, previewSource: try handing.get())
+                return Outcome(image: image, previewSource: keepPreviewSource ? try handing.get() : nil)
             }
         }
         // Resize in RGB (through swscale's planar path), then TurboJPEG's own color conversion:
@@ -102,17 +108,19 @@ package struct BudgetSearch: Sendable {
         let ref = try atView?() ?? Trace.time("resize to view") { try Resizer.resize(handing.get(), width: view.width, height: view.height, threads: threads) }
         let viewTrials = try Trace.time("quality search at view") {
             try search.sampledTrials(ref, maxBytes: profile.maxBytes,
-                              prior: model.prior(pixels: ref.pixelCount, maxBytes: profile.maxBytes))
+                                     prior: model.prior(pixels: ref.pixelCount, maxBytes: profile.maxBytes))
         }
         model.add(pixels: ref.pixelCount, viewTrials.sizes)
         let first = viewTrials.result
         Trace.note("view \(view.width)x\(view.height) q=\(first?.quality ?? -1) encodes=\(first?.encodes ?? 0)")
         if let f = first, f.quality >= acceptQuality {
             let image = EncodedImage(data: f.data, format: .jpeg, width: view.width, height: view.height, quality: f.quality, score: nil)
-            return Outcome(image: image, previewSource: ref)
+            return Outcome(image: image, previewSource: keepPreviewSource ? ref : nil)
         }
         // Hill-climb the long side on measured SSIM.
         let refLuma = Trace.time("view luma") { SSIM.luma(ref) }
+        let previewSource = keepPreviewSource ? ref : nil
+        _ = consume ref
         var cache: [Int: EncodedImage?] = [:]
         var scored: [Int] = []
         /// - Parameter last: no candidate can follow this one, so the pixels go once it is scaled.
@@ -179,7 +187,7 @@ package struct BudgetSearch: Sendable {
             }
             if bestLong != viewLong { break }  // moved up: no need to look down
         }
-        return Outcome(image: current, previewSource: ref, sidesScored: scored)
+        return Outcome(image: current, previewSource: previewSource, sidesScored: scored)
     }
 
     /// PNG keeps transparency when it fits at ≥ `minSideFraction` of the view size; else nil

@@ -149,7 +149,7 @@ package struct ImagePreparer: Sendable {
         let previewJob = encoded == nil && threads > 1 ? try (max(work.width, work.height) <= 2 * max(view.width, view.height) ? work : atView?.pixels()).map { source in
             Pending { try PreviewMaker.make(from: source, maxLength: previewMaxLength, fullChroma: fullChroma) }
         } : nil
-        let previewSource: PixelBuffer
+        let previewSource: PixelBuffer?
         let result: EncodedImage
         if let png = encoded {
             result = png
@@ -157,7 +157,9 @@ package struct ImagePreparer: Sendable {
         } else {
             // Handed over: the search may free the pixels before its last candidate's encodes.
             let handing = BudgetSearch.Handover(consume work)
-            let outcome = try Trace.time("budget search") { try search.encodeJPEG(handing: handing, view: view, atView: atView?.pixels) }
+            let outcome = try Trace.time("budget search") {
+                try search.encodeJPEG(handing: handing, view: view, atView: atView?.pixels, keepPreviewSource: previewJob == nil)
+            }
             result = outcome.image
             previewSource = outcome.previewSource
         }
@@ -167,7 +169,10 @@ package struct ImagePreparer: Sendable {
         try cancellation?.check()
         if encoded == nil, let stale = pngPreview { _ = try? stale.wait() }  // made for a PNG that did not fit
         let preview = try (encoded != nil ? pngPreview : previewJob).map { job in try Trace.time("preview (made beside the search)") { try job.wait() } }
-            ?? Trace.time("preview") { try PreviewMaker.make(from: previewSource, maxLength: profile.previewMaxLength, fullChroma: fullChroma) }
+            ?? Trace.time("preview") {
+                guard let source = previewSource else { throw MediaPrepError(.encodeFailed, "internal: no pixels left for the preview") }
+                return try PreviewMaker.make(from: source, maxLength: profile.previewMaxLength, fullChroma: fullChroma)
+            }
         var prepared = PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
                                      quality: result.quality, route: .encoded, preview: preview, sourceFormat: format,
                                      content: content)
