@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import UploadPlanner
 
 /// One call per parser that sees untrusted bytes, for the libFuzzer targets in `Fuzz/`
@@ -35,6 +36,7 @@ import UploadPlanner
             // A hill-climb candidate, scaled straight into planes in bands on two threads, at any shape.
             _ = try? Resizer.resizeToPlanes(small, width: max(1, small.width * 3 / 4), height: max(1, small.height * 3 / 4 + 1),
                                             fullChroma: small.width % 2 == 0, threads: 2)
+            _ = try? Resizer.resize(small, width: max(1, small.width / 3), height: max(1, small.height * 2 / 3), threads: 2)
         }
         // On two threads: a progressive file's luma and chroma scans decoded at once (ProgressiveSplit).
         var split = DecodeOptions(maxPixels: pixels)
@@ -46,6 +48,18 @@ import UploadPlanner
         (halved.threads, halved.lanczosShrink) = (2, true)
         _ = try? JPEGDecoder.decode(d, options: halved)
         _ = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels), lumaOnly: true)
+        // From the file as it goes (the shim's file source, as `prepare` reads a large baseline file),
+        // its head ending anywhere: one file a process, rewritten each run.
+        if let parsed = try? JPEGSource(d) {
+            let path = "/tmp/mediaprep-fuzz-\(getpid()).jpg"
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            let written = fd >= 0 && PosixIO.writeAll(fd, d)
+            if fd >= 0 { close(fd) }
+            if written, let file = try? InputFile(path) {
+                _ = try? JPEGDecoder.decode(Array(d.prefix(d.count / 3)), file: file, parsed: parsed,
+                                            options: DecodeOptions(maxPixels: pixels, minimumWidth: 16, minimumHeight: 16))
+            }
+        }
         for o in ExifOrientation.allCases { _ = try? JPEGRotator.upright(d, orientation: o) }
         _ = JPEGStripper.strip(d)
     }
@@ -53,7 +67,10 @@ import UploadPlanner
     public static func png(_ d: [UInt8]) {
         _ = PNGHeader.decodeCost(d)
         if let (w, h) = PNGHeader.size(d), w * h > pixels { return }
-        _ = try? PNGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels))
+        if let p = try? PNGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels)).pixels {
+            // Scaled a band at a time on two threads (`BandedScale`), in whatever layout it came.
+            _ = try? Resizer.resize(p, width: max(1, p.width * 2 / 3), height: max(1, p.height * 3 / 4 + 1), threads: 2)
+        }
         // Shrink-on-load, both sides of the band ring: to a third and to a quarter of the size.
         _ = try? PNGDecoder.decodeShrinking(d, options: DecodeOptions(maxPixels: pixels)) { w, h in
             ((max(1, w / 3), max(1, h / 3)), (max(1, w / 4), max(1, h / 4)))
