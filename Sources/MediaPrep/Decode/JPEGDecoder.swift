@@ -218,10 +218,12 @@ package enum JPEGDecoder {
         }
     }
 
+    /// - Parameter data: the file, or only its head when it is read from the file as it decodes: a
+    ///   segment past what `data` holds is not looked at (found by fuzzing, a head cut short).
     private static func hasAdobeMarker(_ data: [UInt8], _ markers: JPEGMarkers) -> Bool {
         let adobe = Array("Adobe".utf8)
         return markers.segments.contains { s in
-            s.marker == 0xEE && s.payload.count >= 5
+            s.marker == 0xEE && s.payload.count >= 5 && s.payload.lowerBound + 5 <= data.count
                 && Array(data[s.payload.lowerBound..<s.payload.lowerBound + 5]) == adobe
         }
     }
