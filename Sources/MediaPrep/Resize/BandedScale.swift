@@ -6,7 +6,12 @@ import CFFmpeg
 struct BandedScale: @unchecked Sendable {  // each context and band buffer is used by one thread
     /// Output rows a band: four MCU rows. A band recomputes the source rows its taps reach above it;
     /// at 64 rows that is a few per cent more scaling.
-    static let bandRows = 64
+    static let rowsABand = 64
+    /// A planar output this small (a preview) is one band a thread, as one whole-frame scale was.
+    static let smallOutput = 2 << 20
+
+    /// Output rows of each band: a multiple of 16 (JPEG's MCU rows), for `resizeToPlanes`.
+    let bandRows: Int
 
     let scaler: Scaler
     let util: cff_util
@@ -14,15 +19,17 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
     let width: Int, height: Int
     let planar: (format: AVPixelFormat, planes: Int)
     let threads: Int
-    var bands: Int { (height + Self.bandRows - 1) / Self.bandRows }
+    var bands: Int { (height + bandRows - 1) / bandRows }
 
     init(_ src: PixelBuffer, width: Int, height: Int, output: PixelLayout, threads maxThreads: Int) throws {
         util = try FFmpegLibraries.util()
         source = (src.width, src.height, Resizer.avFormat(src.layout), src.rowBytes)
         (self.width, self.height) = (width, height)
         planar = Resizer.planar(output)
-        let bands = (height + Self.bandRows - 1) / Self.bandRows
-        threads = max(1, min(bands, src.pixelCount + width * height > 1_000_000 ? min(2, maxThreads) : 1))
+        let wanted = max(1, src.pixelCount + width * height > 1_000_000 ? min(2, maxThreads) : 1)
+        let perThread = ((height + wanted - 1) / wanted + 15) / 16 * 16
+        bandRows = width * height * planar.planes <= Self.smallOutput ? perThread : Self.rowsABand
+        threads = max(1, min(wanted, (height + bandRows - 1) / bandRows))
         scaler = try Scaler(util: util, source.width, source.height, source.format, width, height, planar.format,
                             flags: Resizer.flags, threads: threads)
     }
@@ -38,13 +45,13 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
             guard !mine.isEmpty else { return }
             let deliver = try consumer(part)
             let stride = (width + 63) / 64 * 64 + 64  // room past each row for swscale's SIMD
-            var scaled = [UInt8](repeating: 0, count: stride * Self.bandRows * planar.planes + 64)
+            var scaled = [UInt8](repeating: 0, count: stride * bandRows * planar.planes + 64)
             try scaled.withUnsafeMutableBufferPointer { m in
                 guard let mb = m.baseAddress else { return }
-                let band = Scaler.planar(mb, width: width, height: Self.bandRows, planes: planar.planes, stride: stride)
+                let band = Scaler.planar(mb, width: width, height: bandRows, planes: planar.planes, stride: stride)
                 let src = Scaler.packed(from.destination, stride: source.rowBytes)
                 for k in mine {
-                    let y = k * Self.bandRows, rows = min(Self.bandRows, height - y)
+                    let y = k * bandRows, rows = min(bandRows, height - y)
                     try scaler.scaleRows(src, source.width, source.height, source.format, into: band, rows: y..<(y + rows),
                                          width, height, planar.format, context: part)
                     try deliver(band, y, rows)

@@ -19,10 +19,10 @@ extension Resizer {
             guard let sb = s.baseAddress else { return }
             try yuv.withWriter { writer in
                 try scale.run(sb) { _ in
-                    let pack = try Scaler(plain: util, width, BandedScale.bandRows, scale.planar.format, width, BandedScale.bandRows,
+                    let pack = try Scaler(plain: util, width, scale.bandRows, scale.planar.format, width, scale.bandRows,
                                           AV_PIX_FMT_RGB24, flags: flags)
                     let encoder = try JPEGEncoder()
-                    let packed = BandBuffer(width * 3 * BandedScale.bandRows + 64)
+                    let packed = BandBuffer(width * 3 * scale.bandRows + 64)
                     return { band, y, rows in
                         try pack.scale(band, y: 0, h: rows, into: Scaler.packed(packed.base, stride: width * 3))
                         try encoder.convert(rgb: packed.base, rowBytes: width * 3, width: width, rows: rows, y: y, into: writer)

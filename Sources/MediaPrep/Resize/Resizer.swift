@@ -55,7 +55,7 @@ package enum Resizer {
                     guard let sb = s.baseAddress, let db = d.baseAddress else { return }
                     let rows = SharedPointers(source: sb, destination: db)
                     try scale.run(sb) { _ in
-                        let n = BandedScale.bandRows
+                        let n = scale.bandRows
                         let pack = try Scaler(plain: util, width, n, planarFmt, width, n, outFmt, flags: flags)
                         // Packed apart, then copied: rows edge to edge take no SIMD overrun from another thread.
                         let packed = BandBuffer(dstRow * n + 64)
