@@ -114,8 +114,8 @@ typedef struct {
     int count, next;
 } cjpeg_parts;
 
-static void cjpeg_parts_init(j_decompress_ptr c) { (void)c; }
-static void cjpeg_parts_term(j_decompress_ptr c) { (void)c; }
+/* A source's start and end, for sources that have nothing to do then (parts, file). */
+static void cjpeg_src_nothing(j_decompress_ptr c) { (void)c; }
 
 static boolean cjpeg_parts_fill(j_decompress_ptr c) {
     static const JOCTET eoi[2] = { 0xFF, JPEG_EOI };
@@ -148,11 +148,11 @@ static inline void cjpeg_parts_src(j_decompress_ptr c, cjpeg_parts *p, const uns
     p->data = data;
     p->ranges = ranges;
     p->count = count;
-    p->pub.init_source = cjpeg_parts_init;
+    p->pub.init_source = cjpeg_src_nothing;
     p->pub.fill_input_buffer = cjpeg_parts_fill;
     p->pub.skip_input_data = cjpeg_parts_skip;
     p->pub.resync_to_restart = jpeg_resync_to_restart;
-    p->pub.term_source = cjpeg_parts_term;
+    p->pub.term_source = cjpeg_src_nothing;
     c->src = &p->pub;
 }
 
@@ -241,9 +241,6 @@ typedef struct {
     JOCTET *buffer;
 } cjpeg_file_src;
 
-static void cjpeg_file_init(j_decompress_ptr c) { (void)c; }
-static void cjpeg_file_term(j_decompress_ptr c) { (void)c; }
-
 static boolean cjpeg_file_fill(j_decompress_ptr c) {
     static const JOCTET eoi[2] = { 0xFF, JPEG_EOI };
     cjpeg_file_src *s = (cjpeg_file_src *)c->src;
@@ -288,11 +285,11 @@ static inline void cjpeg_file_source(j_decompress_ptr c, const unsigned char *he
     s->head = head;
     s->head_size = head_size;
     s->fd = fd;
-    s->pub.init_source = cjpeg_file_init;
+    s->pub.init_source = cjpeg_src_nothing;
     s->pub.fill_input_buffer = cjpeg_file_fill;
     s->pub.skip_input_data = cjpeg_file_skip;
     s->pub.resync_to_restart = jpeg_resync_to_restart;
-    s->pub.term_source = cjpeg_file_term;
+    s->pub.term_source = cjpeg_src_nothing;
     c->src = &s->pub;
 }
 
