@@ -117,6 +117,17 @@ typedef struct {
 /* A source's start and end, for sources that have nothing to do then (parts, file). */
 static void cjpeg_src_nothing(j_decompress_ptr c) { (void)c; }
 
+/* Installs `pub` as the decompressor's source, reading through `fill` and `skip`. */
+static inline void cjpeg_src_install(j_decompress_ptr c, struct jpeg_source_mgr *pub, boolean (*fill)(j_decompress_ptr),
+                                     void (*skip)(j_decompress_ptr, long)) {
+    pub->init_source = cjpeg_src_nothing;
+    pub->fill_input_buffer = fill;
+    pub->skip_input_data = skip;
+    pub->resync_to_restart = jpeg_resync_to_restart;
+    pub->term_source = cjpeg_src_nothing;
+    c->src = pub;
+}
+
 static boolean cjpeg_parts_fill(j_decompress_ptr c) {
     static const JOCTET eoi[2] = { 0xFF, JPEG_EOI };
     cjpeg_parts *p = (cjpeg_parts *)c->src;
@@ -148,12 +159,7 @@ static inline void cjpeg_parts_src(j_decompress_ptr c, cjpeg_parts *p, const uns
     p->data = data;
     p->ranges = ranges;
     p->count = count;
-    p->pub.init_source = cjpeg_src_nothing;
-    p->pub.fill_input_buffer = cjpeg_parts_fill;
-    p->pub.skip_input_data = cjpeg_parts_skip;
-    p->pub.resync_to_restart = jpeg_resync_to_restart;
-    p->pub.term_source = cjpeg_src_nothing;
-    c->src = &p->pub;
+    cjpeg_src_install(c, &p->pub, cjpeg_parts_fill, cjpeg_parts_skip);
 }
 
 typedef struct {
@@ -285,12 +291,7 @@ static inline void cjpeg_file_source(j_decompress_ptr c, const unsigned char *he
     s->head = head;
     s->head_size = head_size;
     s->fd = fd;
-    s->pub.init_source = cjpeg_src_nothing;
-    s->pub.fill_input_buffer = cjpeg_file_fill;
-    s->pub.skip_input_data = cjpeg_file_skip;
-    s->pub.resync_to_restart = jpeg_resync_to_restart;
-    s->pub.term_source = cjpeg_src_nothing;
-    c->src = &s->pub;
+    cjpeg_src_install(c, &s->pub, cjpeg_file_fill, cjpeg_file_skip);
 }
 
 /* 0: started (cinfo.output_width/height/components set); -1: error; -2: the header claims more

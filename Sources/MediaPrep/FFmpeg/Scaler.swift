@@ -147,14 +147,20 @@ final class Scaler {
         try wrap(i, src, sw, sh, sf, readOnly: true)
         let shifted = (pointers: zip(band.pointers, band.strides).map { p, s in p.map { $0 - rows.lowerBound * Int(s) } }, strides: band.strides)
         try wrap(o, shifted, dw, dh, df, readOnly: false)
-        let c = contexts[k]
-        var rc = util.sws_frame_start(c, o, i)
-        if rc >= 0 {
-            rc = util.sws_send_slice(c, 0, UInt32(sh))
-            if rc >= 0 { rc = util.sws_receive_slice(c, UInt32(rows.lowerBound), UInt32(rows.count)) }
-            util.sws_frame_end(c)
-        }
+        let rc = Self.receive(util, contexts[k], o, i, sourceHeight: sh, rows: rows)
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.resizeFailed, "swscale failed", rc) }
+    }
+
+    /// Output rows `rows` of `output` from all `sourceHeight` rows of `input`, by context `c`
+    /// (sws_frame_start, send_slice, receive_slice, frame_end): swscale's error code, or ≥ 0.
+    private static func receive(_ util: cff_util, _ c: OpaquePointer, _ output: UnsafeMutablePointer<AVFrame>,
+                                _ input: UnsafeMutablePointer<AVFrame>, sourceHeight: Int, rows: Range<Int>) -> Int32 {
+        var rc = util.sws_frame_start(c, output, input)
+        guard rc >= 0 else { return rc }
+        defer { util.sws_frame_end(c) }
+        rc = util.sws_send_slice(c, 0, UInt32(sourceHeight))
+        guard rc >= 0 else { return rc }
+        return util.sws_receive_slice(c, UInt32(rows.lowerBound), UInt32(rows.count))
     }
 
     /// The whole input into the output: one context, or each context its band of output rows
@@ -174,14 +180,8 @@ final class Scaler {
         let codes = try Parallel.map(contexts.count, threads: contexts.count) { k -> Int32 in
             let start = k * band, rows = min(band, height - start)
             guard rows > 0 else { return 0 }
-            let c = handles[k].pointer
             let i = UnsafeMutablePointer<AVFrame>(frames.input.pointer), o = UnsafeMutablePointer<AVFrame>(frames.output.pointer)
-            var rc = util.sws_frame_start(c, o, i)
-            guard rc >= 0 else { return rc }
-            defer { util.sws_frame_end(c) }
-            rc = util.sws_send_slice(c, 0, UInt32(sourceHeight))
-            guard rc >= 0 else { return rc }
-            return util.sws_receive_slice(c, UInt32(start), UInt32(rows))
+            return Self.receive(util, handles[k].pointer, o, i, sourceHeight: sourceHeight, rows: start..<(start + rows))
         }
         if let rc = codes.first(where: { $0 < 0 }) { throw MediaPrepError.ffmpeg(.resizeFailed, failure, rc) }
     }

@@ -34,6 +34,22 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
                             flags: Resizer.flags, threads: threads)
     }
 
+    /// As `run`, each band packed first into `format` (RGB24, RGBA) in a buffer of the thread's own:
+    /// the consumer gets the packed rows (`rowBytes` apart), their first row and their count.
+    func runPacked(_ pixels: UnsafePointer<UInt8>, into format: AVPixelFormat, rowBytes: Int,
+                   consumer: @Sendable (_ part: Int) throws -> (_ rows: UnsafePointer<UInt8>, _ y: Int, _ count: Int) throws -> Void) throws {
+        let (util, planarFormat, width, bandRows) = (util, planar.format, width, bandRows)
+        try run(pixels) { part in
+            let pack = try Scaler(plain: util, width, bandRows, planarFormat, width, bandRows, format, flags: Resizer.flags)
+            let deliver = try consumer(part)
+            let packed = BandBuffer(rowBytes * bandRows + 64)
+            return { band, y, count in
+                try pack.scale(band, y: 0, h: count, into: Scaler.packed(packed.base, stride: rowBytes))
+                try deliver(packed.base, y, count)
+            }
+        }
+    }
+
     /// Scales `pixels` (the source's bytes, with swscale's 64 bytes of slack past the end), handing
     /// each band to the consumer its thread's `consumer(part)` made: (planar band, first row, rows).
     func run(_ pixels: UnsafePointer<UInt8>,
@@ -59,4 +75,14 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
             }
         }
     }
+}
+
+/// A band's bytes, owned by the one thread that fills them, freed with it.
+final class BandBuffer {
+    let base: UnsafeMutablePointer<UInt8>
+    init(_ count: Int) {
+        base = .allocate(capacity: count)
+        base.initialize(repeating: 0, count: count)
+    }
+    deinit { base.deallocate() }
 }

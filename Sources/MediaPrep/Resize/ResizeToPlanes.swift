@@ -14,32 +14,17 @@ extension Resizer {
         var input = src.bytes
         if input.capacity < input.count + 64 { input.reserveCapacity(input.count + 64) }
         var yuv = YUVPlanes(width: width, height: height, subsampling: fullChroma ? TJSAMP_444 : TJSAMP_420)
-        let util = scale.util
         try input.withUnsafeBufferPointer { s in
             guard let sb = s.baseAddress else { return }
             try yuv.withWriter { writer in
-                try scale.run(sb) { _ in
-                    let pack = try Scaler(plain: util, width, scale.bandRows, scale.planar.format, width, scale.bandRows,
-                                          AV_PIX_FMT_RGB24, flags: flags)
+                try scale.runPacked(sb, into: AV_PIX_FMT_RGB24, rowBytes: width * 3) { _ in
                     let encoder = try JPEGEncoder()
-                    let packed = BandBuffer(width * 3 * scale.bandRows + 64)
-                    return { band, y, rows in
-                        try pack.scale(band, y: 0, h: rows, into: Scaler.packed(packed.base, stride: width * 3))
-                        try encoder.convert(rgb: packed.base, rowBytes: width * 3, width: width, rows: rows, y: y, into: writer)
+                    return { rgb, y, rows in
+                        try encoder.convert(rgb: rgb, rowBytes: width * 3, width: width, rows: rows, y: y, into: writer)
                     }
                 }
             }
         }
         return yuv
     }
-}
-
-/// A band's bytes, owned by the one thread that fills them, freed with it.
-final class BandBuffer {
-    let base: UnsafeMutablePointer<UInt8>
-    init(_ count: Int) {
-        base = .allocate(capacity: count)
-        base.initialize(repeating: 0, count: count)
-    }
-    deinit { base.deallocate() }
 }

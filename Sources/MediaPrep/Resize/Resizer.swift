@@ -41,7 +41,6 @@ package enum Resizer {
         // Buffers built elsewhere may lack the slack swscale's SIMD over-read needs.
         var input = src.bytes
         if input.capacity < input.count + 64 { input.reserveCapacity(input.count + 64) }
-        let planarFmt = planar(outLayout).format
         let util = try FFmpegLibraries.util()
         let (sw, sh, sf, srcRow) = (src.width, src.height, fmt, src.rowBytes)
         if outLayout != .gray {
@@ -54,15 +53,9 @@ package enum Resizer {
                 try out.withUnsafeMutableBufferPointer { d in
                     guard let sb = s.baseAddress, let db = d.baseAddress else { return }
                     let rows = SharedPointers(source: sb, destination: db)
-                    try scale.run(sb) { _ in
-                        let n = scale.bandRows
-                        let pack = try Scaler(plain: util, width, n, planarFmt, width, n, outFmt, flags: flags)
-                        // Packed apart, then copied: rows edge to edge take no SIMD overrun from another thread.
-                        let packed = BandBuffer(dstRow * n + 64)
-                        return { band, y, count in
-                            try pack.scale(band, y: 0, h: count, into: Scaler.packed(packed.base, stride: dstRow))
-                            (rows.destination + y * dstRow).update(from: packed.base, count: count * dstRow)
-                        }
+                    // Packed apart, then copied: rows edge to edge take no SIMD overrun from another thread.
+                    try scale.runPacked(sb, into: outFmt, rowBytes: dstRow) { _ in
+                        { packed, y, count in (rows.destination + y * dstRow).update(from: packed, count: count * dstRow) }
                     }
                 }
             }
