@@ -22,7 +22,10 @@ struct QualitySearch: Sendable {
     struct Result: Sendable {
         let quality: Int
         let data: [UInt8]
+        /// Files written.
         let encodes: Int
+        /// Qualities measured without writing (`JPEGMeasure`).
+        var measures = 0
     }
 
     static func logScale(_ q: Int) -> Double {
@@ -77,12 +80,12 @@ struct QualitySearch: Sendable {
                                prior: RatePrior?) throws -> Trials {
         let header = 600.0  // markers and tables, not scaled with the rows
         let sampleBudget = Int((Double(maxBytes) - header) * fraction + header)
-        let s = try trials(planes: sample, maxBytes: sampleBudget, start: start, prior: prior)
+        let s = try estimate(planes: sample, maxBytes: sampleBudget, start: start, prior: prior)
         let scaled = s.sizes.mapValues { Int((Double($0) - header) / fraction + header) }
         let slope = RateModel.slope(RateModel.points(scaled, near: log(Double(maxBytes)))) ?? prior?.slope ?? RateModel.defaultSlope
-        let predicted = s.result?.quality ?? minQuality
+        let predicted = s.fit ?? minQuality
         Trace.note("sample of \(sample.height) rows predicts q=\(predicted)")
-        if floorOnly, s.result == nil, (scaled[minQuality] ?? 0) > maxBytes * 11 / 10 {
+        if floorOnly, s.fit == nil, (scaled[minQuality] ?? 0) > maxBytes * 11 / 10 {
             return Trials(result: nil, sizes: scaled)  // the floor is clearly out of reach
         }
         return try trials(planes: try whole(), maxBytes: maxBytes, start: start, prior: RatePrior(quality: predicted, slope: slope))
@@ -95,27 +98,125 @@ struct QualitySearch: Sendable {
     /// Below this many pixels the whole image is searched directly (sampling would not pay).
     static let sampleFrom = 600_000
 
+    /// The highest quality whose file fits, exactly. Large planes are searched on measured sizes
+    /// (`JPEGMeasure`: libjpeg quantizes, the Huffman symbols are counted, nothing is written) and
+    /// only the answer, and a neighbour whose measure leaves it in doubt, are written; small ones
+    /// are searched by writing each probe.
     /// - Parameter prior: where a rate model expects the answer; the first round probes it and
     ///   its neighbour, and while a side is open the model's slope extrapolates from the nearest
     ///   measurement (two adjacent qualities differ by 2–4 % in size: too close for a secant).
     func trials(planes yuv: YUVPlanes, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
-        var fits: (q: Int, data: [UInt8])? = nil
+        guard yuv.width * yuv.height >= Self.measureFrom else {
+            let files = FileCache()
+            let b = try bracket(maxBytes: maxBytes, start: start, prior: prior) { qs in
+                try files.write(qs, yuv, threads: threads, tables: { _ in nil }).mapValues(\.count)
+            }
+            guard let q = b.fit, let data = files.files[q] else { return Trials(result: nil, sizes: b.sizes) }
+            return Trials(result: Result(quality: q, data: data, encodes: files.files.count), sizes: b.sizes)
+        }
+        var measured: [Int: JPEGMeasure] = [:]
+        let b = try bracket(maxBytes: maxBytes, start: start, prior: prior) { qs in
+            let got = try Parallel.map(qs.count, threads: threads) { i in try JPEGEncoder.measure(yuv, quality: qs[i]) }
+            for m in got { measured[m.quality] = m }
+            return Dictionary(uniqueKeysWithValues: got.map { ($0.quality, $0.expected) })
+        }
+        return try written(yuv, maxBytes: maxBytes, from: b.fit ?? minQuality, measured: measured, sizes: b.sizes)
+    }
+
+    /// The answer on measured sizes alone (a sample's prediction): the highest quality expected to fit.
+    func estimate(planes yuv: YUVPlanes, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> (fit: Int?, sizes: [Int: Int]) {
+        guard yuv.width * yuv.height >= Self.measureFrom else {
+            let t = try trials(planes: yuv, maxBytes: maxBytes, start: start, prior: prior)
+            return (t.result?.quality, t.sizes)
+        }
+        return try bracket(maxBytes: maxBytes, start: start, prior: prior) { qs in
+            let got = try Parallel.map(qs.count, threads: threads) { i in try JPEGEncoder.measure(yuv, quality: qs[i]) }
+            return Dictionary(uniqueKeysWithValues: got.map { ($0.quality, $0.expected) })
+        }
+    }
+
+    /// Below this many pixels every probe is written: a measure costs a small encode's set-up too,
+    /// and the answer would be written after it anyway.
+    static let measureFrom = 100_000
+
+    /// Files written so far, by quality (a class: filled from inside the bracket's probe closure).
+    private final class FileCache {
+        var files: [Int: [UInt8]] = [:]
+        /// Writes the qualities not written yet, side by side; their sizes.
+        func write(_ qs: [Int], _ yuv: YUVPlanes, threads: Int, tables: (Int) -> JPEGMeasure.Tables?) throws -> [Int: [UInt8]] {
+            let todo = Array(Set(qs.filter { files[$0] == nil })).sorted()
+            let t = todo.map(tables)
+            let out = try Parallel.map(todo.count, threads: threads) { i in
+                try JPEGEncoder().encode(yuv, quality: todo[i], progressive: false, tables: t[i])
+            }
+            for (q, d) in zip(todo, out) { files[q] = d }
+            return files.filter { qs.contains($0.key) }
+        }
+    }
+
+    /// From the measured answer to the written one. A measure is exact but for the zero byte stuffed
+    /// after each 0xFF of coded data (about 1 byte in 300): a quality whose measure without them is
+    /// over the budget is over; one that may fit is written. Steps one quality at a time from `from`:
+    /// up while the next fits, down until one does.
+    private func written(_ yuv: YUVPlanes, maxBytes: Int, from: Int, measured: [Int: JPEGMeasure], sizes: [Int: Int]) throws -> Trials {
+        var measured = measured, sizes = sizes
+        let files = FileCache()
+        var measures = 0
+        func lower(_ q: Int) throws -> Int {
+            if let m = measured[q] { return m.lower }
+            let m = try JPEGEncoder.measure(yuv, quality: q)
+            measured[q] = m
+            measures += 1
+            return m.lower
+        }
+        func fits(_ q: Int) throws -> Bool {
+            if try lower(q) > maxBytes { return false }
+            if files.files[q] == nil {
+                // Beside it on the other core: the neighbour the next step will ask about, when it may be needed.
+                var batch = [q]
+                if threads > 1 {
+                    if q < maxQuality, let up = measured[q + 1], up.lower <= maxBytes {
+                        batch.append(q + 1)
+                    } else if q > minQuality, let m = measured[q], m.expected > maxBytes {
+                        batch.append(q - 1)
+                    }
+                }
+                for (q, d) in try files.write(batch, yuv, threads: threads, tables: { measured[$0]?.tables }) { sizes[q] = d.count }
+            }
+            return (files.files[q]?.count ?? Int.max) <= maxBytes
+        }
+        var q = min(max(from, minQuality), maxQuality)
+        var best: Int? = nil, over: Int? = nil
+        while true {
+            if try fits(q) {
+                best = q
+                if q == maxQuality || over == q + 1 { break }
+                q += 1
+            } else {
+                over = q
+                if q == minQuality || best == q - 1 { break }
+                q -= 1
+            }
+        }
+        Trace.note("measured \(measured.count) qualities, wrote \(files.files.keys.sorted().map { "q\($0)" }.joined(separator: " "))")
+        guard let b = best, let data = files.files[b] else { return Trials(result: nil, sizes: sizes) }
+        return Trials(result: Result(quality: b, data: data, encodes: files.files.count, measures: measured.count), sizes: sizes)
+    }
+
+    /// Bracket (fits, over) on the sizes `probe` gives for a set of qualities, run side by side.
+    private func bracket(maxBytes: Int, start: Int, prior: RatePrior?, probe: ([Int]) throws -> [Int: Int]) throws -> (fit: Int?, sizes: [Int: Int]) {
+        var fits: (q: Int, size: Int)? = nil
         var over: (q: Int, size: Int)? = nil
-        var encodes = 0
         var sizes: [Int: Int] = [:]  // quality → bytes for every quality measured
         func measure(_ qs: [Int]) throws {
             let unique = Array(Set(qs.filter { sizes[$0] == nil })).sorted()
             if unique.isEmpty { return }
-            let out = try Parallel.map(unique.count, threads: threads) { i in
-                try JPEGEncoder().encode(yuv, quality: unique[i], progressive: false)
-            }
-            encodes += unique.count
-            for (q, d) in zip(unique, out) {
-                sizes[q] = d.count
-                if d.count <= maxBytes {
-                    if q > (fits?.q ?? Int.min) { fits = (q, d) }
+            for (q, size) in try probe(unique) {
+                sizes[q] = size
+                if size <= maxBytes {
+                    if q > (fits?.q ?? Int.min) { fits = (q, size) }
                 } else if q < (over?.q ?? Int.max) {
-                    over = (q, d.count)
+                    over = (q, size)
                 }
             }
         }
@@ -136,7 +237,7 @@ struct QualitySearch: Sendable {
         } else {
             try measure(oneAtATime ? [first] : [first, hi])
         }
-        if floorOnly && fits == nil && sizes[lo] != nil { return Trials(result: nil, sizes: sizes) }
+        if floorOnly && fits == nil && sizes[lo] != nil { return (nil, sizes) }
         var openRounds = 0, bracketedRounds = 0
         // Bracket (fits.q, over.q), open at the ends we have not measured yet.
         while true {
@@ -147,7 +248,7 @@ struct QualitySearch: Sendable {
             var est = (below + above) / 2
             if let f = fits, let o = over {
                 // Secant on (log S(q), log bytes) between the bracket's ends.
-                est = Self.secant((f.q, f.data.count), (o.q, o.size), target: target) ?? est
+                est = Self.secant((f.q, f.size), (o.q, o.size), target: target) ?? est
             } else if let slope = prior?.slope ?? RateModel.slope(RateModel.points(sizes, near: target))
                         ?? (oneAtATime ? RateModel.defaultSlope : nil),
                       let (q0, s0) = sizes.min(by: { abs(log(Double($0.value)) - target) < abs(log(Double($1.value)) - target) }) {
@@ -184,7 +285,7 @@ struct QualitySearch: Sendable {
             }
         }
         Trace.note("probes \(sizes.sorted { $0.key < $1.key }.map { "q\($0.key)=\($0.value)" }.joined(separator: " "))")
-        return Trials(result: fits.map { Result(quality: $0.q, data: $0.data, encodes: encodes) }, sizes: sizes)
+        return (fits?.q, sizes)
     }
 
     /// The quality where the line through two (quality, bytes) points in (log S, log bytes) meets the target.

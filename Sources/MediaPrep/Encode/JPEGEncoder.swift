@@ -81,16 +81,58 @@ package final class JPEGEncoder {
         guard rc == 0 else { throw MediaPrepError(.encodeFailed, "YUV conversion failed: \(handle.lastError)") }
     }
 
-    /// Compresses YUV planes (from `planes(_:)` or a resize straight to 4:2:0).
-    package func encode(_ yuv: YUVPlanes, quality: Int, progressive: Bool = false) throws -> [UInt8] {
+    /// Compresses YUV planes (from `planes(_:)` or a resize straight to 4:2:0). With the tables a
+    /// `measure` of the same planes and quality found, in one pass: the same bytes as libjpeg's two.
+    package func encode(_ yuv: YUVPlanes, quality: Int, progressive: Bool = false, tables: JPEGMeasure.Tables? = nil) throws -> [UInt8] {
         let q = Int32(min(100, max(1, quality))), gray: Int32 = yuv.subsampling == TJSAMP_GRAY ? 1 : 0
         let full: Int32 = yuv.subsampling == TJSAMP_444 ? 1 : 0
         return try Self.collect { out, message, length in
             yuv.withReadOnlyPlanePointers { p, strides in
-                cjpeg_encode_planes(p, strides, Int32(yuv.width), Int32(yuv.height), gray, full, q, progressive ? 1 : 0, out, message, length)
+                if var t = tables?.raw {
+                    return cjpeg_encode_planes(p, strides, Int32(yuv.width), Int32(yuv.height), gray, full, q, progressive ? 1 : 0, &t,
+                                               out, message, length)
+                }
+                return cjpeg_encode_planes(p, strides, Int32(yuv.width), Int32(yuv.height), gray, full, q, progressive ? 1 : 0, nil,
+                                           out, message, length)
             }
         }
     }
+
+    /// The baseline file `encode(yuv, quality:)` would write, measured without writing it.
+    static func measure(_ yuv: YUVPlanes, quality: Int) throws -> JPEGMeasure {
+        let q = Int32(min(100, max(1, quality))), gray: Int32 = yuv.subsampling == TJSAMP_GRAY ? 1 : 0
+        let full: Int32 = yuv.subsampling == TJSAMP_444 ? 1 : 0
+        var tables = cjpeg_tables()
+        var lower: Int64 = 0, data: Int64 = 0
+        var message = [CChar](repeating: 0, count: 200)
+        let rc = message.withUnsafeMutableBufferPointer { m in
+            yuv.withReadOnlyPlanePointers { p, strides in
+                cjpeg_measure_planes(p, strides, Int32(yuv.width), Int32(yuv.height), gray, full, q, &tables, &lower, &data,
+                                     m.baseAddress, Int32(m.count))
+            }
+        }
+        guard rc == 0 else {
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw MediaPrepError(.encodeFailed, "JPEG measuring failed: \(text)")
+        }
+        return JPEGMeasure(quality: Int(q), lower: Int(lower), dataBytes: Int(data), tables: .init(raw: tables))
+    }
+}
+
+/// A quality's cost known before its file is written: libjpeg quantizes, its Huffman symbols are
+/// counted instead of coded (a third of an encode: no coefficient buffer, no second pass).
+package struct JPEGMeasure: Sendable {
+    /// The optimized Huffman tables for these planes at this quality, for the one-pass encode.
+    package struct Tables: @unchecked Sendable { let raw: cjpeg_tables }
+    let quality: Int
+    /// Every byte of the file but the zero bytes stuffed after each 0xFF of its coded data.
+    let lower: Int
+    /// The coded data's bytes before stuffing.
+    let dataBytes: Int
+    let tables: Tables
+    /// The file's expected size: coded data has one 0xFF in 260–580 bytes (photo.jpg at 7 qualities, 4 sizes).
+    var expected: Int { lower + dataBytes / Self.stuffingEvery }
+    static let stuffingEvery = 300
 }
 
 /// An image in JPEG's color space and chroma layout (Y, Cb, Cr planes; Y only for gray) in one
