@@ -59,6 +59,7 @@ import UploadPlanner
                 _ = try? JPEGDecoder.decode(Array(d.prefix(d.count / 3)), file: file, parsed: parsed,
                                             options: DecodeOptions(maxPixels: pixels, minimumWidth: 16, minimumHeight: 16))
             }
+            unlink(path)
         }
         for o in ExifOrientation.allCases { _ = try? JPEGRotator.upright(d, orientation: o) }
         _ = JPEGStripper.strip(d)
@@ -75,6 +76,31 @@ import UploadPlanner
         _ = try? PNGDecoder.decodeShrinking(d, options: DecodeOptions(maxPixels: pixels)) { w, h in
             ((max(1, w / 3), max(1, h / 3)), (max(1, w / 4), max(1, h / 4)))
         }
+    }
+
+    /// Whether a measured quality (`JPEGMeasure`) is what libjpeg writes for whatever `d` decodes to:
+    /// its tables give the same file in one pass, and the file is the measure plus its stuffed zeros.
+    /// The quality and the chroma layout come from the input's last bytes. The fuzz target traps otherwise.
+    public static func jpegMeasureAgrees(_ d: [UInt8]) -> Bool {
+        guard let h = try? JPEGDecoder.header(d), h.width * h.height <= pixels,
+              let image = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels, minimumWidth: 64, minimumHeight: 64)).pixels,
+              let encoder = try? JPEGEncoder() else { return true }
+        let quality = Int(d.last ?? 0) % 100 + 1
+        guard let planes = try? encoder.planes(image, fullChroma: (d.dropLast().last ?? 0) & 1 == 1),
+              let m = try? JPEGEncoder.measure(planes, quality: quality),
+              let twoPass = try? encoder.encode(planes, quality: quality),
+              let onePass = try? encoder.encode(planes, quality: quality, tables: m.tables) else { return false }
+        return onePass == twoPass && m.lower + Self.stuffedZeros(twoPass) == twoPass.count
+    }
+
+    /// The zero bytes stuffed after each 0xFF of a baseline file's one scan (after its SOS, before EOI).
+    static func stuffedZeros(_ jpeg: [UInt8]) -> Int {
+        guard jpeg.count > 4, let sos = (0..<(jpeg.count - 3)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA }) else { return -1 }
+        let start = sos + 2 + (Int(jpeg[sos + 2]) << 8 | Int(jpeg[sos + 3]))
+        guard start < jpeg.count - 2 else { return -1 }
+        var n = 0
+        for i in start..<(jpeg.count - 3) where jpeg[i] == 0xFF && jpeg[i + 1] == 0x00 { n += 1 }
+        return n
     }
 
     /// Whether the row reader's outcome with the image data inflated at once (libdeflate, read back as
