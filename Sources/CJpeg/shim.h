@@ -772,6 +772,7 @@ static inline int cjpeg_measure_planes(const unsigned char *const planes[3], con
     }
     jpeg_abort_compress(&w.c);
     jpeg_destroy_compress(&w.c);
+    free(w.buffer);  /* jpeg_mem_dest's first buffer, never written to */
     free(g);
     *data = (bits + 7) / 8;
     *lower = headers + *data + 2;  /* EOI */
