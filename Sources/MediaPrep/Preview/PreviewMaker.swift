@@ -8,6 +8,12 @@ package enum PreviewMaker {
     static let sides = [384, 320, 272, 224, 192, 160, 128, 96, 64, 48, 32, 16]
     static let minQuality = 50
 
+    /// The largest candidate's size, the one pass every preview starts with: a decoder may scale to
+    /// it beside its rows, and `make` then starts from that.
+    static func firstSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        Resizer.fit(width: width, height: height, maxSide: sides[0])
+    }
+
     /// Bytes of JPEG/PNG that fit `maxLength` characters once base64-encoded with the prefix.
     static func byteBudget(maxLength: Int, prefix: String) -> Int {
         max(0, (maxLength - prefix.count) / 4 * 3)
@@ -18,7 +24,7 @@ package enum PreviewMaker {
     package static func make(from full: PixelBuffer, maxLength: Int = SimplexLimits.simplex.maxPreviewLength,
                              fullChroma: Bool = false) throws -> String {
         // One pass down to the largest candidate; the smaller ones are cut from that.
-        let top = Resizer.fit(width: full.width, height: full.height, maxSide: sides[0])
+        let top = firstSize(width: full.width, height: full.height)
         let image = try Resizer.resize(full, width: top.width, height: top.height)
         if AlphaOps.hasRealAlpha(image), let png = try pngPreview(image, maxLength: maxLength) { return png }
         let opaque = AlphaOps.flattenOnWhite(image)
