@@ -236,8 +236,9 @@ static void cpng_writer_error(png_structp p, png_const_charp msg) {
     cpng_writer *w = (cpng_writer *)png_get_error_ptr(p);
     longjmp(w->jump, 1);
 }
-static inline long cpng_write_level(const unsigned char *pixels, int width, int height, int channels, int level,
-                                    unsigned char *out, size_t capacity) {
+/* `colours` > 0: one palette index a pixel into `palette` (RGB triples), written as a palette PNG. */
+static inline long cpng_write_level(const unsigned char *pixels, int width, int height, int channels,
+                                    const unsigned char *palette, int colours, int level, unsigned char *out, size_t capacity) {
     cpng_writer w;
     memset(&w, 0, sizeof(w));
     w.out = out;
@@ -250,11 +251,21 @@ static inline long cpng_write_level(const unsigned char *pixels, int width, int 
     if (!info) png_error(png, "out of memory");
     png_set_write_fn(png, &w, cpng_writer_write, cpng_writer_flush);
     png_set_compression_level(png, level);
-    int type = channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : (channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY);
-    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, type, PNG_INTERLACE_NONE,
+    int type = colours > 0 ? PNG_COLOR_TYPE_PALETTE
+        : channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : (channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY);
+    /* A palette of up to 2, 4 or 16 colours packs 1, 2 or 4 bits an index, as the simplified writer does. */
+    int depth = colours <= 0 || colours > 16 ? 8 : colours > 4 ? 4 : colours > 2 ? 2 : 1;
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, depth, type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (depth < 8) png_set_packing(png);
+    if (colours > 0) {
+        png_color map[256];
+        int n = colours < 256 ? colours : 256;
+        for (int i = 0; i < n; i++) { map[i].red = palette[3 * i]; map[i].green = palette[3 * i + 1]; map[i].blue = palette[3 * i + 2]; }
+        png_set_PLTE(png, info, map, n);
+    }
     png_write_info(png, info);
-    size_t stride = (size_t)width * (size_t)channels;
+    size_t stride = (size_t)width * (size_t)(colours > 0 ? 1 : channels);
     for (int y = 0; y < height; y++) png_write_row(png, pixels + (size_t)y * stride);
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);

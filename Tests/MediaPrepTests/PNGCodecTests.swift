@@ -22,6 +22,30 @@ import Testing
 
     /// A 16-bit file without a gamma chunk holds sRGB-encoded samples: scaled to 8 bits, not brightened
     /// as if linear (libpng's simplified API made mid-grey 128 into ~187, and wide-gamut PNGs too light).
+    /// The quick look at another zlib level for a palette PNG (LosslessFlat's glance) may only skip a
+    /// PNG far over the budget: it must never write more than `glanceMargin` times the palette PNG
+    /// the simplified writer makes (here it writes less: libpng's standard writer filters nothing
+    /// for a palette), and level 1 never less than the default level.
+    @Test func aPaletteGlanceStaysWithinItsMargin() throws {
+        let (w, h) = (640, 480)
+        var palette: [UInt8] = []
+        for c in 0..<64 { palette += [UInt8(c * 4), UInt8(255 - c * 4), 128] }
+        for colours in [2, 4, 16, 64] {
+            var indices = [UInt8](repeating: 0, count: w * h)
+            var state: UInt32 = 7
+            for i in 0..<indices.count {
+                state = state &* 1_103_515_245 &+ 12_345
+                indices[i] = (i / w) % 5 == 0 ? 0 : UInt8(Int(state >> 16) % colours)  // text-like noise, blank rows
+            }
+            let map = Array(palette.prefix(3 * colours))
+            let written = try PNGEncoder.encodeIndexed(indices, width: w, height: h, palette: map).count
+            let atDefault = try PNGEncoder.size(indices: indices, width: w, height: h, palette: map, level: 6)
+            let glance = try PNGEncoder.size(indices: indices, width: w, height: h, palette: map, level: 1)
+            #expect(glance >= atDefault, "\(colours) colours")
+            #expect(Double(glance) <= LosslessFlat.glanceMargin * Double(written), "\(colours) colours: \(glance) vs \(written)")
+        }
+    }
+
     @Test func sixteenBitWithoutGammaIsNotBrightened() throws {
         let d = try PNGDecoder.decode(try Fixture.bytes("ramp16.png")).pixels
         #expect(d.width == 16 && d.height == 256)

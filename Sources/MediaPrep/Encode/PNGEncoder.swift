@@ -77,7 +77,26 @@ package enum PNGEncoder {
         let n = image.bytes.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 cpng_write_level(src.baseAddress, Int32(image.width), Int32(image.height), Int32(image.layout.channels),
-                                 Int32(level), dst.baseAddress, capacity)
+                                 nil, 0, Int32(level), dst.baseAddress, capacity)
+            }
+        }
+        guard n > 0 else { throw MediaPrepError(.encodeFailed, "PNG encoding failed") }
+        return n
+    }
+
+    /// The same for a palette PNG (`encodeIndexed`'s input).
+    static func size(indices: [UInt8], width: Int, height: Int, palette: [UInt8], level: Int) throws -> Int {
+        guard indices.count == width * height, palette.count % 3 == 0, (1...256).contains(palette.count / 3) else {
+            throw MediaPrepError(.encodeFailed, "a palette PNG needs one index a pixel and 1–256 colours")
+        }
+        let capacity = indices.count + height * 6 + 2048
+        var out = [UInt8](repeating: 0, count: capacity)
+        let n = indices.withUnsafeBufferPointer { src in
+            palette.withUnsafeBufferPointer { map in
+                out.withUnsafeMutableBufferPointer { dst in
+                    cpng_write_level(src.baseAddress, Int32(width), Int32(height), 1, map.baseAddress, Int32(palette.count / 3),
+                                     Int32(level), dst.baseAddress, capacity)
+                }
             }
         }
         guard n > 0 else { throw MediaPrepError(.encodeFailed, "PNG encoding failed") }
