@@ -2,13 +2,18 @@ import CDeflate
 
 /// A PNG's image data inflated in one call by libdeflate (2.2–3.2× zlib's speed on the hard corpus's
 /// PNGs: their six IDAT streams 145 → 50 ms), for libpng to read back as stored blocks
-/// (`cpng_reader_open_inflated`): unfiltering, transforms and every rule stay libpng's.
+/// (`cpng_reader_open_inflated`), each row unfiltered by the shim just before (Paeth in SSE2 lanes);
+/// transforms and every other rule stay libpng's.
 ///
 /// Only for a whole, non-interlaced file whose every chunk's CRC is right and whose data inflates to
 /// exactly its filtered rows; anything else is decoded the usual way, which reports what is wrong.
 /// It costs the inflated rows in memory while the image is decoded (about the image's size).
 struct PNGInflate {
-    let rows: [UInt8]
+    /// The filtered rows (each its filter byte, then `rowSize - 1` bytes); the reader unfilters them in place.
+    var rows: [UInt8]
+    let rowSize: Int
+    /// Bytes a pixel for the filters (1 below 8 bits a pixel).
+    let bytesPerPixel: Int
     /// Where the first IDAT chunk starts and where the chunk after the last one does.
     let head: Int
     let tail: Int
@@ -58,6 +63,8 @@ struct PNGInflate {
         }
         guard ok else { return nil }
         self.rows = rows
+        rowSize = 1 + rowBytes
+        bytesPerPixel = max(1, depth * channels / 8)
         head = chunks[first].body.lowerBound - 8
         tail = chunks[last].body.upperBound + 4
         adler = rows.withUnsafeBufferPointer { deflate.libdeflate_adler32(1, $0.baseAddress, $0.count) }

@@ -20,14 +20,20 @@ final class PNGRowReader: RowDecoder {
     ///   (`PNGInflate`); else, and when it cannot, libpng inflates as it reads.
     static func with<R>(_ data: [UInt8], inflateFirst: Bool = true, minimumInflated: Int = PNGInflate.minimumBytes,
                         _ body: (PNGRowReader) throws -> R) throws -> R? {
-        if inflateFirst, let inflated = PNGInflate(data, maxBytes: Self.maxInflatedBytes, minimumBytes: minimumInflated),
-           let result = try data.withUnsafeBufferPointer({ file in
-               try inflated.rows.withUnsafeBufferPointer { rows -> R? in
-                   guard let reader = PNGRowReader(file, inflated: inflated, rows: rows) else { return nil }
-                   return try body(reader)
-               }
-           }) {
-            return result
+        if inflateFirst, var inflated = PNGInflate(data, maxBytes: Self.maxInflatedBytes, minimumBytes: minimumInflated) {
+            let (head, tail, adler, rowSize, bpp) = (inflated.head, inflated.tail, inflated.adler, inflated.rowSize, inflated.bytesPerPixel)
+            if let result = try data.withUnsafeBufferPointer({ file in
+                try inflated.rows.withUnsafeMutableBufferPointer { rows -> R? in
+                    // Declined (nothing thrown): the usual reader then runs and reports whatever is wrong.
+                    let reader = try? PNGRowReader(file, reportsDamage: false) {
+                        cpng_reader_open_inflated($0, file.baseAddress, file.count, head, tail, rows.baseAddress, rows.count, adler, rowSize, Int32(bpp))
+                    }
+                    guard let reader else { return nil }
+                    return try body(reader)
+                }
+            }) {
+                return result
+            }
         }
         return try data.withUnsafeBufferPointer { file in
             guard let reader = try PNGRowReader(file) else { return nil }
@@ -56,14 +62,6 @@ final class PNGRowReader: RowDecoder {
 
     private convenience init?(_ file: UnsafeBufferPointer<UInt8>?, fd: Int32) throws {
         try self.init(file) { cpng_reader_open_fd($0, fd) }
-    }
-
-    /// Over the file with its image data inflated already; nil (nothing thrown) when libpng declines
-    /// it: the usual reader then runs and reports whatever is wrong.
-    private convenience init?(_ file: UnsafeBufferPointer<UInt8>, inflated: PNGInflate, rows: UnsafeBufferPointer<UInt8>) {
-        try? self.init(file, reportsDamage: false) {
-            cpng_reader_open_inflated($0, file.baseAddress, file.count, inflated.head, inflated.tail, rows.baseAddress, rows.count, inflated.adler)
-        }
     }
 
     /// - Parameter open: one of the shim's opens; 1 (a file for the simplified API) gives nil, a damaged
