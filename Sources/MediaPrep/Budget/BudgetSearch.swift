@@ -25,8 +25,7 @@ package struct BudgetSearch: Sendable {
     package var stepDownBelow = 84
     /// Threads one image may use (encodes side by side, swscale slices); a full batch sets 1.
     package var threads = 2
-    /// Trial encodes at once (at most `threads`). Each holds 2 bytes a sample of coefficients for its
-    /// optimized Huffman tables; a PNG shrunk on load has its encodes take turns (`ImagePreparer`).
+    /// Trials at once (at most `threads`); a large image shrunk on load has them take turns (`ImagePreparer`).
     package var encodesAtOnce = 2
     /// 4:4:4 chroma. Colours converted from a wide gamut are saturated at their edges, where 4:2:0
     /// bleeds (phone corpus, wide-p3.jpg at 261,120 bytes: ΔE2000 mean 1.19 → 0.85, p95 3.0 → 2.0

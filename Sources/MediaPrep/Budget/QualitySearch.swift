@@ -5,8 +5,9 @@ import Foundation
 /// Size grows monotonically with quality, so the answer is bracketed. libjpeg scales its
 /// quantization tables by S = 5000/q (q < 50) or 200 − 2q, and JPEG size is close to linear in
 /// log S, so the next probe is interpolated there (a secant step) rather than bisected. With two
-/// threads each round encodes two qualities at once, one per core: typically the estimate and the
-/// one above it, which settles the answer in one round; on one thread, one quality a round.
+/// threads each round tries two qualities at once, one per core: typically the estimate and the
+/// one above it, which settles the answer in one round; on one thread, one quality a round. A try
+/// is a measure (`JPEGMeasure`) on large planes, an encode on small ones.
 struct QualitySearch: Sendable {
     /// Every encode is baseline with optimized Huffman tables. Progressive was measured on the
     /// corpus (+0.0001 mean SSIM for +8 % whole-process time) and left out.

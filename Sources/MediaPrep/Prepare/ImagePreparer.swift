@@ -87,12 +87,11 @@ package struct ImagePreparer: Sendable {
         let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
         var search = BudgetSearch(profile: profile)
         search.threads = threads
-        // A PNG shrunk on load held a band of rows and the shrunk image: two coefficient buffers at
-        // once (a 2217×1662 candidate: 11 MB each) were most of its peak (59 MP PNG: 85 → 68 MiB, vips
-        // 79, for 0.56 → 0.58 s). So does a JPEG read at a quarter or less, now that a search on one
-        // encode at a time probes one quality a round and candidates are scaled straight into planes:
-        // 72 MP JPEG 79 → 73 MiB for 0.31 → 0.33 s (vips 54 MiB, 0.27 s). At a half (12 MP photos,
-        // garden-noisy) the second core is worth more than the memory.
+        // A PNG shrunk on load, and a JPEG read at a quarter or less, have their trials take turns.
+        // Chosen when every trial was a two-pass encode holding 2 bytes a sample of coefficients
+        // (59 MP PNG 85 → 68 MiB, 72 MP JPEG 79 → 73 MiB); trials are measured in one pass now, and
+        // side by side they would cost the same time and 0.3–1.5 MiB more (three runs each). At a
+        // half (12 MP photos, garden-noisy) the second core is worth more than the memory.
         if (format == .png && shrunk > 1) || shrunk >= 16 { search.encodesAtOnce = 1 }
         let converted = colour != nil
         search.fullChroma = converted
