@@ -25,3 +25,32 @@ import Testing
         #expect(checked == 42)
     }
 }
+
+extension JPEGMeasureTests {
+    /// A budget between a quality's measure and its file (only the stuffed zeros over it): the
+    /// search must write that quality, see it over, and answer the one below; one byte more and the
+    /// quality itself is the answer. On one thread and on two, with and without a prior on it.
+    @Test func aBudgetInsideTheStuffingIsDecidedByTheWrittenFile() throws {
+        let photo = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels
+        let planes = try JPEGEncoder().planes(try Resizer.resize(photo, width: 640, height: 480))
+        var checked = 0
+        for q in [35, 60, 85] {
+            let m = try JPEGEncoder.measure(planes, quality: q)
+            let file = try JPEGEncoder().encode(planes, quality: q)
+            guard file.count > m.lower else { continue }  // nothing stuffed: no such budget
+            let below = try JPEGEncoder().encode(planes, quality: q - 1).count
+            for threads in [1, 2] {
+                for prior in [nil, RatePrior(quality: q, slope: -0.9)] {
+                    var search = QualitySearch()
+                    search.threads = threads
+                    let over = try search.trials(planes: planes, maxBytes: file.count - 1, prior: prior).result
+                    #expect(over?.quality == q - 1 && over?.data.count == below, "q\(q), \(threads) threads")
+                    let exact = try search.trials(planes: planes, maxBytes: file.count, prior: prior).result
+                    #expect(exact?.quality == q && exact?.data == file, "q\(q), \(threads) threads")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked >= 8)
+    }
+}
