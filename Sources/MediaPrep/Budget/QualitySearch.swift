@@ -117,7 +117,7 @@ struct QualitySearch: Sendable {
         }
         var measured: [Int: JPEGMeasure] = [:]
         let b = try bracket(maxBytes: maxBytes, start: start, prior: prior) { qs in
-            let got = try Parallel.map(qs.count, threads: threads) { i in try JPEGEncoder.measure(yuv, quality: qs[i]) }
+            let got = try measure(qs, yuv)
             for m in got { measured[m.quality] = m }
             return Dictionary(uniqueKeysWithValues: got.map { ($0.quality, $0.expected) })
         }
@@ -131,9 +131,13 @@ struct QualitySearch: Sendable {
             return (t.result?.quality, t.sizes)
         }
         return try bracket(maxBytes: maxBytes, start: start, prior: prior) { qs in
-            let got = try Parallel.map(qs.count, threads: threads) { i in try JPEGEncoder.measure(yuv, quality: qs[i]) }
-            return Dictionary(uniqueKeysWithValues: got.map { ($0.quality, $0.expected) })
+            Dictionary(uniqueKeysWithValues: try measure(qs, yuv).map { ($0.quality, $0.expected) })
         }
+    }
+
+    /// The qualities measured side by side.
+    private func measure(_ qs: [Int], _ yuv: YUVPlanes) throws -> [JPEGMeasure] {
+        try Parallel.map(qs.count, threads: threads) { i in try JPEGEncoder.measure(yuv, quality: qs[i]) }
     }
 
     /// Below this many pixels every probe is written: a measure costs a small encode's set-up too,
@@ -162,12 +166,10 @@ struct QualitySearch: Sendable {
     private func written(_ yuv: YUVPlanes, maxBytes: Int, from: Int, measured: [Int: JPEGMeasure], sizes: [Int: Int]) throws -> Trials {
         var measured = measured, sizes = sizes
         let files = FileCache()
-        var measures = 0
         func lower(_ q: Int) throws -> Int {
             if let m = measured[q] { return m.lower }
             let m = try JPEGEncoder.measure(yuv, quality: q)
             measured[q] = m
-            measures += 1
             return m.lower
         }
         func fits(_ q: Int) throws -> Bool {

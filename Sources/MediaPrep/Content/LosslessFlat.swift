@@ -27,7 +27,7 @@ enum LosslessFlat {
             var sampled = index
             // A glance at zlib level 1 first, as for a transparent picture (BudgetSearch.encodePNG):
             // gulp-rgba.png flattened, 51 colours, glanced 0.94 MB against 0.83 MB at the default
-            // level, 26 → 4 ms. Only a glance 2.5× past the skip line decides alone.
+            // level: the step 26 → 6 ms. Only a glance 2.5× past the skip line decides alone.
             let glance = try PNGEncoder.estimate(image) { rows in
                 guard sampled.collect(rows, everyRow: 1) else { return Int(Int32.max) }
                 return try size(rows, sampled, level: 1)

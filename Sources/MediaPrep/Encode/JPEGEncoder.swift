@@ -88,12 +88,11 @@ package final class JPEGEncoder {
         let full: Int32 = yuv.subsampling == TJSAMP_444 ? 1 : 0
         return try Self.collect { out, message, length in
             yuv.withReadOnlyPlanePointers { p, strides in
-                if var t = tables?.raw {
-                    return cjpeg_encode_planes(p, strides, Int32(yuv.width), Int32(yuv.height), gray, full, q, progressive ? 1 : 0, &t,
-                                               out, message, length)
+                func run(_ t: UnsafePointer<cjpeg_tables>?) -> Int {
+                    cjpeg_encode_planes(p, strides, Int32(yuv.width), Int32(yuv.height), gray, full, q, progressive ? 1 : 0, t, out, message, length)
                 }
-                return cjpeg_encode_planes(p, strides, Int32(yuv.width), Int32(yuv.height), gray, full, q, progressive ? 1 : 0, nil,
-                                           out, message, length)
+                guard let t = tables?.raw else { return run(nil) }
+                return withUnsafePointer(to: t) { run($0) }
             }
         }
     }
