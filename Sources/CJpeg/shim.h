@@ -642,21 +642,19 @@ static boolean cjpeg_gather_empty(j_compress_ptr c) {
 
 static void cjpeg_gather_term(j_compress_ptr c) { (void)c; }
 
-/* Zig-zag position of each natural-order coefficient, and, from it, the zig-zag bits of every byte
-   of a natural-order mask (8 tables of 256: the mask is permuted a byte at a time). */
-static const unsigned char cjpeg_zigzag_of[64] = {
-    0, 1, 5, 6, 14, 15, 27, 28, 2, 4, 7, 13, 16, 26, 29, 42, 3, 8, 12, 17, 25, 30, 41, 43,
-    9, 11, 18, 24, 31, 40, 44, 53, 10, 19, 23, 32, 39, 45, 52, 54, 20, 22, 33, 38, 46, 51, 55, 60,
-    21, 34, 37, 47, 50, 56, 59, 61, 35, 36, 48, 49, 57, 58, 62, 63 };
+/* The zig-zag bits of every byte of a natural-order mask (8 tables of 256: the mask is permuted a byte
+   at a time), from libjpeg's own jpeg_natural_order. */
 static unsigned long long cjpeg_zigzag_bits[8][256] = {{0}};
 static pthread_once_t cjpeg_zigzag_once = PTHREAD_ONCE_INIT;
 
 static void cjpeg_zigzag_build(void) {
+    unsigned char zigzag_of[64];  /* natural position → zig-zag position */
+    for (int k = 0; k < 64; k++) zigzag_of[jpeg_natural_order[k]] = (unsigned char)k;
     for (int i = 0; i < 8; i++)
         for (int v = 0; v < 256; v++) {
             unsigned long long m = 0;
             for (int b = 0; b < 8; b++)
-                if (v & (1 << b)) m |= 1ULL << cjpeg_zigzag_of[8 * i + b];
+                if (v & (1 << b)) m |= 1ULL << zigzag_of[8 * i + b];
             cjpeg_zigzag_bits[i][v] = m;
         }
 }

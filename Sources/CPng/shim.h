@@ -233,6 +233,16 @@ static inline int cpng_reader_open(cpng_reader *r, const unsigned char *data, si
    it reads them. The caller has checked every chunk's CRC and that `inflated` is exactly the image's
    filtered rows; `head` is where the first IDAT chunk starts and `tail` where the chunk after the last
    one does. */
+/* Whether the synthetic stream's Adler-32 is checked (libpng without PNG_IGNORE_ADLER32): only then
+   need the caller compute it. */
+static inline int cpng_inflated_needs_adler(void) {
+#ifdef PNG_IGNORE_ADLER32
+    return 0;
+#else
+    return 1;
+#endif
+}
+
 static inline int cpng_reader_open_inflated(cpng_reader *r, const unsigned char *data, size_t size, size_t head, size_t tail,
                                             unsigned char *inflated, size_t inflated_size, unsigned int adler,
                                             size_t row_size, int bpp) {

@@ -1,4 +1,5 @@
 import CDeflate
+import CPng
 
 /// A PNG's image data inflated in one call by libdeflate (2.2–3.2× zlib's speed on the hard corpus's
 /// PNGs: their six IDAT streams 145 → 50 ms), for libpng to read back as stored blocks
@@ -17,6 +18,7 @@ struct PNGInflate {
     /// Where the first IDAT chunk starts and where the chunk after the last one does.
     let head: Int
     let tail: Int
+    /// The rows' Adler-32, when libpng checks it (0 otherwise: `cpng_inflated_needs_adler`).
     let adler: UInt32
 
     /// Below this many inflated bytes zlib's time is small beside loading libdeflate.
@@ -67,7 +69,7 @@ struct PNGInflate {
         bytesPerPixel = max(1, depth * channels / 8)
         head = chunks[first].body.lowerBound - 8
         tail = chunks[last].body.upperBound + 4
-        adler = rows.withUnsafeBufferPointer { deflate.libdeflate_adler32(1, $0.baseAddress, $0.count) }
+        adler = cpng_inflated_needs_adler() == 0 ? 0 : rows.withUnsafeBufferPointer { deflate.libdeflate_adler32(1, $0.baseAddress, $0.count) }
     }
 }
 

@@ -26,9 +26,7 @@ package enum PNGEncoder {
 
     /// An 8-bit palette PNG: `indices` one byte a pixel into `palette` (RGB triples, at most 256).
     package static func encodeIndexed(_ indices: [UInt8], width: Int, height: Int, palette: [UInt8]) throws -> [UInt8] {
-        guard indices.count == width * height, palette.count % 3 == 0, (1...256).contains(palette.count / 3) else {
-            throw MediaPrepError(.encodeFailed, "a palette PNG needs one index a pixel and 1–256 colours")
-        }
+        try checkIndexed(indices, width: width, height: height, palette: palette)
         var png = png_image()
         png.version = cpng_version()
         png.width = UInt32(width)
@@ -72,34 +70,35 @@ package enum PNGEncoder {
     static func size(_ image: PixelBuffer, level: Int) throws -> Int {
         if level == 6 { return try encode(image).count }
         let image = image.layout == .rgbx ? AlphaOps.dropX(image) : image
-        let capacity = image.bytes.count + image.height * 6 + 1024  // stored blocks and a filter byte per row
-        var out = [UInt8](repeating: 0, count: capacity)
-        let n = image.bytes.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                cpng_write_level(src.baseAddress, Int32(image.width), Int32(image.height), Int32(image.layout.channels),
-                                 nil, 0, Int32(level), dst.baseAddress, capacity)
-            }
+        return try written(image.bytes, height: image.height) { src, dst, capacity in
+            cpng_write_level(src, Int32(image.width), Int32(image.height), Int32(image.layout.channels), nil, 0, Int32(level), dst, capacity)
         }
-        guard n > 0 else { throw MediaPrepError(.encodeFailed, "PNG encoding failed") }
-        return n
     }
 
     /// The same for a palette PNG (`encodeIndexed`'s input).
     static func size(indices: [UInt8], width: Int, height: Int, palette: [UInt8], level: Int) throws -> Int {
+        try checkIndexed(indices, width: width, height: height, palette: palette)
+        return try palette.withUnsafeBufferPointer { map in
+            try written(indices, height: height) { src, dst, capacity in
+                cpng_write_level(src, Int32(width), Int32(height), 1, map.baseAddress, Int32(palette.count / 3), Int32(level), dst, capacity)
+            }
+        }
+    }
+
+    /// Bytes `write` (libpng's standard writer over `bytes`) puts in a buffer with room for stored
+    /// blocks, a filter byte a row and the chunks (a palette's too).
+    private static func written(_ bytes: [UInt8], height: Int,
+                                _ write: (UnsafePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int) -> Int) throws -> Int {
+        let capacity = bytes.count + height * 6 + 2048
+        var out = [UInt8](repeating: 0, count: capacity)
+        let n = bytes.withUnsafeBufferPointer { src in out.withUnsafeMutableBufferPointer { write(src.baseAddress, $0.baseAddress, capacity) } }
+        guard n > 0 else { throw MediaPrepError(.encodeFailed, "PNG encoding failed") }
+        return n
+    }
+
+    private static func checkIndexed(_ indices: [UInt8], width: Int, height: Int, palette: [UInt8]) throws {
         guard indices.count == width * height, palette.count % 3 == 0, (1...256).contains(palette.count / 3) else {
             throw MediaPrepError(.encodeFailed, "a palette PNG needs one index a pixel and 1–256 colours")
         }
-        let capacity = indices.count + height * 6 + 2048
-        var out = [UInt8](repeating: 0, count: capacity)
-        let n = indices.withUnsafeBufferPointer { src in
-            palette.withUnsafeBufferPointer { map in
-                out.withUnsafeMutableBufferPointer { dst in
-                    cpng_write_level(src.baseAddress, Int32(width), Int32(height), 1, map.baseAddress, Int32(palette.count / 3),
-                                     Int32(level), dst.baseAddress, capacity)
-                }
-            }
-        }
-        guard n > 0 else { throw MediaPrepError(.encodeFailed, "PNG encoding failed") }
-        return n
     }
 }

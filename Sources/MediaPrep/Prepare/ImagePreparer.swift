@@ -235,7 +235,7 @@ package struct ImagePreparer: Sendable {
         let resized = try Trace.time("decode (proves it whole)") {
             try PNGDecoder.decodeWhileResizing(out, options: strict) { w, h in PreviewMaker.firstSize(width: w, height: h) }
         }
-        let decoded = try resized?.decoded ?? PNGDecoder.decode(out, options: strict)
+        let decoded = try resized?.decoded ?? PNGDecoder.decodeSimplified(out, options: strict)  // what `decode` falls back to
         let pixels = AlphaOps.droppingOpaqueAlpha(decoded.pixels)
         let start = try resized?.scaled?.pixels(keepAlpha: pixels.layout == .rgba) ?? pixels
         let preview = try Trace.time("preview") { try PreviewMaker.make(from: start, maxLength: profile.previewMaxLength) }

@@ -26,7 +26,7 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
         source = (src.width, src.height, Resizer.avFormat(src.layout), src.rowBytes)
         (self.width, self.height) = (width, height)
         planar = Resizer.planar(output)
-        let wanted = max(1, src.pixelCount + width * height > 1_000_000 ? min(2, maxThreads) : 1)
+        let wanted = Resizer.threads(src, width: width, height: height, at: maxThreads)
         let perThread = ((height + wanted - 1) / wanted + 15) / 16 * 16
         bandRows = width * height * planar.planes <= Self.smallOutput ? perThread : Self.rowsABand
         threads = max(1, min(wanted, (height + bandRows - 1) / bandRows))

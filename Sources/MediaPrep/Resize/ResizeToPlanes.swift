@@ -11,8 +11,7 @@ extension Resizer {
             return try JPEGEncoder().planes(try resize(src, width: width, height: height, threads: threads), fullChroma: fullChroma)
         }
         let scale = try BandedScale(src, width: width, height: height, output: .rgb, threads: threads)
-        var input = src.bytes
-        if input.capacity < input.count + 64 { input.reserveCapacity(input.count + 64) }
+        let input = withSlack(src)
         var yuv = YUVPlanes(width: width, height: height, subsampling: fullChroma ? TJSAMP_444 : TJSAMP_420)
         try input.withUnsafeBufferPointer { s in
             guard let sb = s.baseAddress else { return }

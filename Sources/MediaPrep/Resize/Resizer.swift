@@ -33,14 +33,11 @@ package enum Resizer {
         // Opaque RGBA comes out as plain RGB: the padding byte is dropped in the same pass.
         let outLayout: PixelLayout = src.layout == .rgbx ? .rgb : src.layout
         let outFmt = avFormat(outLayout)
-        // Slice threads pay off only on large images; small ones (previews) stay on one core.
-        let threads = (src.pixelCount + width * height > 1_000_000 ? max(1, min(2, maxThreads)) : 1)
+        let threads = Self.threads(src, width: width, height: height, at: maxThreads)
         let dstRow = width * outLayout.channels
         // swscale's SIMD paths may write a little past the row end; pad the last row.
         var out = HugePages.zeroed(dstRow * height + 64)
-        // Buffers built elsewhere may lack the slack swscale's SIMD over-read needs.
-        var input = src.bytes
-        if input.capacity < input.count + 64 { input.reserveCapacity(input.count + 64) }
+        let input = withSlack(src)
         let util = try FFmpegLibraries.util()
         let (sw, sh, sf, srcRow) = (src.width, src.height, fmt, src.rowBytes)
         if outLayout != .gray {
@@ -73,6 +70,19 @@ package enum Resizer {
         }
         out.removeLast(64)
         return PixelBuffer(width: width, height: height, layout: outLayout, storage: out)
+    }
+
+    /// Slice threads pay off only on large images; small ones (previews) stay on one core.
+    static func threads(_ src: PixelBuffer, width: Int, height: Int, at most: Int) -> Int {
+        src.pixelCount + width * height > 1_000_000 ? max(1, min(2, most)) : 1
+    }
+
+    /// `src`'s bytes with the 64 bytes of room past the end swscale's SIMD may read (buffers built
+    /// elsewhere may lack it).
+    static func withSlack(_ src: PixelBuffer) -> [UInt8] {
+        var input = src.bytes
+        if input.capacity < input.count + 64 { input.reserveCapacity(input.count + 64) }
+        return input
     }
 
     /// Size that fits inside `maxSide` on the long side, never upscaling, never below 1 px.
