@@ -19,14 +19,16 @@ extension ImagePreparer {
         return options
     }
 
-    /// The decode `prepare` makes of this source (shrink-on-load included) on one thread, nothing
-    /// scaled beside it: the floor `bench` reads the whole pipeline's time against.
+    /// The decode `prepare` makes of this source, as fast as `prepare` makes it (shrink-on-load, and a
+    /// progressive file's scans and a Lanczos halving on `threads`), with nothing scaled beside it:
+    /// the floor `bench` reads the whole pipeline's time against.
     package func decodeOnly(source: ProbedSource) throws -> DecodedImage {
+        let options = decodeOptions(source.jpeg, colour: source.colour, fileBytes: source.probe.bytes)
         var alone = self
-        alone.threads = 1
+        alone.threads = 1  // no view scaled beside the decode
         let stream = [.png, .jpeg].contains(source.probe.format) && !source.isWhole ? source.probe.path : nil
         return try alone.decodeScalingToView(source.data ?? [], stream: stream, jpeg: source.jpeg, format: source.probe.format,
-                                             already: source.firstFrame, options: decodeOptions(source.jpeg, colour: source.colour, fileBytes: source.probe.bytes)).0
+                                             already: source.firstFrame, options: options).0
     }
 
     /// - Parameter stream: a PNG's or JPEG's path when `data` is only its head: shrunk on load from

@@ -123,7 +123,7 @@ struct BenchCommand: Command {
                                    p.megapixelsPerSecond, p.percentile(0.5), p.percentile(0.95), p.percentile(1)))
             }
             if passes.count > 1 { Output.line(String(format: "scaling 1 → %d jobs: %.2f×", best.jobs, scaling)) }
-            Output.line(String(format: "decode floor %.2f s (read, probe and decode only, one image at a time, one thread): 1 job took %.2f× the floor",
+            Output.line(String(format: "decode floor %.2f s (read, probe and decode only, one image at a time, nothing scaled beside it): 1 job took %.2f× the floor",
                                floor, floor > 0 ? one.seconds / floor : 0))
             Output.line(String(format: "peak memory %.0f MiB%@", peakMiB, failures > 0 ? " (\(failures) failed)" as NSString : "" as NSString))
             for c in comparison { Output.line(c.text) }
