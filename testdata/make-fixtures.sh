@@ -47,6 +47,7 @@ $IM -seed 5 -size 520x520 plasma:fractal \( -size 520x520 xc:none -fill white -d
 $IM -delay 20 -size 64x48 xc:red xc:lime xc:blue -loop 0 anim.gif
 $IM quadrants.png still.gif
 $IM quadrants.png -quality 90 image.webp
+cwebp -lossless -quiet quadrants.png -o lossless.webp   # VP8L: captured without loss, may go lossless
 $IM quadrants.png BMP3:image.bmp
 $IM quadrants.png -compress none image.tiff
 
@@ -158,7 +159,7 @@ srgb=/usr/share/color/icc/colord/sRGB.icc; adobe=/usr/share/color/icc/colord/Ado
 patches() { $IM -size 48x48 xc:'rgb(0,122,255)' xc:'rgb(255,149,0)' xc:'rgb(52,199,89)' xc:'rgb(224,172,138)' +append "$@"; }
 patches -profile $srgb -profile p3.icc -quality 95 p3-small.jpg           # fits the budget: would be kept if sRGB
 patches -profile $srgb -profile $adobe PNG24:adobe.png
-$IM p3-small.jpg -quality 90 p3.webp   # its ICCP chunk reaches us through FFmpeg's frame side data
+$IM p3-small.jpg -quality 90 p3.webp   # with an ICCP chunk
 $IM -seed 5 -size 700x525 plasma:fractal -profile $srgb -profile p3.icc -quality 97 p3-photo.jpg   # over the budget
 patches -profile $srgb -profile /usr/share/color/icc/ghostscript/ps_cmyk.icc -quality 95 cmyk-profile.jpg
 patches -profile $srgb -quality 95 srgb-tagged.jpg   # an sRGB profile: recognised by what it does, kept (stripped)
@@ -207,6 +208,7 @@ for i in 0 1 2 3; do
   $IM -size 96x64 xc:none -fill "hsl($((i * 90)),80%,50%)" -draw "rectangle $((8 + i * 12)),12 $((40 + i * 12)),52" "af$i.png"
 done
 img2webp -loop 3 -lossless -d 80 af0.png af1.png -d 160 af2.png -d 80 af3.png -o anim-plain.webp >/dev/null
+cwebp -lossless -quiet af0.png -o alpha-still.webp   # the first frame as a still: libwebp's lossless, with alpha
 $IM -size 8x8 xc:gray exif-src.jpg
 $EXIF -n -GPSLatitude=59.3293 -GPSLatitudeRef=N -GPSLongitude=18.0686 -GPSLongitudeRef=E -Model="Test Phone" exif-src.jpg
 $EXIF -b -exif exif-src.jpg > exif.bin

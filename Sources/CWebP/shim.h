@@ -29,4 +29,60 @@ static inline int cwebp_load(void *table, char *err, int errlen) {
 }
 static inline size_t cwebp_size(void) { return sizeof(cwebp); }
 static inline int cwebp_abi(void) { return WEBP_DEMUX_ABI_VERSION; }
+
+/* libwebp's still decoder, opened the first time a still WebP arrives: its header read without
+   decoding (WebPGetFeatures), then one decode into memory of ours, scaled by libwebp on the way
+   when the caller needs fewer pixels (libvips's shrink-on-load for WebP). */
+#define CWEBPDEC_FUNCTIONS(X) X(WebPGetFeaturesInternal) X(WebPInitDecoderConfigInternal) X(WebPDecode) X(WebPFreeDecBuffer)
+
+#define CWEBPDEC_FIELD(name) __typeof__(&name) _Nonnull name;
+typedef struct cwebpdec { CWEBPDEC_FUNCTIONS(CWEBPDEC_FIELD) } cwebpdec;
+#undef CWEBPDEC_FIELD
+
+/* Fills `table` (memory of sizeof(cwebpdec)) from libwebp. Returns 0, or -1 with the reason in `err`. */
+static inline int cwebpdec_load(void *table, char *err, int errlen) {
+#define CWEBPDEC_NAME(name) #name,
+    static const char *const symbols[] = { CWEBPDEC_FUNCTIONS(CWEBPDEC_NAME) };
+#undef CWEBPDEC_NAME
+    void *lib = dlopen("libwebp.so.7", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { snprintf(err, (size_t)errlen, "cannot load libwebp.so.7: %s", dlerror()); return -1; }
+    void **t = (void **)table;
+    for (size_t i = 0; i < sizeof(symbols) / sizeof(*symbols); i++) {
+        if (!(t[i] = dlsym(lib, symbols[i]))) { snprintf(err, (size_t)errlen, "missing symbol %s", symbols[i]); return -1; }
+    }
+    return 0;
+}
+static inline size_t cwebpdec_size(void) { return sizeof(cwebpdec); }
+static inline int cwebpdec_abi(void) { return WEBP_DECODER_ABI_VERSION; }
+
+/* The header: size, alpha, animation, lossy or lossless. Returns libwebp's VP8StatusCode. */
+static inline int cwebpdec_features(const cwebpdec *t, const uint8_t *data, size_t size, WebPBitstreamFeatures *f) {
+    return (int)t->WebPGetFeaturesInternal(data, size, f, WEBP_DECODER_ABI_VERSION);
+}
+
+/* Decodes into `out` (height rows of `stride` bytes, RGB or RGBA), at width×height: the file's size,
+   or smaller (libwebp's rescaler). Returns libwebp's VP8StatusCode (0: VP8_STATUS_OK). */
+static inline int cwebpdec_decode(const cwebpdec *t, const uint8_t *data, size_t size, int rgba, int width, int height,
+                                  int threads, uint8_t *out, int stride, size_t out_size) {
+    WebPDecoderConfig config;
+    if (!t->WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION)) return VP8_STATUS_INVALID_PARAM;
+    int status = (int)t->WebPGetFeaturesInternal(data, size, &config.input, WEBP_DECODER_ABI_VERSION);
+    if (status != VP8_STATUS_OK) return status;
+    if (config.input.width != width || config.input.height != height) {
+        config.options.use_scaling = 1;
+        config.options.scaled_width = width;
+        config.options.scaled_height = height;
+    }
+    config.options.use_threads = threads > 1;
+    config.output.colorspace = rgba ? MODE_RGBA : MODE_RGB;
+    config.output.is_external_memory = 1;
+    config.output.width = width;
+    config.output.height = height;
+    config.output.u.RGBA.rgba = out;
+    config.output.u.RGBA.stride = stride;
+    config.output.u.RGBA.size = out_size;
+    status = (int)t->WebPDecode(data, size, &config);
+    t->WebPFreeDecBuffer(&config.output);  /* frees only what libwebp allocated itself */
+    return status;
+}
 #endif

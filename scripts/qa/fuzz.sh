@@ -32,7 +32,7 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
   strip)     cp testdata/{h264.mp4,voice.m4a,voice.mp3,voice.flac,voice.ogg,voice.wav,private-iphone.mov,private-android.mp4,private-memo.m4a,private-tagged.mp3,private-tagged.flac,private-tagged.opus.ogg,private-tagged.vorbis.ogg,private-tagged.wav} "$seeds/" ;;
   heif)      cp testdata/{orient-gps.heic,quadrants.avif} "$seeds/" ;;
   jxl)       cp testdata/quadrants.jxl "$seeds/" ;;
-  webp)      cp testdata/{anim-sticker.webp,anim-apng.png,anim.gif,image.webp,p3.webp} "$seeds/" ;;
+  webp)      cp testdata/{anim-sticker.webp,alpha-still.webp,anim-apng.png,anim.gif,image.webp,p3.webp} "$seeds/" ;;
   plan)      printf '\0\0\0\0\0\4\0\0\0\0\1\0{"msgContent":{"type":"text","text":"hi"}}' > "$seeds/text"
              printf '\0\0\0\0\100\0\0\0\2\0\7\1IMG_20260101_000000.jpg' > "$seeds/big" ;;
 esac

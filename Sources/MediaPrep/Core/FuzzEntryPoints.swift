@@ -140,10 +140,18 @@ import UploadPlanner
         _ = try? JXLDecoder.decode(d, maxPixels: pixels)
     }
 
-    /// Animated WebP through libwebpdemux (every frame composed), its RIFF chunks, APNG/GIF headers, and
-    /// the GIF and PNG metadata strippers (every GIF and PNG passes through them).
+    /// Animated WebP through libwebpdemux (every frame composed), a still one through libwebp (whole and
+    /// shrunk on load), its RIFF chunks, APNG/GIF headers, and the GIF and PNG metadata strippers
+    /// (every GIF and PNG passes through them).
     public static func webp(_ d: [UInt8]) {
         _ = JPEGMetadata(webp: d)
+        _ = WebPChunks.iccProfile(d)
+        if !WebPAnimation.isAnimated(d) {
+            var options = DecodeOptions(maxPixels: pixels)
+            _ = try? WebPDecoder.decode(d, options: options)
+            (options.minimumWidth, options.minimumHeight) = (8, 8)
+            _ = try? WebPDecoder.decode(d, options: options)
+        }
         _ = JPEGMetadata(png: d)
         _ = AnimationHeaders.apng(d)
         _ = AnimationHeaders.gifPlays(d)

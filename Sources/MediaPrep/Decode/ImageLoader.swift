@@ -21,7 +21,12 @@ package enum ImageLoader {
             return try JXLDecoder.decode(data, maxPixels: options.maxPixels).image
         case .heic, .avif:
             return try HEIFDecoder.decode(data, format: format, maxPixels: options.maxPixels).image
-        case .gif, .webp, .bmp, .tiff:
+        case .webp where WebPAnimation.isAnimated(data):
+            let first = try WebPAnimation(data, maxPixels: options.maxPixels).firstFrame()
+            return DecodedImage(pixels: first, format: .webp, sourceWidth: first.width, sourceHeight: first.height, orientation: .up)
+        case .webp:
+            return try WebPDecoder.decode(data, options: options)
+        case .gif, .bmp, .tiff:
             if let path { return try FFmpegImageDecoder.decode(path: path, format: format, options: options).image }
             return try FFmpegImageDecoder.decode(data: data, format: format, options: options).image
         default:

@@ -75,7 +75,9 @@ package enum SendPlanner {
         switch p.format {
         case .png where p.hasAlpha: how = "re-encoded: PNG if the transparency fits, else JPEG on \(Background.describe(profile.background))"
         case .png: how = "re-encoded: a lossless PNG if it is flat graphics of ≤ 256 colours that fit, else JPEG"
-        case .gif, .bmp, .tiff: how = "\(p.format.rawValue) re-encoded: a lossless PNG if it is flat graphics of ≤ 256 colours that fit, else JPEG"
+        case _ where p.hasAlpha: how = "\(p.format.rawValue) re-encoded: PNG if the transparency fits, else JPEG on \(Background.describe(profile.background))"
+        case .gif, .bmp, .tiff, .webp where s.webp?.isLossless == true:  // the `where` is the WebP's alone
+            how = "\(p.format.rawValue) re-encoded: a lossless PNG if it is flat graphics of ≤ 256 colours that fit, else JPEG"
         default: how = "\(p.format.rawValue) re-encoded as JPEG"
         }
         let removed = s.metadata?.removals ?? []

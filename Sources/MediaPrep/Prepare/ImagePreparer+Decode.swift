@@ -8,13 +8,15 @@ extension ImagePreparer {
     /// scaling) do it (measured: Shell-5120.jpg 141 → 151 ms, YellowFlower.jpg 128 → 151 ms when
     /// every JPEG did). Sources scaled in another orientation or to another size give no view.
     /// Shrink-on-load only needs to keep the view size: a JPEG's minimum decoded size.
-    func decodeOptions(_ jpeg: JPEGSource?, colour: SourceColour?, fileBytes: Int) -> DecodeOptions {
+    func decodeOptions(_ jpeg: JPEGSource?, webp: WebPDecoder.Header? = nil, colour: SourceColour?, fileBytes: Int) -> DecodeOptions {
         var options = decode
         options.colour = colour
         options.threads = threads
         if let j = jpeg {
             options.lanczosShrink = JPEGDecoder.holdsFineDetail(j, fileBytes: fileBytes)
             (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(j.header, orientation: j.orientation, profile: profile)
+        } else if let w = webp {
+            options = WebPDecoder.shrinkingOnLoad(w, profile: profile, options)
         }
         return options
     }
@@ -23,7 +25,7 @@ extension ImagePreparer {
     /// progressive file's scans and a Lanczos halving on `threads`), with nothing scaled beside it:
     /// the floor `bench` reads the whole pipeline's time against.
     package func decodeOnly(source: ProbedSource) throws -> DecodedImage {
-        let options = decodeOptions(source.jpeg, colour: source.colour, fileBytes: source.probe.bytes)
+        let options = decodeOptions(source.jpeg, webp: source.webp, colour: source.colour, fileBytes: source.probe.bytes)
         var alone = self
         alone.threads = 1  // no view scaled beside the decode
         let stream = [.png, .jpeg].contains(source.probe.format) && !source.isWhole ? source.probe.path : nil

@@ -53,15 +53,15 @@ package struct ImagePreparer: Sendable {
             // Only the head was read (`ProbeDepth.preparing`): streamed if shrunk on load, else read now.
             if keep == nil { stream = rest.probe.path } else { data = try InputFile(rest.probe.path).whole(after: data) }
         }
-        return try prepare(data: data, stream: stream, fileBytes: rest.probe.bytes, jpeg: rest.jpeg, keep: keep, format: rest.probe.format,
-                           decoded: rest.firstFrame, colour: rest.colour)
+        return try prepare(data: data, stream: stream, fileBytes: rest.probe.bytes, jpeg: rest.jpeg, webp: rest.webp, keep: keep,
+                           format: rest.probe.format, decoded: rest.firstFrame, colour: rest.colour)
     }
 
     /// - Parameters:
     ///   - stream: the PNG's or JPEG's path when `data` is only its head (the decoder reads the rest).
     ///   - fileBytes: the file's size (`data`'s when nil).
-    private func prepare(data: consuming [UInt8], stream: String? = nil, fileBytes: Int? = nil, jpeg: JPEGSource?, keep: PrepareRoute?, format: MediaFormat,
-                         decoded already: DecodedImage?, colour: SourceColour? = nil) throws -> PreparedImage {
+    private func prepare(data: consuming [UInt8], stream: String? = nil, fileBytes: Int? = nil, jpeg: JPEGSource?, webp: WebPDecoder.Header? = nil,
+                         keep: PrepareRoute?, format: MediaFormat, decoded already: DecodedImage?, colour: SourceColour? = nil) throws -> PreparedImage {
         try cancellation?.check()
         if let j = jpeg, let route = keep, let kept = try Trace.time("keep the JPEG as it is", { try keepJPEG(data, j, route) }) {
             return kept
@@ -69,7 +69,7 @@ package struct ImagePreparer: Sendable {
         if format == .png, let route = keep, let kept = try Trace.time("keep the PNG as it is", { try keepPNG(data, route) }) {
             return kept
         }
-        let options = decodeOptions(jpeg, colour: colour, fileBytes: fileBytes ?? data.count)
+        let options = decodeOptions(jpeg, webp: webp, colour: colour, fileBytes: fileBytes ?? data.count)
         var (decoded, scaled) = try decodeScalingToView(data, stream: stream, jpeg: jpeg, format: format,
                                                          already: already, options: options)
         _ = consume data
@@ -126,9 +126,9 @@ package struct ImagePreparer: Sendable {
             let verdict = Trace.time("content check") { ContentDetector.detect(work) }
             content = verdict
             let withinSide = max(work.width, work.height) <= (profile.maxSide ?? Int.max)
-            // Lossless only for what was captured losslessly (screenshots are PNG): a JPEG, HEIC or
-            // AVIF source carries its codec's noise, which a JPEG keeps as cheaply.
-            let losslessSource = [.png, .gif, .bmp, .tiff].contains(format)
+            // Lossless only for what was captured losslessly (screenshots are PNG, some lossless WebP):
+            // a JPEG, HEIC, AVIF or lossy WebP carries its codec's noise, which a JPEG keeps as cheaply.
+            let losslessSource = [.png, .gif, .bmp, .tiff].contains(format) || webp?.isLossless == true
             // …and only at its own size: a PNG shrunk on load was resampled already.
             let withinPixels = work.pixelCount <= profile.maxSentPixels && decodedWhole
             if verdict.isFlat, withinSide, withinPixels, losslessSource, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes) }) {
@@ -220,7 +220,7 @@ package struct ImagePreparer: Sendable {
             try cancellation?.check()
             let part = try upright.rows(rows)
             let d = DecodedImage(pixels: part, format: source.probe.format, sourceWidth: part.width, sourceHeight: part.height, orientation: .up)
-            return try prepare(data: [], jpeg: nil, keep: nil, format: source.probe.format, decoded: d)
+            return try prepare(data: [], jpeg: nil, webp: source.webp, keep: nil, format: source.probe.format, decoded: d)
         }
     }
 

@@ -19,6 +19,8 @@ package struct ProbedSource: @unchecked Sendable {
     let firstFrame: DecodedImage?
     /// Audio and video: the opened container, read on by the thumbnailer.
     let media: MediaInput?
+    /// A still WebP's header, read without decoding (`WebPDecoder`): shrunk on load like a JPEG.
+    var webp: WebPDecoder.Header? = nil
     /// Animated WebP, APNG and GIF: its frames, read on demand when it is made a GIF.
     var animation: AnimationSource? = nil
     /// Audio and video: its tags and private boxes, found while probing, taken out if it goes as it is.
@@ -37,6 +39,9 @@ package struct ProbedSource: @unchecked Sendable {
         if let j = jpeg {
             let d = JPEGDecoder.decodedSize(j, profile: profile)
             try JPEGDecoder.checkHeader(j.header, fileBytes: probe.bytes, decoded: d.width * d.height, limit: maxPixels)
+        } else if let h = webp {
+            let d = WebPDecoder.decodedSize(h, profile: profile)
+            if d.width * d.height > maxPixels { throw MediaPrepError(.tooManyPixels, "\(h.width)×\(h.height) is over the \(maxPixels)-pixel limit") }
         } else if let w = probe.width, let h = probe.height, w * h > maxPixels {
             throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(maxPixels)-pixel limit")
         }
@@ -50,6 +55,10 @@ package struct ProbedSource: @unchecked Sendable {
         case .image:
             if let j = jpeg {
                 let size = JPEGDecoder.decodedSize(j, profile: profile)
+                return size.width * size.height
+            }
+            if let header = webp {
+                let size = WebPDecoder.decodedSize(header, profile: profile)
                 return size.width * size.height
             }
             return w * h
@@ -148,9 +157,22 @@ extension MediaProbe {
             s.animation = animation
             s.metadata = JPEGMetadata(webp: head)
             return s
-        case .gif, .webp, .bmp, .tiff:
-            // Comments and XMP may sit anywhere in a GIF, a WebP's EXIF and XMP after its image.
-            if format == .gif || format == .webp { try readWhole() }
+        case .webp:
+            // Its EXIF and XMP may follow the image: read whole. Only the header is parsed here; the
+            // decode waits for `prepare`, which knows the size it needs (shrink-on-load).
+            try readWhole()
+            let h = try WebPDecoder.header(head)
+            (r.width, r.height, r.hasAlpha) = (h.width, h.height, h.hasAlpha)
+            (r.kind, r.frameCount) = (.image, 1)
+            var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: SourceColour.inspect(WebPChunks.iccProfile(head)),
+                                 firstFrame: nil, media: nil)
+            s.webp = h
+            let m = JPEGMetadata(webp: head)
+            if !m.isEmpty { s.metadata = m }
+            return s
+        case .gif, .bmp, .tiff:
+            // Comments and XMP may sit anywhere in a GIF.
+            if format == .gif { try readWhole() }
             let d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
                                                   countFrames: format == .gif)
             r.animated = d.frameCount > 1
@@ -161,10 +183,6 @@ extension MediaProbe {
             r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
             var s = ProbedSource(probe: r, data: format == .gif ? head : nil, isWhole: format == .gif, jpeg: nil,
                                  colour: SourceColour.inspect(d.image.iccProfile), firstFrame: d.image, media: nil)
-            if format == .webp {
-                let m = JPEGMetadata(webp: head)
-                if !m.isEmpty { s.metadata = m }
-            }
             if format == .gif, let removed = GIFStripper.strip(head)?.removed, !removed.isEmpty {
                 var m = JPEGMetadata(jpeg: [])
                 (m.comment, m.xmp, m.iccProfile, m.other) = (removed.contains("comment"), removed.contains("XMP"),

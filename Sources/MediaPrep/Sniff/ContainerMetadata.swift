@@ -3,11 +3,7 @@ extension JPEGMetadata {
     /// ICCP is the colour step's, not reported here.
     package init(webp data: [UInt8]) {
         self.init(jpeg: [])
-        var at = 12
-        while at + 8 <= data.count {
-            let tag = String(decoding: data[at..<at + 4], as: UTF8.self)
-            let size = Int(data[at + 4]) | Int(data[at + 5]) << 8 | Int(data[at + 6]) << 16 | Int(data[at + 7]) << 24
-            let body = (at + 8)..<min(data.count, at + 8 + size)
+        for (tag, body) in WebPChunks.chunks(data) {
             switch tag {
             case "EXIF":
                 exif = true
@@ -17,7 +13,6 @@ extension JPEGMetadata {
             case "XMP ": xmp = true
             default: break
             }
-            at += 8 + size + (size & 1)
         }
     }
 }
