@@ -14,18 +14,23 @@
 typedef struct cwebp { CWEBP_FUNCTIONS(CWEBP_FIELD) } cwebp;
 #undef CWEBP_FIELD
 
+/* Fills `table` with `count` entry points of `soname`, in order. Returns 0, or -1 with the reason in `err`. */
+static inline int cwebp_fill(const char *soname, const char *const *symbols, size_t count, void *table, char *err, int errlen) {
+    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { snprintf(err, (size_t)errlen, "cannot load %s: %s", soname, dlerror()); return -1; }
+    void **t = (void **)table;
+    for (size_t i = 0; i < count; i++) {
+        if (!(t[i] = dlsym(lib, symbols[i]))) { snprintf(err, (size_t)errlen, "missing symbol %s", symbols[i]); return -1; }
+    }
+    return 0;
+}
+
 /* Fills `table` (memory of sizeof(cwebp)) from libwebpdemux. Returns 0, or -1 with the reason in `err`. */
 static inline int cwebp_load(void *table, char *err, int errlen) {
 #define CWEBP_NAME(name) #name,
     static const char *const symbols[] = { CWEBP_FUNCTIONS(CWEBP_NAME) };
 #undef CWEBP_NAME
-    void *lib = dlopen("libwebpdemux.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) { snprintf(err, (size_t)errlen, "cannot load libwebpdemux.so.2: %s", dlerror()); return -1; }
-    void **t = (void **)table;
-    for (size_t i = 0; i < sizeof(symbols) / sizeof(*symbols); i++) {
-        if (!(t[i] = dlsym(lib, symbols[i]))) { snprintf(err, (size_t)errlen, "missing symbol %s", symbols[i]); return -1; }
-    }
-    return 0;
+    return cwebp_fill("libwebpdemux.so.2", symbols, sizeof(symbols) / sizeof(*symbols), table, err, errlen);
 }
 static inline size_t cwebp_size(void) { return sizeof(cwebp); }
 static inline int cwebp_abi(void) { return WEBP_DEMUX_ABI_VERSION; }
@@ -44,16 +49,15 @@ static inline int cwebpdec_load(void *table, char *err, int errlen) {
 #define CWEBPDEC_NAME(name) #name,
     static const char *const symbols[] = { CWEBPDEC_FUNCTIONS(CWEBPDEC_NAME) };
 #undef CWEBPDEC_NAME
-    void *lib = dlopen("libwebp.so.7", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) { snprintf(err, (size_t)errlen, "cannot load libwebp.so.7: %s", dlerror()); return -1; }
-    void **t = (void **)table;
-    for (size_t i = 0; i < sizeof(symbols) / sizeof(*symbols); i++) {
-        if (!(t[i] = dlsym(lib, symbols[i]))) { snprintf(err, (size_t)errlen, "missing symbol %s", symbols[i]); return -1; }
-    }
-    return 0;
+    return cwebp_fill("libwebp.so.7", symbols, sizeof(symbols) / sizeof(*symbols), table, err, errlen);
 }
 static inline size_t cwebpdec_size(void) { return sizeof(cwebpdec); }
-static inline int cwebpdec_abi(void) { return WEBP_DECODER_ABI_VERSION; }
+
+/* Whether the libwebp loaded speaks the decoder ABI this was built against (its Init refuses another). */
+static inline int cwebpdec_abi_matches(const cwebpdec *t) {
+    WebPDecoderConfig config;
+    return t->WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION) != 0;
+}
 
 /* The header: size, alpha, animation, lossy or lossless. Returns libwebp's VP8StatusCode. */
 static inline int cwebpdec_features(const cwebpdec *t, const uint8_t *data, size_t size, WebPBitstreamFeatures *f) {
