@@ -17,7 +17,7 @@ enum LibWebP {
 /// A still WebP through libwebp: the header read without decoding anything, then one decode,
 /// shrunk on load by libwebp's rescaler when the caller needs fewer pixels (libvips's webpload
 /// does the same). FFmpeg 5.1's decoder, used before, decoded a 21 MP WebP twice (once to probe it)
-/// at its full size: 1.5 s and 217 MiB where vips takes 0.43 s and 57 MiB.
+/// at its full size: 1.5 s and 212 MiB where vips takes 0.43 s and 56 MiB.
 enum WebPDecoder {
     struct Header: Sendable {
         let width: Int
@@ -51,10 +51,10 @@ enum WebPDecoder {
     /// `options` letting the decode shrink to the profile's view, only for a WebP too large to be sent
     /// at its own size (as a PNG is shrunk on load): libwebp's rescaler averages areas, and before
     /// Lanczos halving loses detail that decoding whole keeps. Six WebPs made from the corpora
-    /// (`cwebp -q 80`), shrunk on load against decoded whole: SSIM −0.0002 to −0.007, elephants
-    /// −0.020; decoded whole by libwebp against FFmpeg (which decoded them twice): the same or
-    /// +0.0003, at half the memory and 2.3–3.4× faster (a 21 MP WebP 1.46 → 0.62 s, 222 → 101 MiB;
-    /// shrunk on load, as it is past 4096², 0.51 s and 54 MiB, vips 0.43 s and 57 MiB).
+    /// (`cwebp -q 80`, garden `-q 85`), shrunk on load against decoded whole: SSIM −0.0002 to
+    /// −0.007, elephants −0.020; decoded whole by libwebp against FFmpeg (which decoded them twice): the same or
+    /// +0.0003, at half the memory and 2.3–3.4× faster (a 21 MP WebP 1.46 → 0.62 s, 212 → 98 MiB;
+    /// shrunk on load, as it is past 4096², 0.49–0.52 s and 52–54 MiB, vips 0.43 s and 56 MiB).
     static func shrinkingOnLoad(_ h: Header, profile: ImageProfile, _ options: DecodeOptions) -> DecodeOptions {
         guard h.width * h.height > profile.maxSentPixels else { return options }
         var o = options
