@@ -35,6 +35,30 @@ import Testing
         #expect(r.width == 64 && r.height == 48)
     }
 
+    /// Probing (what `check` and the batch's pixel budget go by) reads the header only; the one
+    /// decode is `prepare`'s, and sees what the header said.
+    @Test(arguments: ["orient-gps.heic", "quadrants.avif", "quadrants.jxl"])
+    func probedFromTheHeaderDecodedOnceByPrepare(_ name: String) throws {
+        let s = try MediaProbe.source(path: Fixture.path(name), depth: .preparing)
+        #expect(s.firstFrame == nil)
+        #expect(s.probe.kind == .image && s.probe.width == Quadrants.width && s.probe.height == Quadrants.height)
+        #expect(s.decodedPixels(profile: .simplex) == Quadrants.width * Quadrants.height)
+        let data = try Fixture.bytes(name)
+        let decoded = try ImageLoader.load(data: data, path: nil)
+        #expect(decoded.displayWidth == Quadrants.width && decoded.displayHeight == Quadrants.height)
+        #expect(AlphaOps.hasRealAlpha(decoded.pixels) == false && s.probe.hasAlpha == false)
+        if name.hasSuffix(".heic") {
+            let h = try HEIFDecoder.header(data, format: .heic, maxPixels: 1_000_000)
+            #expect(h.orientation == decoded.orientation && h.metadata.gps)
+            #expect(s.metadata?.gps == true)
+            #expect(throws: MediaPrepError.self) { try HEIFDecoder.header(data, format: .heic, maxPixels: 100) }
+        } else if name.hasSuffix(".jxl") {
+            let h = try JXLDecoder.header(data, maxPixels: 1_000_000)
+            #expect(h.iccProfile == (try JXLDecoder.decode(data, maxPixels: 1_000_000)).iccProfile)
+            #expect(throws: MediaPrepError.self) { try JXLDecoder.header(data, maxPixels: 100) }
+        }
+    }
+
     @Test func damagedFilesAreRefusedNotSent() throws {
         let cut = Array(try Fixture.bytes("orient-gps.heic").prefix(400))
         #expect(throws: MediaPrepError.self) { try HEIFDecoder.decode(cut, format: .heic, maxPixels: 1_000_000) }

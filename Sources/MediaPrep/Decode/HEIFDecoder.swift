@@ -24,7 +24,51 @@ enum HEIFDecoder {
         let metadata: JPEGMetadata
     }
 
+    /// What the file says of its primary image, read without decoding a pixel: the size as shown
+    /// (the container's transforms applied), alpha, colour, metadata and the Exif orientation that
+    /// applies when the container has no transforms.
+    struct Header: Sendable {
+        let width: Int
+        let height: Int
+        let hasAlpha: Bool
+        let colour: (profile: [UInt8], name: String?)?
+        let metadata: JPEGMetadata
+        let orientation: ExifOrientation
+    }
+
+    static func header(_ data: [UInt8], format: MediaFormat, maxPixels: Int) throws -> Header {
+        try withPrimaryImage(data, format: format, maxPixels: maxPixels) { _, _, header in header }
+    }
+
     static func decode(_ data: [UInt8], format: MediaFormat, maxPixels: Int) throws -> Result {
+        try withPrimaryImage(data, format: format, maxPixels: maxPixels) { heif, h, header in
+            var image: OpaquePointer? = nil
+            try check(heif.heif_decode_image(h, &image, heif_colorspace_RGB,
+                                             header.hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, nil), .corrupt, format)
+            guard let img = image else { throw MediaPrepError(.corrupt, "the \(format.rawValue) image did not decode") }
+            defer { heif.heif_image_release(img) }
+            var stride: Int32 = 0
+            guard let plane = heif.heif_image_get_plane_readonly(img, heif_channel_interleaved, &stride) else {
+                throw MediaPrepError(.corrupt, "the \(format.rawValue) image has no pixels")
+            }
+            // Transforms (a rotation) may have swapped the sides: the decoded image's are the ones shown.
+            let (dw, dh) = (Int(heif.heif_image_get_width(img, heif_channel_interleaved)), Int(heif.heif_image_get_height(img, heif_channel_interleaved)))
+            let layout: PixelLayout = header.hasAlpha ? .rgba : .rgb
+            let row = dw * layout.channels
+            var out = PixelBuffer.storage(row * dh)
+            out.withUnsafeMutableBufferPointer { o in
+                guard let base = o.baseAddress else { return }
+                for y in 0..<dh { (base + y * row).update(from: plane + y * Int(stride), count: row) }
+            }
+            let decoded = DecodedImage(pixels: PixelBuffer(width: dw, height: dh, layout: layout, storage: out), format: format,
+                                       sourceWidth: dw, sourceHeight: dh, orientation: header.orientation)
+            return Result(image: decoded, colour: header.colour, metadata: header.metadata)
+        }
+    }
+
+    /// The file read (without copying `data`) and its primary image's handle, both freed on every path.
+    private static func withPrimaryImage<T>(_ data: [UInt8], format: MediaFormat, maxPixels: Int,
+                                            _ body: (cheif, OpaquePointer, Header) throws -> T) throws -> T {
         let heif = try LibHeif.table()
         guard let ctx = heif.heif_context_alloc() else { throw MediaPrepError(.decodeFailed, "out of memory") }
         defer { heif.heif_context_free(ctx) }
@@ -37,30 +81,10 @@ enum HEIFDecoder {
             let (w, ht) = (Int(heif.heif_image_handle_get_width(h)), Int(heif.heif_image_handle_get_height(h)))
             guard w > 0, ht > 0 else { throw MediaPrepError(.invalidDimensions, "the \(format.rawValue) image has no size") }
             guard w * ht <= maxPixels else { throw MediaPrepError(.tooManyPixels, "\(w)×\(ht) is over the \(maxPixels)-pixel limit") }
-            let alpha = heif.heif_image_handle_has_alpha_channel(h) != 0
-            var image: OpaquePointer? = nil
-            try check(heif.heif_decode_image(h, &image, heif_colorspace_RGB,
-                                             alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, nil), .corrupt, format)
-            guard let img = image else { throw MediaPrepError(.corrupt, "the \(format.rawValue) image did not decode") }
-            defer { heif.heif_image_release(img) }
-            var stride: Int32 = 0
-            guard let plane = heif.heif_image_get_plane_readonly(img, heif_channel_interleaved, &stride) else {
-                throw MediaPrepError(.corrupt, "the \(format.rawValue) image has no pixels")
-            }
-            // Transforms (a rotation) may have swapped the sides: the decoded image's are the ones shown.
-            let (dw, dh) = (Int(heif.heif_image_get_width(img, heif_channel_interleaved)), Int(heif.heif_image_get_height(img, heif_channel_interleaved)))
-            let layout: PixelLayout = alpha ? .rgba : .rgb
-            let row = dw * layout.channels
-            var out = PixelBuffer.storage(row * dh)
-            out.withUnsafeMutableBufferPointer { o in
-                guard let base = o.baseAddress else { return }
-                for y in 0..<dh { (base + y * row).update(from: plane + y * Int(stride), count: row) }
-            }
             let (meta, exifOrientation) = metadata(heif, h)
-            let orientation = hasTransforms(data) ? .up : exifOrientation
-            let decoded = DecodedImage(pixels: PixelBuffer(width: dw, height: dh, layout: layout, storage: out), format: format,
-                                       sourceWidth: dw, sourceHeight: dh, orientation: orientation)
-            return Result(image: decoded, colour: colour(heif, h), metadata: meta)
+            let header = Header(width: w, height: ht, hasAlpha: heif.heif_image_handle_has_alpha_channel(h) != 0, colour: colour(heif, h),
+                                metadata: meta, orientation: hasTransforms(data) ? .up : exifOrientation)
+            return try body(heif, h, header)
         }
     }
 

@@ -19,17 +19,43 @@ enum JXLDecoder {
         let iccProfile: [UInt8]?
     }
 
+    /// What the codestream's header says, read without decoding a pixel: the size as shown (its
+    /// orientation applied), whether it has alpha, and the ICC profile of the decoded data.
+    struct Header: Sendable {
+        let width: Int
+        let height: Int
+        let hasAlpha: Bool
+        let iccProfile: [UInt8]?
+    }
+
+    static func header(_ data: [UInt8], maxPixels: Int) throws -> Header {
+        try run(data, maxPixels: maxPixels, pixels: false).header
+    }
+
     static func decode(_ data: [UInt8], maxPixels: Int) throws -> Result {
+        let r = try run(data, maxPixels: maxPixels, pixels: true)
+        guard let image = r.image else { throw MediaPrepError(.corrupt, "the JPEG XL file holds no image") }
+        return Result(image: image, iccProfile: r.header.iccProfile)
+    }
+
+    /// libjxl's events up to the colour encoding (`pixels` false) or the whole image.
+    private static func run(_ data: [UInt8], maxPixels: Int, pixels wantPixels: Bool) throws -> (header: Header, image: DecodedImage?) {
         var jxl = try LibJxl.table()
         guard let dec = jxl.JxlDecoderCreate(nil) else { throw MediaPrepError(.decodeFailed, "out of memory") }
         defer { jxl.JxlDecoderDestroy(dec) }
-        let events = Int32(JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FULL_IMAGE.rawValue)
+        let events = Int32(JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | (wantPixels ? JXL_DEC_FULL_IMAGE.rawValue : 0))
         guard jxl.JxlDecoderSubscribeEvents(dec, events) == JXL_DEC_SUCCESS else { throw MediaPrepError(.decodeFailed, "libjxl refused its set-up") }
         var info = JxlBasicInfo()
         var format = JxlPixelFormat(num_channels: 3, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
         var pixels: [UInt8] = []
         var icc: [UInt8]? = nil
-        return try data.withUnsafeBufferPointer { input -> Result in
+        // Orientation is applied: the decoded sides are the shown ones (swapped for 5–8).
+        func header() -> Header {
+            let swap = info.orientation.rawValue >= 5
+            let (w, h) = swap ? (Int(info.ysize), Int(info.xsize)) : (Int(info.xsize), Int(info.ysize))
+            return Header(width: w, height: h, hasAlpha: info.alpha_bits > 0, iccProfile: icc)
+        }
+        return try data.withUnsafeBufferPointer { input -> (header: Header, image: DecodedImage?) in
             guard jxl.JxlDecoderSetInput(dec, input.baseAddress, input.count) == JXL_DEC_SUCCESS else {
                 throw MediaPrepError(.decodeFailed, "libjxl refused the input")
             }
@@ -51,6 +77,7 @@ enum JXLDecoder {
                         var profile = [UInt8](repeating: 0, count: size)
                         if cjxl_icc(&jxl, dec, &profile, &size) == JXL_DEC_SUCCESS { icc = profile }
                     }
+                    if !wantPixels { return (header(), nil) }
                 case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                     var size = 0
                     guard jxl.JxlDecoderImageOutBufferSize(dec, &format, &size) == JXL_DEC_SUCCESS else {
@@ -61,14 +88,12 @@ enum JXLDecoder {
                     guard rc == JXL_DEC_SUCCESS else { throw MediaPrepError(.corrupt, "libjxl refused the output buffer") }
                 case JXL_DEC_FULL_IMAGE, JXL_DEC_SUCCESS:
                     guard !pixels.isEmpty else { throw MediaPrepError(.corrupt, "the JPEG XL file holds no image") }
-                    // Orientation is applied: the decoded sides are the shown ones (swapped for 5–8).
-                    let swap = info.orientation.rawValue >= 5
-                    let (w, h) = swap ? (Int(info.ysize), Int(info.xsize)) : (Int(info.xsize), Int(info.ysize))
+                    let h = header()
                     let layout: PixelLayout = format.num_channels == 4 ? .rgba : .rgb
-                    guard pixels.count >= w * h * layout.channels else { throw MediaPrepError(.corrupt, "short JPEG XL output") }
-                    let image = DecodedImage(pixels: PixelBuffer(width: w, height: h, layout: layout, storage: pixels), format: .jxl,
-                                             sourceWidth: w, sourceHeight: h, orientation: .up)
-                    return Result(image: image, iccProfile: icc)
+                    guard pixels.count >= h.width * h.height * layout.channels else { throw MediaPrepError(.corrupt, "short JPEG XL output") }
+                    let image = DecodedImage(pixels: PixelBuffer(width: h.width, height: h.height, layout: layout, storage: pixels), format: .jxl,
+                                             sourceWidth: h.width, sourceHeight: h.height, orientation: .up)
+                    return (h, image)
                 case JXL_DEC_NEED_MORE_INPUT:
                     throw MediaPrepError(.truncated, "the JPEG XL file is cut off")
                 default:

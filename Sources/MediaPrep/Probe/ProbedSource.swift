@@ -15,7 +15,7 @@ package struct ProbedSource: @unchecked Sendable {
     let colour: SourceColour?
     /// HEIC/AVIF: the metadata the file carries (a JPEG's is in `jpeg`), for what `check` reports.
     var metadata: JPEGMetadata? = nil
-    /// GIF, WebP, BMP, TIFF, HEIC, AVIF: the (first) picture, decoded while probing.
+    /// GIF, BMP, TIFF and animated WebP: the (first) picture, decoded while probing.
     let firstFrame: DecodedImage?
     /// Audio and video: the opened container, read on by the thumbnailer.
     let media: MediaInput?
@@ -124,25 +124,22 @@ extension MediaProbe {
             }
             return try still(head, isWhole: whole, &r)
         case .heic, .avif:
+            // The header only: the decode waits for `prepare`, inside the batch's pixel budget.
             try readWhole()
-            let d = try HEIFDecoder.decode(head, format: format, maxPixels: maxPixels)
-            (r.width, r.height) = (d.image.displayWidth, d.image.displayHeight)
-            r.kind = .image
-            r.frameCount = 1
-            r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
-            var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil,
-                                 colour: d.colour.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: d.image, media: nil)
-            s.metadata = d.metadata
+            let h = try HEIFDecoder.header(head, format: format, maxPixels: maxPixels)
+            (r.width, r.height) = h.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
+            (r.kind, r.frameCount, r.hasAlpha) = (.image, 1, h.hasAlpha)
+            var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil,
+                                 colour: h.colour.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
+            s.metadata = h.metadata
             return s
         case .jxl:
             try readWhole()
-            let d = try JXLDecoder.decode(head, maxPixels: maxPixels)
-            (r.width, r.height) = (d.image.displayWidth, d.image.displayHeight)
-            r.kind = .image
-            r.frameCount = 1
-            r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
-            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: SourceColour.inspect(d.iccProfile),
-                                firstFrame: d.image, media: nil)
+            let h = try JXLDecoder.header(head, maxPixels: maxPixels)
+            (r.width, r.height) = (h.width, h.height)
+            (r.kind, r.frameCount, r.hasAlpha) = (.image, 1, h.hasAlpha)
+            return ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: SourceColour.inspect(h.iccProfile),
+                                firstFrame: nil, media: nil)
         case .webp where WebPAnimation.isAnimated(head):
             // FFmpeg 5.1's WebP decoder has no animation: libwebpdemux composes the frames.
             try readWhole()
