@@ -136,8 +136,23 @@ import UploadPlanner
         _ = try? HEIFDecoder.decode(d, format: .heic, maxPixels: pixels)
     }
 
+    /// Whether the header alone (what probing reads) says what the decode then gives: orientation and
+    /// alpha. The fuzz target traps otherwise.
+    public static func heifHeaderAgrees(_ d: [UInt8]) -> Bool {
+        guard let r = try? HEIFDecoder.decode(d, format: .heic, maxPixels: pixels) else { return true }
+        guard let h = try? HEIFDecoder.header(d, format: .heic, maxPixels: pixels) else { return false }
+        return h.orientation == r.image.orientation && h.hasAlpha == (r.image.pixels.layout == .rgba)
+    }
+
     public static func jxl(_ d: [UInt8]) {
         _ = try? JXLDecoder.decode(d, maxPixels: pixels)
+    }
+
+    /// Whether the header alone gives the size the decode shows. The fuzz target traps otherwise.
+    public static func jxlHeaderAgrees(_ d: [UInt8]) -> Bool {
+        guard let r = try? JXLDecoder.decode(d, maxPixels: pixels) else { return true }
+        guard let h = try? JXLDecoder.header(d, maxPixels: pixels) else { return false }
+        return h.width == r.image.pixels.width && h.height == r.image.pixels.height && h.hasAlpha == (r.image.pixels.layout == .rgba)
     }
 
     /// Animated WebP through libwebpdemux (every frame composed), a still one through libwebp (whole and
