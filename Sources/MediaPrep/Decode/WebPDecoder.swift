@@ -52,9 +52,10 @@ enum WebPDecoder {
     /// at its own size (as a PNG is shrunk on load): libwebp's rescaler averages areas, and before
     /// Lanczos halving loses detail that decoding whole keeps. Six WebPs made from the corpora
     /// (`cwebp -q 80`, garden `-q 85`), shrunk on load against decoded whole: SSIM −0.0002 to
-    /// −0.007, elephants −0.020; decoded whole by libwebp against FFmpeg (which decoded them twice): the same or
-    /// +0.0003, at half the memory and 2.3–3.4× faster (a 21 MP WebP 1.46 → 0.62 s, 212 → 98 MiB;
-    /// shrunk on load, as it is past 4096², 0.49–0.52 s and 52–54 MiB, vips 0.43 s and 56 MiB).
+    /// −0.007, elephants −0.020. Decoded whole by libwebp against FFmpeg (which decoded them twice):
+    /// the same or +0.0003, at half the memory and 2.3–3.4× faster (a 21 MP WebP 1.46 → 0.62 s,
+    /// 212 → 98 MiB; shrunk on load, as it is past 4096², 0.49–0.52 s and 52–54 MiB, vips 0.43 s
+    /// and 56 MiB).
     static func shrinkingOnLoad(_ h: Header, profile: ImageProfile, _ options: DecodeOptions) -> DecodeOptions {
         guard h.width * h.height > profile.maxSentPixels else { return options }
         var o = options
@@ -88,7 +89,7 @@ enum WebPDecoder {
         let status = withUnsafePointer(to: lib) { t in
             data.withUnsafeBufferPointer { d in
                 out.withUnsafeMutableBufferPointer { o in
-                    cwebpdec_decode(t, d.baseAddress, d.count, h.hasAlpha ? 1 : 0, Int32(w), Int32(ht), Int32(options.threads),
+                    cwebpdec_decode(t, d.baseAddress, d.count, h.hasAlpha ? 1 : 0, Int32(w), Int32(ht), Int32(clamping: options.threads),
                                     o.baseAddress, Int32(stride), o.count)
                 }
             }
