@@ -39,9 +39,6 @@ package struct ProbedSource: @unchecked Sendable {
         if let j = jpeg {
             let d = JPEGDecoder.decodedSize(j, profile: profile)
             try JPEGDecoder.checkHeader(j.header, fileBytes: probe.bytes, decoded: d.width * d.height, limit: maxPixels)
-        } else if let h = webp {
-            let d = WebPDecoder.decodedSize(h, profile: profile)
-            if d.width * d.height > maxPixels { throw MediaPrepError(.tooManyPixels, "\(h.width)×\(h.height) is over the \(maxPixels)-pixel limit") }
         } else if let w = probe.width, let h = probe.height, w * h > maxPixels {
             throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(maxPixels)-pixel limit")
         }
