@@ -65,14 +65,13 @@ static inline int cwebpdec_features(const cwebpdec *t, const uint8_t *data, size
 }
 
 /* Decodes into `out` (height rows of `stride` bytes, RGB or RGBA), at width×height: the file's size,
-   or smaller (libwebp's rescaler). Returns libwebp's VP8StatusCode (0: VP8_STATUS_OK). */
-static inline int cwebpdec_decode(const cwebpdec *t, const uint8_t *data, size_t size, int rgba, int width, int height,
+   or, with `scale`, smaller (libwebp's rescaler). WebPDecode reads the header itself. Returns
+   libwebp's VP8StatusCode (0: VP8_STATUS_OK). */
+static inline int cwebpdec_decode(const cwebpdec *t, const uint8_t *data, size_t size, int rgba, int scale, int width, int height,
                                   int threads, uint8_t *out, int stride, size_t out_size) {
     WebPDecoderConfig config;
     if (!t->WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION)) return VP8_STATUS_INVALID_PARAM;
-    int status = (int)t->WebPGetFeaturesInternal(data, size, &config.input, WEBP_DECODER_ABI_VERSION);
-    if (status != VP8_STATUS_OK) return status;
-    if (config.input.width != width || config.input.height != height) {
+    if (scale) {
         config.options.use_scaling = 1;
         config.options.scaled_width = width;
         config.options.scaled_height = height;
@@ -85,7 +84,7 @@ static inline int cwebpdec_decode(const cwebpdec *t, const uint8_t *data, size_t
     config.output.u.RGBA.rgba = out;
     config.output.u.RGBA.stride = stride;
     config.output.u.RGBA.size = out_size;
-    status = (int)t->WebPDecode(data, size, &config);
+    int status = (int)t->WebPDecode(data, size, &config);
     t->WebPFreeDecBuffer(&config.output);  /* frees only what libwebp allocated itself */
     return status;
 }

@@ -141,7 +141,7 @@ import UploadPlanner
     public static func heifHeaderAgrees(_ d: [UInt8]) -> Bool {
         guard let r = try? HEIFDecoder.decode(d, format: .heic, maxPixels: pixels) else { return true }
         guard let h = try? HEIFDecoder.header(d, format: .heic, maxPixels: pixels) else { return false }
-        return h.orientation == r.image.orientation && h.hasAlpha == (r.image.pixels.layout == .rgba)
+        return h.orientation == r.orientation && h.hasAlpha == (r.pixels.layout == .rgba)
     }
 
     public static func jxl(_ d: [UInt8]) {

@@ -6,7 +6,7 @@ package struct DecodedImage: Sendable {
     package let sourceWidth: Int
     package let sourceHeight: Int
     package let orientation: ExifOrientation
-    /// The ICC profile the decoder reported (a WebP's ICCP chunk), if any.
+    /// The ICC profile FFmpeg's decoder reported (GIF, BMP, TIFF frame side data), if any.
     package var iccProfile: [UInt8]? = nil
 
     /// Size as a viewer shows it: orientation applied, no shrink-on-load.

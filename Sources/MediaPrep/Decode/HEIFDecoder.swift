@@ -17,13 +17,6 @@ enum LibHeif {
 /// sources to 8-bit RGB(A), with the colour the file declares (an ICC profile, or nclx primaries)
 /// and whether its Exif carries a GPS position, for `check`.
 enum HEIFDecoder {
-    struct Result: Sendable {
-        let image: DecodedImage
-        /// An ICC profile to convert from: the file's own, or one built for its nclx primaries.
-        let colour: (profile: [UInt8], name: String?)?
-        let metadata: JPEGMetadata
-    }
-
     /// What the file says of its primary image, read without decoding a pixel: the size as shown
     /// (the container's transforms applied), alpha, colour, metadata and the Exif orientation that
     /// applies when the container has no transforms.
@@ -31,20 +24,27 @@ enum HEIFDecoder {
         let width: Int
         let height: Int
         let hasAlpha: Bool
+        /// An ICC profile to convert from: the file's own, or one built for its nclx primaries.
         let colour: (profile: [UInt8], name: String?)?
         let metadata: JPEGMetadata
         let orientation: ExifOrientation
     }
 
     static func header(_ data: [UInt8], format: MediaFormat, maxPixels: Int) throws -> Header {
-        try withPrimaryImage(data, format: format, maxPixels: maxPixels) { _, _, header in header }
+        try withPrimaryImage(data, format: format, maxPixels: maxPixels) { heif, h, w, ht in
+            let (meta, exifOrientation) = metadata(heif, h)
+            return Header(width: w, height: ht, hasAlpha: heif.heif_image_handle_has_alpha_channel(h) != 0, colour: colour(heif, h),
+                          metadata: meta, orientation: hasTransforms(data) ? .up : exifOrientation)
+        }
     }
 
-    static func decode(_ data: [UInt8], format: MediaFormat, maxPixels: Int) throws -> Result {
-        try withPrimaryImage(data, format: format, maxPixels: maxPixels) { heif, h, header in
+    /// The pixels alone: the colour and metadata are the header's, read once while probing.
+    static func decode(_ data: [UInt8], format: MediaFormat, maxPixels: Int) throws -> DecodedImage {
+        try withPrimaryImage(data, format: format, maxPixels: maxPixels) { heif, h, _, _ in
+            let alpha = heif.heif_image_handle_has_alpha_channel(h) != 0
             var image: OpaquePointer? = nil
             try check(heif.heif_decode_image(h, &image, heif_colorspace_RGB,
-                                             header.hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, nil), .corrupt, format)
+                                             alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, nil), .corrupt, format)
             guard let img = image else { throw MediaPrepError(.corrupt, "the \(format.rawValue) image did not decode") }
             defer { heif.heif_image_release(img) }
             var stride: Int32 = 0
@@ -53,22 +53,23 @@ enum HEIFDecoder {
             }
             // Transforms (a rotation) may have swapped the sides: the decoded image's are the ones shown.
             let (dw, dh) = (Int(heif.heif_image_get_width(img, heif_channel_interleaved)), Int(heif.heif_image_get_height(img, heif_channel_interleaved)))
-            let layout: PixelLayout = header.hasAlpha ? .rgba : .rgb
+            let layout: PixelLayout = alpha ? .rgba : .rgb
             let row = dw * layout.channels
             var out = PixelBuffer.storage(row * dh)
             out.withUnsafeMutableBufferPointer { o in
                 guard let base = o.baseAddress else { return }
                 for y in 0..<dh { (base + y * row).update(from: plane + y * Int(stride), count: row) }
             }
-            let decoded = DecodedImage(pixels: PixelBuffer(width: dw, height: dh, layout: layout, storage: out), format: format,
-                                       sourceWidth: dw, sourceHeight: dh, orientation: header.orientation)
-            return Result(image: decoded, colour: header.colour, metadata: header.metadata)
+            let orientation = hasTransforms(data) ? .up : metadata(heif, h).orientation
+            return DecodedImage(pixels: PixelBuffer(width: dw, height: dh, layout: layout, storage: out), format: format,
+                                sourceWidth: dw, sourceHeight: dh, orientation: orientation)
         }
     }
 
     /// The file read (without copying `data`) and its primary image's handle, both freed on every path.
+    /// `body` gets the handle and its size as shown, already held to the pixel limit.
     private static func withPrimaryImage<T>(_ data: [UInt8], format: MediaFormat, maxPixels: Int,
-                                            _ body: (cheif, OpaquePointer, Header) throws -> T) throws -> T {
+                                            _ body: (cheif, OpaquePointer, Int, Int) throws -> T) throws -> T {
         let heif = try LibHeif.table()
         guard let ctx = heif.heif_context_alloc() else { throw MediaPrepError(.decodeFailed, "out of memory") }
         defer { heif.heif_context_free(ctx) }
@@ -81,10 +82,7 @@ enum HEIFDecoder {
             let (w, ht) = (Int(heif.heif_image_handle_get_width(h)), Int(heif.heif_image_handle_get_height(h)))
             guard w > 0, ht > 0 else { throw MediaPrepError(.invalidDimensions, "the \(format.rawValue) image has no size") }
             guard w * ht <= maxPixels else { throw MediaPrepError(.tooManyPixels, "\(w)×\(ht) is over the \(maxPixels)-pixel limit") }
-            let (meta, exifOrientation) = metadata(heif, h)
-            let header = Header(width: w, height: ht, hasAlpha: heif.heif_image_handle_has_alpha_channel(h) != 0, colour: colour(heif, h),
-                                metadata: meta, orientation: hasTransforms(data) ? .up : exifOrientation)
-            return try body(heif, h, header)
+            return try body(heif, h, w, ht)
         }
     }
 
@@ -112,20 +110,22 @@ enum HEIFDecoder {
     }
 
     /// Whether the container rotates or mirrors the image (`irot`, `imir` boxes among the item
-    /// properties, which sit in the `meta` box near the start).
+    /// properties, which sit in the `meta` box near the start). The probe and the decode both ask:
+    /// the bytes are compared in place.
     static func hasTransforms(_ data: [UInt8]) -> Bool {
-        let head = data.prefix(1 << 16)
-        let irot = Array("irot".utf8), imir = Array("imir".utf8)
-        guard head.count >= 4 else { return false }
-        return (head.startIndex...(head.endIndex - 4)).contains { i in
-            let four = Array(head[i..<i + 4])
-            return four == irot || four == imir
+        let end = min(data.count, 1 << 16)
+        guard end >= 4 else { return false }
+        let (i, r, o, t, m) = (UInt8(ascii: "i"), UInt8(ascii: "r"), UInt8(ascii: "o"), UInt8(ascii: "t"), UInt8(ascii: "m"))
+        return data.withUnsafeBufferPointer { d in
+            (0...(end - 4)).contains { k in
+                d[k] == i && ((d[k + 1] == r && d[k + 2] == o && d[k + 3] == t) || (d[k + 1] == m && d[k + 2] == i && d[k + 3] == r))
+            }
         }
     }
 
     /// What metadata the file carries (Exif, GPS inside it, XMP), for `check` (none of it is kept),
     /// and the Exif orientation.
-    private static func metadata(_ heif: cheif, _ h: OpaquePointer) -> (JPEGMetadata, ExifOrientation) {
+    private static func metadata(_ heif: cheif, _ h: OpaquePointer) -> (metadata: JPEGMetadata, orientation: ExifOrientation) {
         var m = JPEGMetadata(jpeg: [])
         var orientation = ExifOrientation.up
         let n = Int(heif.heif_image_handle_get_number_of_metadata_blocks(h, nil))

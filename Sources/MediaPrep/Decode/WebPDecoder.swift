@@ -73,8 +73,8 @@ enum WebPDecoder {
         return ((h.width + d - 1) / d, (h.height + d - 1) / d)
     }
 
-    /// Decoded at `decodedSize`: RGBA when the header says there is alpha, else RGB; the ICCP
-    /// chunk's profile carried along. Every size is checked against the pixel limit first.
+    /// Decoded at `decodedSize`: RGBA when the header says there is alpha, else RGB. Its colour
+    /// profile is the probe's (`WebPChunks.iccProfile`). Every size is checked against the pixel limit first.
     static func decode(_ data: [UInt8], options: DecodeOptions) throws -> DecodedImage {
         let h = try header(data)
         guard !h.isAnimated else { throw MediaPrepError(.unsupportedFormat, "an animated WebP is not a still image") }
@@ -89,16 +89,14 @@ enum WebPDecoder {
         let status = withUnsafePointer(to: lib) { t in
             data.withUnsafeBufferPointer { d in
                 out.withUnsafeMutableBufferPointer { o in
-                    cwebpdec_decode(t, d.baseAddress, d.count, h.hasAlpha ? 1 : 0, Int32(w), Int32(ht), Int32(clamping: options.threads),
-                                    o.baseAddress, Int32(stride), o.count)
+                    cwebpdec_decode(t, d.baseAddress, d.count, h.hasAlpha ? 1 : 0, (w, ht) == (h.width, h.height) ? 0 : 1, Int32(w), Int32(ht),
+                                    Int32(clamping: options.threads), o.baseAddress, Int32(stride), o.count)
                 }
             }
         }
         guard status == 0 else { throw error(status, "the WebP image cannot be decoded") }
-        var decoded = DecodedImage(pixels: PixelBuffer(width: w, height: ht, layout: layout, storage: out), format: .webp,
-                                   sourceWidth: h.width, sourceHeight: h.height, orientation: .up)
-        decoded.iccProfile = WebPChunks.iccProfile(data)
-        return decoded
+        return DecodedImage(pixels: PixelBuffer(width: w, height: ht, layout: layout, storage: out), format: .webp,
+                            sourceWidth: h.width, sourceHeight: h.height, orientation: .up)
     }
 
     /// libwebp's VP8StatusCode as one of ours.
