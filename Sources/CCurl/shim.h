@@ -2,8 +2,6 @@
 #define CCURL_SHIM_H
 /* libcurl through a typed dlopen table, opened the first time a link preview is fetched. */
 #include <curl/curl.h>
-#include <dlfcn.h>
-#include <stdio.h>
 
 #define CCURL_FUNCTIONS(X) X(curl_global_init) X(curl_easy_init) X(curl_easy_setopt) X(curl_easy_perform) \
     X(curl_easy_getinfo) X(curl_easy_cleanup) X(curl_easy_strerror) X(curl_slist_append) X(curl_slist_free_all)
@@ -12,23 +10,12 @@
 typedef struct ccurl { CCURL_FUNCTIONS(CCURL_FIELD) } ccurl;
 #undef CCURL_FIELD
 
-/* Fills `table` (memory of sizeof(ccurl)) from libcurl.so.4 and initialises libcurl once.
-   Returns 0, or -1 with the reason in `err`. */
-static inline int ccurl_load(void *table, char *err, int errlen) {
+/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift;
+   CurlTransfer.swift then calls curl_global_init once). */
 #define CCURL_NAME(name) #name,
-    static const char *const symbols[] = { CCURL_FUNCTIONS(CCURL_NAME) };
+static inline const char *const *_Nonnull ccurl_symbols(void) { static const char *const s[] = { CCURL_FUNCTIONS(CCURL_NAME) NULL }; return s; }
 #undef CCURL_NAME
-    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) { snprintf(err, (size_t)errlen, "cannot load libcurl.so.4: %s", dlerror()); return -1; }
-    void **t = (void **)table;
-    for (size_t i = 0; i < sizeof(symbols) / sizeof(*symbols); i++) {
-        if (!(t[i] = dlsym(lib, symbols[i]))) { snprintf(err, (size_t)errlen, "missing symbol %s", symbols[i]); return -1; }
-    }
-    CURLcode rc = ((ccurl *)table)->curl_global_init(CURL_GLOBAL_DEFAULT);
-    if (rc != CURLE_OK) { snprintf(err, (size_t)errlen, "curl_global_init failed (%d)", (int)rc); return -1; }
-    return 0;
-}
-static inline size_t ccurl_size(void) { return sizeof(ccurl); }
+static inline const char *const *_Nonnull ccurl_libraries(void) { static const char *const l[] = { "libcurl.so.4", NULL }; return l; }
 
 /* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: one typed call each. */
 static inline CURLcode ccurl_set_long(const ccurl *c, CURL *h, CURLoption o, long v) { return c->curl_easy_setopt(h, o, v); }

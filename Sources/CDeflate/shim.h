@@ -3,8 +3,6 @@
 /* libdeflate through a typed dlopen table, opened the first time a PNG is decoded whole: it inflates
    a PNG's image data 2.2–3.2x faster than zlib (the hard corpus's PNGs), in one call. */
 #include <libdeflate.h>
-#include <dlfcn.h>
-#include <stdio.h>
 
 #define CDEFLATE_FUNCTIONS(X) X(libdeflate_alloc_decompressor) X(libdeflate_free_decompressor) \
     X(libdeflate_zlib_decompress) X(libdeflate_crc32) X(libdeflate_adler32)
@@ -13,19 +11,10 @@
 typedef struct cdeflate { CDEFLATE_FUNCTIONS(CDEFLATE_FIELD) } cdeflate;
 #undef CDEFLATE_FIELD
 
-/* Fills `table` (memory of sizeof(cdeflate)) from libdeflate.so.0. Returns 0, or -1 with the reason in `err`. */
-static inline int cdeflate_load(void *table, char *err, int errlen) {
+/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
 #define CDEFLATE_NAME(name) #name,
-    static const char *const symbols[] = { CDEFLATE_FUNCTIONS(CDEFLATE_NAME) };
+static inline const char *const *_Nonnull cdeflate_symbols(void) { static const char *const s[] = { CDEFLATE_FUNCTIONS(CDEFLATE_NAME) NULL }; return s; }
 #undef CDEFLATE_NAME
-    void *lib = dlopen("libdeflate.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) { snprintf(err, (size_t)errlen, "cannot load libdeflate.so.0: %s", dlerror()); return -1; }
-    void **t = (void **)table;
-    for (size_t i = 0; i < sizeof(symbols) / sizeof(*symbols); i++) {
-        if (!(t[i] = dlsym(lib, symbols[i]))) { snprintf(err, (size_t)errlen, "missing symbol %s", symbols[i]); return -1; }
-    }
-    return 0;
-}
-static inline size_t cdeflate_size(void) { return sizeof(cdeflate); }
+static inline const char *const *_Nonnull cdeflate_libraries(void) { static const char *const l[] = { "libdeflate.so.0", NULL }; return l; }
 static inline int cdeflate_success(void) { return LIBDEFLATE_SUCCESS; }
 #endif

@@ -19,9 +19,7 @@
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
-#include <dlfcn.h>
 #include <errno.h>
-#include <stdio.h>
 
 /* AVERROR() and AVERROR_EOF are function-like macros Swift cannot import. */
 static inline int cff_averror(int posix) { return AVERROR(posix); }
@@ -95,56 +93,32 @@ typedef struct cff_media { CFF_MEDIA_FUNCTIONS(CFF_FIELD) } cff_media;
 typedef struct cff_filter { CFF_FILTER_FUNCTIONS(CFF_FIELD) } cff_filter;
 #undef CFF_FIELD
 
-/* Opens `names` (NULL-terminated sonames) and fills a table of `count` members from `symbols`.
-   Returns 0, or -1 with the reason in `err`; a library stays open for the process once loaded. */
-static inline int cff_fill(void **table, const char *const *symbols, int count, const char *const *names,
-                           char *err, int errlen) {
-    void *libs[4] = {0};
-    int n = 0;
-    for (; names[n] && n < 4; n++) {
-        if (!(libs[n] = dlopen(names[n], RTLD_NOW | RTLD_GLOBAL))) {
-            snprintf(err, (size_t)errlen, "cannot load %s: %s", names[n], dlerror());
-            return -1;
-        }
-    }
-    for (int i = 0; i < count; i++) {
-        table[i] = NULL;
-        for (int l = 0; l < n && !table[i]; l++) table[i] = dlsym(libs[l], symbols[i]);
-        if (!table[i]) { snprintf(err, (size_t)errlen, "missing symbol %s", symbols[i]); return -1; }
-    }
-    return 0;
-}
-
+/* Each table's members by name, in order, and the libraries that have them, opened in order by
+   DynamicTable.swift with RTLD_GLOBAL. The sonames are literals built from the headers' major
+   versions, so the binary names them (scripts/make-deb.sh reads the sonames it may open). */
 #define CFF_NAME(name) #name,
 #define CFF_SONAME(lib, major) "lib" #lib ".so." AV_STRINGIFY(major)
-/* Fills `table` (memory of sizeof(cff_util)) with libavutil's and libswscale's entry points. */
-static inline int cff_load_util(void *table, char *err, int errlen) {
-    static const char *const symbols[] = { CFF_UTIL_FUNCTIONS(CFF_NAME) };
-    static const char *const names[] = { CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR),
-                                         CFF_SONAME(swscale, LIBSWSCALE_VERSION_MAJOR), NULL };
-    return cff_fill((void **)table, symbols, (int)(sizeof(symbols) / sizeof(*symbols)), names, err, errlen);
+/* libavutil and libswscale: what scaling an image needs. */
+static inline const char *const *_Nonnull cff_util_symbols(void) { static const char *const s[] = { CFF_UTIL_FUNCTIONS(CFF_NAME) NULL }; return s; }
+static inline const char *const *_Nonnull cff_util_libraries(void) {
+    static const char *const l[] = { CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), CFF_SONAME(swscale, LIBSWSCALE_VERSION_MAJOR), NULL };
+    return l;
 }
-/* Fills `table` (memory of sizeof(cff_media)) with libavformat's, libavcodec's and libswresample's. */
-static inline int cff_load_media(void *table, char *err, int errlen) {
-    static const char *const symbols[] = { CFF_MEDIA_FUNCTIONS(CFF_NAME) };
-    static const char *const names[] = { CFF_SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR),
-                                         CFF_SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR),
-                                         CFF_SONAME(swresample, LIBSWRESAMPLE_VERSION_MAJOR),
-                                         CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), NULL };
-    return cff_fill((void **)table, symbols, (int)(sizeof(symbols) / sizeof(*symbols)), names, err, errlen);
+/* libavformat, libavcodec and libswresample. */
+static inline const char *const *_Nonnull cff_media_symbols(void) { static const char *const s[] = { CFF_MEDIA_FUNCTIONS(CFF_NAME) NULL }; return s; }
+static inline const char *const *_Nonnull cff_media_libraries(void) {
+    static const char *const l[] = { CFF_SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR), CFF_SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR),
+                                     CFF_SONAME(swresample, LIBSWRESAMPLE_VERSION_MAJOR), CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), NULL };
+    return l;
 }
-/* Fills `table` (memory of sizeof(cff_filter)) with libavfilter's entry points. */
-static inline int cff_load_filter(void *table, char *err, int errlen) {
-    static const char *const symbols[] = { CFF_FILTER_FUNCTIONS(CFF_NAME) };
-    static const char *const names[] = { CFF_SONAME(avfilter, LIBAVFILTER_VERSION_MAJOR),
-                                         CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), NULL };
-    return cff_fill((void **)table, symbols, (int)(sizeof(symbols) / sizeof(*symbols)), names, err, errlen);
+/* libavfilter. */
+static inline const char *const *_Nonnull cff_filter_symbols(void) { static const char *const s[] = { CFF_FILTER_FUNCTIONS(CFF_NAME) NULL }; return s; }
+static inline const char *const *_Nonnull cff_filter_libraries(void) {
+    static const char *const l[] = { CFF_SONAME(avfilter, LIBAVFILTER_VERSION_MAJOR), CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), NULL };
+    return l;
 }
 #undef CFF_NAME
 #undef CFF_SONAME
-static inline size_t cff_util_size(void) { return sizeof(cff_util); }
-static inline size_t cff_media_size(void) { return sizeof(cff_media); }
-static inline size_t cff_filter_size(void) { return sizeof(cff_filter); }
 
 /* ---- Version-dependent side data: the display matrix (rotation) ---- */
 

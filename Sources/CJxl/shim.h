@@ -4,8 +4,6 @@
    and the calls whose arguments changed between libjxl versions. */
 #include <jxl/decode.h>
 #include <jxl/version.h>
-#include <dlfcn.h>
-#include <stdio.h>
 
 #define CJXL_FUNCTIONS(X) X(JxlDecoderCreate) X(JxlDecoderDestroy) X(JxlDecoderSubscribeEvents) X(JxlDecoderSetInput) \
     X(JxlDecoderCloseInput) X(JxlDecoderProcessInput) X(JxlDecoderGetBasicInfo) X(JxlDecoderGetICCProfileSize) \
@@ -15,26 +13,16 @@
 typedef struct cjxl { CJXL_FUNCTIONS(CJXL_FIELD) } cjxl;
 #undef CJXL_FIELD
 
-/* Fills `table` (memory of sizeof(cjxl)) from libjxl. Returns 0, or -1 with the reason in `err`. */
-static inline int cjxl_load(void *table, char *err, int errlen) {
-#define CJXL_NAME(name) #name,
-    static const char *const symbols[] = { CJXL_FUNCTIONS(CJXL_NAME) };
-#undef CJXL_NAME
-    /* A literal, so the binary names it (scripts/make-deb.sh reads the sonames it may open). */
+/* A literal, so the binary names it (scripts/make-deb.sh reads the sonames it may open). */
 #define CJXL_STR2(x) #x
 #define CJXL_STR(x) CJXL_STR2(x)
-    static const char soname[] = "libjxl.so." CJXL_STR(JPEGXL_MAJOR_VERSION) "." CJXL_STR(JPEGXL_MINOR_VERSION);
+/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
+#define CJXL_NAME(name) #name,
+static inline const char *const *_Nonnull cjxl_symbols(void) { static const char *const s[] = { CJXL_FUNCTIONS(CJXL_NAME) NULL }; return s; }
+#undef CJXL_NAME
+static inline const char *const *_Nonnull cjxl_libraries(void) { static const char *const l[] = { "libjxl.so." CJXL_STR(JPEGXL_MAJOR_VERSION) "." CJXL_STR(JPEGXL_MINOR_VERSION), NULL }; return l; }
 #undef CJXL_STR
 #undef CJXL_STR2
-    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) { snprintf(err, (size_t)errlen, "cannot load %s: %s", soname, dlerror()); return -1; }
-    void **t = (void **)table;
-    for (size_t i = 0; i < sizeof(symbols) / sizeof(*symbols); i++) {
-        if (!(t[i] = dlsym(lib, symbols[i]))) { snprintf(err, (size_t)errlen, "missing symbol %s", symbols[i]); return -1; }
-    }
-    return 0;
-}
-static inline size_t cjxl_size(void) { return sizeof(cjxl); }
 
 /* The ICC profile of the decoded data (its size with `out` NULL); libjxl before 0.9 took an unused format. */
 static inline JxlDecoderStatus cjxl_icc(const cjxl *j, const JxlDecoder *dec, uint8_t *out, size_t *size) {

@@ -3,8 +3,6 @@
 /* Little CMS through a typed dlopen table, opened the first time an image carries a profile;
    and the pixel-format and flag macros Swift cannot import. */
 #include <lcms2.h>
-#include <dlfcn.h>
-#include <stdio.h>
 
 #define CLCMS_FUNCTIONS(X) X(cmsOpenProfileFromMem) X(cmsCloseProfile) X(cmsCreate_sRGBProfile) X(cmsCreateRGBProfile) \
     X(cmsBuildGamma) X(cmsFreeToneCurve) X(cmsCreateTransform) X(cmsDeleteTransform) X(cmsDoTransform) \
@@ -14,20 +12,11 @@
 typedef struct clcms { CLCMS_FUNCTIONS(CLCMS_FIELD) } clcms;
 #undef CLCMS_FIELD
 
-/* Fills `table` (memory of sizeof(clcms)) from liblcms2.so.2. Returns 0, or -1 with the reason in `err`. */
-static inline int clcms_load(void *table, char *err, int errlen) {
+/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
 #define CLCMS_NAME(name) #name,
-    static const char *const symbols[] = { CLCMS_FUNCTIONS(CLCMS_NAME) };
+static inline const char *const *_Nonnull clcms_symbols(void) { static const char *const s[] = { CLCMS_FUNCTIONS(CLCMS_NAME) NULL }; return s; }
 #undef CLCMS_NAME
-    void *lib = dlopen("liblcms2.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) { snprintf(err, (size_t)errlen, "cannot load liblcms2.so.2: %s", dlerror()); return -1; }
-    void **t = (void **)table;
-    for (size_t i = 0; i < sizeof(symbols) / sizeof(*symbols); i++) {
-        if (!(t[i] = dlsym(lib, symbols[i]))) { snprintf(err, (size_t)errlen, "missing symbol %s", symbols[i]); return -1; }
-    }
-    return 0;
-}
-static inline size_t clcms_size(void) { return sizeof(clcms); }
+static inline const char *const *_Nonnull clcms_libraries(void) { static const char *const l[] = { "liblcms2.so.2", NULL }; return l; }
 
 static inline cmsUInt32Number clcms_type_rgb8(void) { return TYPE_RGB_8; }
 static inline cmsUInt32Number clcms_type_rgba8(void) { return TYPE_RGBA_8; }

@@ -4,8 +4,6 @@
    WebP arrives (FFmpeg 5.1's WebP decoder has no animation). The header's inline wrappers pass the ABI
    version this was built against; the table reaches the versioned entry points they call. */
 #include <webp/demux.h>
-#include <dlfcn.h>
-#include <stdio.h>
 
 #define CWEBP_FUNCTIONS(X) X(WebPAnimDecoderOptionsInitInternal) X(WebPAnimDecoderNewInternal) \
     X(WebPAnimDecoderGetInfo) X(WebPAnimDecoderGetNext) X(WebPAnimDecoderHasMoreFrames) X(WebPAnimDecoderDelete)
@@ -14,25 +12,11 @@
 typedef struct cwebp { CWEBP_FUNCTIONS(CWEBP_FIELD) } cwebp;
 #undef CWEBP_FIELD
 
-/* Fills `table` with `count` entry points of `soname`, in order. Returns 0, or -1 with the reason in `err`. */
-static inline int cwebp_fill(const char *soname, const char *const *symbols, size_t count, void *table, char *err, int errlen) {
-    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) { snprintf(err, (size_t)errlen, "cannot load %s: %s", soname, dlerror()); return -1; }
-    void **t = (void **)table;
-    for (size_t i = 0; i < count; i++) {
-        if (!(t[i] = dlsym(lib, symbols[i]))) { snprintf(err, (size_t)errlen, "missing symbol %s", symbols[i]); return -1; }
-    }
-    return 0;
-}
-
-/* Fills `table` (memory of sizeof(cwebp)) from libwebpdemux. Returns 0, or -1 with the reason in `err`. */
-static inline int cwebp_load(void *table, char *err, int errlen) {
+/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
 #define CWEBP_NAME(name) #name,
-    static const char *const symbols[] = { CWEBP_FUNCTIONS(CWEBP_NAME) };
+static inline const char *const *_Nonnull cwebp_symbols(void) { static const char *const s[] = { CWEBP_FUNCTIONS(CWEBP_NAME) NULL }; return s; }
 #undef CWEBP_NAME
-    return cwebp_fill("libwebpdemux.so.2", symbols, sizeof(symbols) / sizeof(*symbols), table, err, errlen);
-}
-static inline size_t cwebp_size(void) { return sizeof(cwebp); }
+static inline const char *const *_Nonnull cwebp_libraries(void) { static const char *const l[] = { "libwebpdemux.so.2", NULL }; return l; }
 static inline int cwebp_abi(void) { return WEBP_DEMUX_ABI_VERSION; }
 
 /* libwebp's still decoder, opened the first time a still WebP arrives: its header read without
@@ -44,14 +28,11 @@ static inline int cwebp_abi(void) { return WEBP_DEMUX_ABI_VERSION; }
 typedef struct cwebpdec { CWEBPDEC_FUNCTIONS(CWEBPDEC_FIELD) } cwebpdec;
 #undef CWEBPDEC_FIELD
 
-/* Fills `table` (memory of sizeof(cwebpdec)) from libwebp. Returns 0, or -1 with the reason in `err`. */
-static inline int cwebpdec_load(void *table, char *err, int errlen) {
+/* The same for libwebp's still decoder. */
 #define CWEBPDEC_NAME(name) #name,
-    static const char *const symbols[] = { CWEBPDEC_FUNCTIONS(CWEBPDEC_NAME) };
+static inline const char *const *_Nonnull cwebpdec_symbols(void) { static const char *const s[] = { CWEBPDEC_FUNCTIONS(CWEBPDEC_NAME) NULL }; return s; }
 #undef CWEBPDEC_NAME
-    return cwebp_fill("libwebp.so.7", symbols, sizeof(symbols) / sizeof(*symbols), table, err, errlen);
-}
-static inline size_t cwebpdec_size(void) { return sizeof(cwebpdec); }
+static inline const char *const *_Nonnull cwebpdec_libraries(void) { static const char *const l[] = { "libwebp.so.7", NULL }; return l; }
 
 /* Whether the libwebp loaded speaks the decoder ABI this was built against (its Init refuses another). */
 static inline int cwebpdec_abi_matches(const cwebpdec *t) {

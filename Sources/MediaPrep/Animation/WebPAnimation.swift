@@ -5,7 +5,7 @@ enum LibWebPDemux {
     private struct Table: @unchecked Sendable { let table: cwebp }
 
     private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libwebpdemux") {
-        DynamicTable.load(cwebp_size(), cwebp_load, as: cwebp.self, failing: .codecUnavailable, "libwebpdemux is").map(Table.init)
+        DynamicTable.load(cwebp_libraries(), cwebp_symbols(), as: cwebp.self, failing: .codecUnavailable, "libwebpdemux is").map(Table.init)
     }
 
     static func table() throws -> cwebp { try loaded.get().table }

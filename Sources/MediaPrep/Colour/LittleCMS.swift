@@ -5,7 +5,7 @@ enum LittleCMS {
     private struct Table: @unchecked Sendable { let table: clcms }
 
     private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded liblcms2") {
-        DynamicTable.load(clcms_size(), clcms_load, as: clcms.self, failing: .codecUnavailable, "Little CMS is").map(Table.init)
+        DynamicTable.load(clcms_libraries(), clcms_symbols(), as: clcms.self, failing: .codecUnavailable, "Little CMS is").map(Table.init)
     }
 
     static func table() throws -> clcms { try loaded.get().table }

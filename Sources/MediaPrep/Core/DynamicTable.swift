@@ -1,16 +1,44 @@
-/// Fills a C table of function pointers that a shim's loader opens with `dlopen` (FFmpeg, libcurl,
-/// Little CMS): the memory is Swift's, the loader checks every member, and the table is copied out
-/// as a plain value. Opened libraries stay loaded for the process.
+import Glibc
+
+/// One loader for every C library opened on first use (FFmpeg, libcurl, Little CMS, libheif, libjxl,
+/// libwebp, libdeflate): each shim declares a typed table of function pointers and lists its members'
+/// names and its sonames (C literals, so the binary names the libraries it may open: make-deb.sh
+/// reads them); the opening and the lookups are here, once. Opened libraries stay loaded for the process.
 enum DynamicTable {
-    static func load<T>(_ size: Int, _ fill: (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int32) -> Int32,
-                        as: T.Type, failing code: MediaPrepError.Code, _ what: String) -> Result<T, MediaPrepError> {
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<UnsafeRawPointer>.alignment)
-        defer { raw.deallocate() }
-        var err = [CChar](repeating: 0, count: 256)
-        guard fill(raw, &err, Int32(err.count)) == 0 else {
-            let text = String(decoding: err.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(MediaPrepError(code, "\(what) not available: \(text)"))
+    /// Opens `libraries` in order and fills a `T` with `symbols`, each looked up in them in order.
+    /// - Parameters:
+    ///   - libraries, symbols: NULL-terminated lists from the shim; `symbols` names `T`'s members in order.
+    ///   - global: `RTLD_GLOBAL` (FFmpeg's libraries resolve each other's symbols), else `RTLD_LOCAL`.
+    static func load<T>(_ libraries: UnsafePointer<UnsafePointer<CChar>?>, _ symbols: UnsafePointer<UnsafePointer<CChar>?>,
+                        global: Bool = false, as: T.Type, failing code: MediaPrepError.Code, _ what: String) -> Result<T, MediaPrepError> {
+        func failure(_ reason: String) -> Result<T, MediaPrepError> { .failure(MediaPrepError(code, "\(what) not available: \(reason)")) }
+        let names = list(symbols)
+        let slot = MemoryLayout<UnsafeMutableRawPointer>.stride
+        guard names.count * slot == MemoryLayout<T>.size else {
+            return failure("internal: \(names.count) names for a table of \(MemoryLayout<T>.size / slot)")
         }
-        return .success(raw.load(as: T.self))  // every member checked non-NULL by the loader
+        var handles: [UnsafeMutableRawPointer] = []
+        for soname in list(libraries) {
+            guard let h = dlopen(soname, RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL)) else {
+                return failure("cannot load \(String(cString: soname)): \(dlerror().map { String(cString: $0) } ?? "unknown error")")
+            }
+            handles.append(h)
+        }
+        let table = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<T>.size, alignment: MemoryLayout<T>.alignment)
+        defer { table.deallocate() }
+        for (i, name) in names.enumerated() {
+            guard let entry = handles.lazy.compactMap({ dlsym($0, name) }).first else {
+                return failure("missing symbol \(String(cString: name))")
+            }
+            table.storeBytes(of: entry, toByteOffset: i * slot, as: UnsafeMutableRawPointer.self)
+        }
+        return .success(table.load(as: T.self))  // every member set, none NULL
+    }
+
+    /// The entries of a NULL-terminated C list.
+    private static func list(_ p: UnsafePointer<UnsafePointer<CChar>?>) -> [UnsafePointer<CChar>] {
+        var out: [UnsafePointer<CChar>] = []
+        while let s = p[out.count] { out.append(s) }
+        return out
     }
 }

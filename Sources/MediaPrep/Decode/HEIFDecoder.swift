@@ -5,7 +5,7 @@ enum LibHeif {
     private struct Table: @unchecked Sendable { let table: cheif }
 
     private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libheif") {
-        DynamicTable.load(cheif_size(), cheif_load, as: cheif.self, failing: .codecUnavailable, "libheif is").map(Table.init)
+        DynamicTable.load(cheif_libraries(), cheif_symbols(), as: cheif.self, failing: .codecUnavailable, "libheif is").map(Table.init)
     }
 
     static func table() throws -> cheif { try loaded.get().table }

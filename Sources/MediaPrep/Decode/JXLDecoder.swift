@@ -5,7 +5,7 @@ enum LibJxl {
     private struct Table: @unchecked Sendable { let table: cjxl }
 
     private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libjxl") {
-        DynamicTable.load(cjxl_size(), cjxl_load, as: cjxl.self, failing: .codecUnavailable, "libjxl is").map(Table.init)
+        DynamicTable.load(cjxl_libraries(), cjxl_symbols(), as: cjxl.self, failing: .codecUnavailable, "libjxl is").map(Table.init)
     }
 
     static func table() throws -> cjxl { try loaded.get().table }

@@ -95,7 +95,7 @@ extension PNGChunks {
 enum Deflate {
     private struct Table: @unchecked Sendable { let table: cdeflate }
     private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libdeflate") {
-        DynamicTable.load(cdeflate_size(), cdeflate_load, as: cdeflate.self, failing: .codecUnavailable, "libdeflate is").map(Table.init)
+        DynamicTable.load(cdeflate_libraries(), cdeflate_symbols(), as: cdeflate.self, failing: .codecUnavailable, "libdeflate is").map(Table.init)
     }
     static func table() throws -> cdeflate { try loaded.get().table }
 }

@@ -5,7 +5,7 @@ enum LibWebP {
     private struct Table: @unchecked Sendable { let table: cwebpdec }
 
     private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libwebp") {
-        DynamicTable.load(cwebpdec_size(), cwebpdec_load, as: cwebpdec.self, failing: .codecUnavailable, "libwebp is").flatMap { t in
+        DynamicTable.load(cwebpdec_libraries(), cwebpdec_symbols(), as: cwebpdec.self, failing: .codecUnavailable, "libwebp is").flatMap { t in
             withUnsafePointer(to: t) { cwebpdec_abi_matches($0) } != 0 ? .success(Table(table: t))
                 : .failure(MediaPrepError(.codecUnavailable, "libwebp is not the version mediaprep was built with"))
         }

@@ -30,7 +30,7 @@ package enum FFmpegLibraries {
 
     // Loaded on whichever thread first needs them, so timed as a note, not a nested stage.
     private static let utilTable: Result<Util, MediaPrepError> = Trace.noteTime("loaded libavutil, libswscale") {
-        DynamicTable.load(cff_util_size(), cff_load_util, as: cff_util.self, failing: .codecUnavailable, "FFmpeg's libavutil and libswscale are").map { table in
+        DynamicTable.load(cff_util_libraries(), cff_util_symbols(), global: true, as: cff_util.self, failing: .codecUnavailable, "FFmpeg's libavutil and libswscale are").map { table in
             if let level = logLevel.withLock({ $0 }) { table.av_log_set_level(level) }
             utilLoaded.withLock { $0 = true }
             return Util(table: table)
@@ -38,12 +38,12 @@ package enum FFmpegLibraries {
     }
 
     private static let mediaTable: Result<Media, MediaPrepError> = Trace.noteTime("loaded libavformat, libavcodec, libswresample") {
-        DynamicTable.load(cff_media_size(), cff_load_media, as: cff_media.self, failing: .codecUnavailable,
+        DynamicTable.load(cff_media_libraries(), cff_media_symbols(), global: true, as: cff_media.self, failing: .codecUnavailable,
                           "FFmpeg's libavformat, libavcodec and libswresample are").map(Media.init)
     }
 
     private static let filterTable: Result<Filter, MediaPrepError> = Trace.noteTime("loaded libavfilter") {
-        DynamicTable.load(cff_filter_size(), cff_load_filter, as: cff_filter.self, failing: .codecUnavailable,
+        DynamicTable.load(cff_filter_libraries(), cff_filter_symbols(), global: true, as: cff_filter.self, failing: .codecUnavailable,
                           "FFmpeg's libavfilter is").map(Filter.init)
     }
 

@@ -7,7 +7,11 @@ enum CurlLibrary {
     private struct Table: @unchecked Sendable { let table: ccurl }
 
     private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libcurl") {
-        DynamicTable.load(ccurl_size(), ccurl_load, as: ccurl.self, failing: .fetchFailed, "libcurl is").map(Table.init)
+        DynamicTable.load(ccurl_libraries(), ccurl_symbols(), as: ccurl.self, failing: .fetchFailed, "libcurl is").flatMap { t in
+            // Once, before any handle (it is not thread-safe; this initializer runs once).
+            let rc = t.curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+            return rc == CURLE_OK ? .success(Table(table: t)) : .failure(MediaPrepError(.fetchFailed, "libcurl is not available: curl_global_init failed (\(rc.rawValue))"))
+        }
     }
 
     static func table() throws -> ccurl { try loaded.get().table }
