@@ -16,7 +16,7 @@ import Testing
         let run0 = try #require(((doc as? [String: Any])?["runs"] as? [[String: Any]])?.first)
         let results = try #require(run0["results"] as? [[String: Any]])
         let byRule = Dictionary(results.map { ($0["ruleId"] as? String ?? "", $0["level"] as? String ?? "") }, uniquingKeysWith: { a, _ in a })
-        #expect(byRule == ["voiceTooLong": "error", "unsupportedFormat": "error", "reencoded": "warning"])  // truncated.mp4 lost its index
+        #expect(byRule == ["voiceTooLong": "error", "truncated": "error", "reencoded": "warning"])  // truncated.mp4 lost its index
         let uris = results.compactMap { (($0["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
             .flatMap { ($0["artifactLocation"] as? [String: Any])?["uri"] as? String } }
         #expect(uris.count == 3 && uris.allSatisfy { $0.hasSuffix(".ogg") || $0.hasSuffix(".jpg") || $0.hasSuffix(".mp4") })

@@ -170,7 +170,11 @@ import UploadPlanner
         _ = JPEGMetadata(png: d)
         _ = AnimationHeaders.apng(d)
         _ = AnimationHeaders.gifPlays(d)
-        _ = GIFStripper.strip(d)
+        if let stripped = GIFStripper.strip(d), let before = GIFBlocks.walk(d) {
+            // What goes out walks to its trailer, every frame kept.
+            let after = GIFBlocks.walk(stripped.data)
+            precondition(after?.end == .trailer(stripped.data.count - 1) && after?.frames == before.frames, "a stripped GIF lost its shape")
+        }
         _ = PNGStripper.strip(d)
         _ = PNGStripper.removals(d)
         guard let a = try? WebPAnimation(d, maxPixels: pixels) else { return }

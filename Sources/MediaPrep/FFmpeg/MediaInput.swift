@@ -43,7 +43,14 @@ final class MediaInput {
         guard rc >= 0, let opened = ctx else {
             let e = AVError(rc: rc)
             if e == .exit { throw MediaPrepError(.timeout, "\(name) took longer than \(Int(Self.timeLimit)) s to open") }
-            throw e.media(e == .noSuchFile ? .unreadableFile : .unsupportedFormat, "cannot open \(name)")
+            // Only content sniffed as a format FFmpeg reads is opened here: what it cannot open is damaged.
+            let code: MediaPrepError.Code = switch e {
+            case .noSuchFile: .unreadableFile
+            case .noMemory: .outOfMemory
+            case .eof: .truncated
+            default: .corrupt
+            }
+            throw e.media(code, "cannot open \(name)")
         }
         context = opened
         // MP4/MOV and Matroska/WebM headers carry what we need; probing frames is only for the rest.

@@ -166,7 +166,13 @@ extension MediaProbe {
             return s
         case .gif, .bmp, .tiff:
             // Comments and XMP may sit anywhere in a GIF.
-            if format == .gif { try readWhole() }
+            if format == .gif {
+                try readWhole()
+                // FFmpeg drops a frame the file's end cuts and plays the rest: it would go as if whole.
+                if let walk = GIFBlocks.walk(head), case .cut(let at) = walk.end {
+                    throw MediaPrepError(.truncated, "the GIF is cut off: its block at byte \(at) (after \(walk.frames) complete frame\(walk.frames == 1 ? "" : "s")) runs past the end of the file, \(head.count) bytes")
+                }
+            }
             let d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
                                                   countFrames: format == .gif)
             r.animated = d.frameCount > 1
@@ -189,10 +195,13 @@ extension MediaProbe {
             }
             return s
         case _ where format.isAudioVisual:
+            // Our own walk of the container first: it names what is cut or broken where FFmpeg can only
+            // say it cannot open the file (an MP4 cut before its index at the end).
+            let rewrite = try MetadataRewrite.of(file.reader, format: format)
             let input = try MediaInput(path: path)
             try probeAV(input: input, path: path, into: &r)
             var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: input)
-            s.rewrite = try MetadataRewrite.of(file.reader, format: format)
+            s.rewrite = rewrite
             return s
         default:
             return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)

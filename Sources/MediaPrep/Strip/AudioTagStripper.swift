@@ -27,7 +27,7 @@ package enum AudioTagStripper {
             guard h[6..<10].allSatisfy({ $0 < 0x80 }) else { throw MediaPrepError(.corrupt, "ID3v2 tag at offset \(start) has a malformed size") }
             let size = h[6..<10].reduce(0) { $0 << 7 | Int($1) }
             let total = 10 + size + (h[5] & 0x10 != 0 ? 10 : 0)
-            guard start + total <= r.size else { throw MediaPrepError(.corrupt, "ID3v2 tag at offset \(start) runs past the end of the file") }
+            guard start + total <= r.size else { throw MediaPrepError(.truncated, "the file is cut off inside its ID3v2 tag (offset \(start), \(total) bytes)") }
             found.formUnion(ID3Frames.classify(try r.read(start, min(total, MP4MetadataStripper.scanBytes))))
             start += total
             blocks += 1
@@ -76,7 +76,8 @@ package enum AudioTagStripper {
         for _ in 0..<maxBlocks {
             let h = try r.exactly(at, 4, "a FLAC metadata block header at offset \(at)")
             let last = h[0] & 0x80, type = h[0] & 0x7F, length = Bytes.be(h, 1, 3)
-            guard type != 127, at + 4 + length <= r.size else { throw MediaPrepError(.corrupt, "FLAC metadata block at offset \(at) is invalid or runs past the end") }
+            guard type != 127 else { throw MediaPrepError(.corrupt, "FLAC metadata block at offset \(at) has the invalid type 127") }
+            guard at + 4 + length <= r.size else { throw MediaPrepError(.truncated, "the file is cut off inside its FLAC metadata block at offset \(at)") }
             switch type {
             case 0, 1, 3, 5: break
             default:
@@ -105,7 +106,7 @@ package enum AudioTagStripper {
             let id = Bytes.ascii(c, 0, 4), length = Bytes.le(c, 4, 4)
             guard at + 8 + length <= r.size else {
                 if id == "data" { break }  // a recording cut short: its samples are sent as they are
-                throw MediaPrepError(.corrupt, "'\(id)' chunk at offset \(at) runs past the end of the file")
+                throw MediaPrepError(.truncated, "the file is cut off inside its '\(id)' chunk at offset \(at)")
             }
             switch id {
             case "LIST", "id3 ", "ID3 ", "bext", "iXML", "_PMX", "DISP", "XMP ", "junk":

@@ -23,10 +23,10 @@ package struct ByteReader {
         return try reader(offset, min(count, size - offset))
     }
 
-    /// Exactly `count` bytes at `offset`, or a `corrupt` error naming `what`.
+    /// Exactly `count` bytes at `offset`, or a `truncated` error naming `what` (the file ends first).
     func exactly(_ offset: Int, _ count: Int, _ what: @autoclosure () -> String) throws -> [UInt8] {
         let b = try read(offset, count)
-        guard b.count == count else { throw MediaPrepError(.corrupt, "\(what()) runs past the end of the file") }
+        guard b.count == count else { throw MediaPrepError(.truncated, "the file is cut off inside \(what())") }
         return b
     }
 }

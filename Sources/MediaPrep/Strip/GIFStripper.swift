@@ -8,58 +8,35 @@ enum GIFStripper {
         var removed: [String]
     }
 
-    /// Nil when the block structure cannot be walked (the file then goes as it is, as before).
+    /// Nil when the block structure cannot be walked to its end (a file cut inside a block, which
+    /// the probe refuses). A file that ends between blocks, or at a byte that starts none, keeps
+    /// what its decoders show: the blocks up to there, and the trailer it lacked.
     static func strip(_ d: [UInt8]) -> Result? {
-        guard d.count >= 13, d.starts(with: Array("GIF8".utf8)) else { return nil }
-        var at = 13
-        if d[10] & 0x80 != 0 { at += 3 << (Int(d[10] & 7) + 1) }  // global colour table
-        guard at <= d.count else { return nil }
-        var out = Array(d[0..<at])
+        guard let walk = GIFBlocks.walk(d) else { return nil }
+        if case .cut = walk.end { return nil }
+        var out = Array(d[0..<walk.start])
         var removed: [String] = []
-        /// The end of the sub-block chain starting at `i`, or nil if it runs off the end.
-        func subBlocks(_ i: Int) -> Int? {
-            var j = i
-            while j < d.count {
-                let n = Int(d[j])
-                j += 1
-                if n == 0 { return j }
-                j += n
-            }
-            return nil
-        }
-        while at < d.count {
-            switch d[at] {
-            case 0x3B:
-                out.append(0x3B)
-                return Result(data: out, removed: removed)
-            case 0x2C:
-                guard at + 10 <= d.count else { return nil }
-                var end = at + 10
-                if d[at + 9] & 0x80 != 0 { end += 3 << (Int(d[at + 9] & 7) + 1) }  // local colour table
-                guard end < d.count, let next = subBlocks(end + 1) else { return nil }  // LZW code size, data
-                out += d[at..<next]
-                at = next
-            case 0x21:
-                guard at + 2 <= d.count, let next = subBlocks(at + 2) else { return nil }
-                let label = d[at + 1]
+        for block in walk.blocks {
+            switch block {
+            case .image(let r):
+                out += d[r]
+            case .extension(let label, let r):
                 var keep = true
                 if label == 0xFE {
                     keep = false
                     if !removed.contains("comment") { removed.append("comment") }
                 } else if label == 0xFF {
-                    let id = at + 3 + 11 <= d.count ? String(decoding: d[(at + 3)..<(at + 14)], as: UTF8.self) : ""
+                    let id = r.lowerBound + 14 <= r.upperBound ? String(decoding: d[(r.lowerBound + 3)..<(r.lowerBound + 14)], as: UTF8.self) : ""
                     if id != "NETSCAPE2.0" && id != "ANIMEXTS1.0" {
                         keep = false
                         let kind = id.hasPrefix("XMP Data") ? "XMP" : id.hasPrefix("ICCRGBG1") ? "ICC profile" : "application data"
                         if !removed.contains(kind) { removed.append(kind) }
                     }
                 }
-                if keep { out += d[at..<next] }
-                at = next
-            default:
-                return nil
+                if keep { out += d[r] }
             }
         }
-        return nil  // no trailer
+        out.append(0x3B)
+        return Result(data: out, removed: removed)
     }
 }

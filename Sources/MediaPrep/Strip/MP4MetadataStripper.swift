@@ -51,6 +51,10 @@ package enum MP4MetadataStripper {
                     size = left  // to the end of its container
                 }
                 guard size >= header, size <= left else {
+                    // A top-level box past the file's end: the file was cut (a moov at the end is then gone too).
+                    if parent.isEmpty && size >= header {
+                        throw MediaPrepError(.truncated, "the file is cut off: its '\(type)' box at offset \(at) claims \(size) bytes, \(left) are left")
+                    }
                     let container = parent.isEmpty ? "the file" : "its '\(parent)' box"
                     throw MediaPrepError(.corrupt, "'\(type)' box at offset \(at) claims \(size) bytes, past the end of \(container)")
                 }
