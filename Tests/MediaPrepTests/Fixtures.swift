@@ -18,6 +18,13 @@ enum Fixture {
 
     /// A fresh, empty scratch folder (removed with the others when the test process exits).
     static func scratch() throws -> String { try Scratch.folder("mediaprep-test") }
+
+    /// `bytes` written as `dir/name`; its path.
+    static func write(_ bytes: [UInt8], _ name: String, in dir: String) throws -> String {
+        let path = dir + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
 }
 
 /// The fixtures' "quadrants" picture: 64×48, red / lime over blue / white.

@@ -5,12 +5,6 @@ import Testing
 /// A GIF cut inside a block is refused, not sent with the frames FFmpeg could read; one that only
 /// lacks its trailer is whole, and still loses its comments.
 @Suite struct GIFBlocksTests {
-    func write(_ bytes: [UInt8], _ name: String, in dir: String) throws -> String {
-        let path = dir + "/" + name
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
     @Test func theWalkFindsEveryFrameAndTheTrailer() throws {
         let gif = try Fixture.bytes("anim.gif")
         let walk = try #require(GIFBlocks.walk(gif))
@@ -31,7 +25,7 @@ import Testing
         var refused = 0, whole = 0
         for n in 13..<gif.count {
             let prefix = Array(gif[0..<n])
-            let path = try write(prefix, "cut-\(n).gif", in: dir)
+            let path = try Fixture.write(prefix, "cut-\(n).gif", in: dir)
             let walk = GIFBlocks.walk(prefix)  // nil: cut inside the global colour table
             do {
                 let s = try MediaProbe.source(path: path)
@@ -53,7 +47,7 @@ import Testing
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Two complete frames, and half of the third: FFmpeg reads two and says nothing.
-        let path = try write(Array(gif[0..<(last.lowerBound + last.count / 2)]), "cut.gif", in: dir)
+        let path = try Fixture.write(Array(gif[0..<(last.lowerBound + last.count / 2)]), "cut.gif", in: dir)
         let check = SendCheck().check(path: path)
         #expect(check.verdict == .cannotSend && check.code == "truncated", "\(check.verdict) \(check.reasons)")
         let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
@@ -66,7 +60,7 @@ import Testing
         let gif = try AnimationMetadataTests.gifWithMetadata()
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = try write(Array(gif.dropLast()), "no-trailer.gif", in: dir)
+        let path = try Fixture.write(Array(gif.dropLast()), "no-trailer.gif", in: dir)
         let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
         let out = try #require(item.output, "\(item.error?.description ?? "")")
         let sent = try FileBytes.read(out)

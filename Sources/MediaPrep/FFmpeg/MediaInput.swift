@@ -97,6 +97,17 @@ final class MediaInput {
         return nil
     }
 
+    /// A file cut short reads cleanly up to the cut: what was read must reach the duration the
+    /// container claims (less a frame's jitter), or the file is not sent as if it were whole.
+    /// - Parameter slack: what may be missing at least; 5 % of the claim when more. Video: 0.5 s (a
+    ///   GOP's timestamps). Sound alone: 0.2 s, more than an MP3's encoder delay and padding (~50 ms)
+    ///   or a FLAC frame (93 ms), less than a tenth of a two-second voice note.
+    func requireClaimedEnd(covered: Double, slack: Double = 0.5) throws {
+        if let claimed = durationSeconds(stream: nil), claimed - covered > max(slack, claimed * 0.05) {
+            throw MediaPrepError(.truncated, String(format: "the file claims %.1f s but its media ends at %.1f s", claimed, covered))
+        }
+    }
+
     /// The furthest byte a stream's index (MP4 sample table, Matroska cues) points at; -1 if it has
     /// none. A file shorter than that was cut off, however complete its header looks.
     func indexEnd(_ st: UnsafeMutablePointer<AVStream>) -> Int64 {

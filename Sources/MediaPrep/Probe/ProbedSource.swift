@@ -110,6 +110,7 @@ extension MediaProbe {
                 r.hasAlpha = PNGHeader.mayHaveAlpha(head)
                 var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
                 try readWhole()  // its text and eXIf chunks may follow the frames
+                try ContainerEnd.png(head)
                 s.metadata = JPEGMetadata(png: head)
                 s.animation = try FFmpegAnimation(path: path, width: w, height: h, plays: info.plays, maxPixels: maxPixels)
                 return s
@@ -197,6 +198,11 @@ extension MediaProbe {
         case _ where format.isAudioVisual:
             // Our own walk of the container first: it names what is cut or broken where FFmpeg can only
             // say it cannot open the file (an MP4 cut before its index at the end).
+            switch format {
+            case .matroska, .webm: try ContainerEnd.matroska(file.reader)
+            case .ogg: try ContainerEnd.ogg(file.reader)
+            default: break
+            }
             let rewrite = try MetadataRewrite.of(file.reader, format: format)
             let input = try MediaInput(path: path)
             try probeAV(input: input, path: path, into: &r)

@@ -123,12 +123,7 @@ struct VideoTranscoder {
         guard video.framesEncoded > 0 else {
             throw MediaPrepError(video.damaged > 0 ? .corrupt : .truncated, "no frame of the video could be decoded")
         }
-        // A file cut short decodes cleanly up to the cut: what decoded must reach the duration the
-        // container claims (less a frame's jitter), or the file is not sent as if it were whole.
-        let covered = max(video.lastSeconds ?? 0, audio?.lastSeconds ?? 0)
-        if let claimed = input.durationSeconds(stream: nil), claimed - covered > max(0.5, claimed * 0.05) {
-            throw MediaPrepError(.truncated, String(format: "the file claims %.1f s but its media ends at %.1f s", claimed, covered))
-        }
+        try input.requireClaimedEnd(covered: max(video.lastSeconds ?? 0, audio?.lastSeconds ?? 0))
         try video.finish()
         if let a = audio {
             _ = a.decoder.send(nil)

@@ -43,12 +43,17 @@ struct VoiceTranscoder {
         let write = { (p: UnsafeMutablePointer<AVPacket>) in try muxer.write(p, stream: out, from: tb) }
         let encode = { (f: UnsafeMutablePointer<AVFrame>) in try encoder.encode(f, sink: write) }
         var frames = 0
+        var covered = 0.0
         while let f = try decoder.next() {
             if frames % 64 == 0 { try cancellation?.check() }
             frames += 1
+            if let t = decoder.seconds(of: f), f.pointee.sample_rate > 0 {
+                covered = max(covered, t + Double(f.pointee.nb_samples) / Double(f.pointee.sample_rate))
+            }
             try resampler.add(f, emit: encode)
         }
         guard resampler.started else { throw MediaPrepError(.truncated, "the audio stream holds no decodable sound") }
+        try input.requireClaimedEnd(covered: covered, slack: 0.2)
         try resampler.finish(emit: encode)
         try encoder.encode(nil, sink: write)
         try muxer.finish()

@@ -1,0 +1,67 @@
+/// Whether a container's own structure reaches the end of the file. FFmpeg reads a file cut short
+/// cleanly up to the cut and drops the piece the cut splits (an APNG's frame, a Matroska block, an
+/// Ogg page), so a cut file would be sent as if whole; these say where the structure stops instead.
+/// A file cut exactly between two pieces cannot be told from a shorter file and goes; the transcoders
+/// also hold what they read against the duration the container claims (`MediaInput.requireClaimedEnd`).
+enum ContainerEnd {
+    /// A PNG's chunks (an APNG's frames are `fcTL`/`fdAT` chunks): each must fit, and `IEND` must come.
+    static func png(_ d: [UInt8]) throws {
+        var at = 8
+        while at + 8 <= d.count {
+            let length = Bytes.be(Array(d[at..<at + 4]), 0, 4)
+            let type = Bytes.ascii(Array(d[at + 4..<at + 8]), 0, 4)
+            guard at + 12 + length <= d.count else {
+                throw MediaPrepError(.truncated, "the file is cut off inside its '\(type)' chunk at offset \(at)")
+            }
+            if type == "IEND" { return }
+            at += 12 + length
+        }
+        throw MediaPrepError(.truncated, "the file is cut off: it ends at byte \(d.count) without its IEND chunk")
+    }
+
+    /// Matroska and WebM: the Segment's size, when the muxer wrote one (a live recording leaves it
+    /// unknown), must fit in the file.
+    static func matroska(_ r: ByteReader) throws {
+        let h = try r.read(0, 64)
+        guard h.starts(with: [0x1A, 0x45, 0xDF, 0xA3]), let (headerSize, n) = vint(h, 4) else { return }
+        let segment = 4 + n + headerSize  // the EBML header's end: the Segment starts here
+        let s = try r.read(segment, 12)
+        guard s.starts(with: [0x18, 0x53, 0x80, 0x67]), let (size, m) = vint(s, 4), size != unknownSize(m) else { return }
+        let end = segment + 4 + m + size
+        if end > r.size {
+            throw MediaPrepError(.truncated, "the file is cut off: its Segment ends at byte \(end), the file has \(r.size)")
+        }
+    }
+
+    /// Ogg (Opus, Vorbis, FLAC in Ogg): the last page must be whole. Its capture pattern is looked for
+    /// in the file's last 64 KiB (a page is at most 65,307 bytes).
+    static func ogg(_ r: ByteReader) throws {
+        let tailStart = max(0, r.size - 65_536)
+        let tail = try r.read(tailStart, r.size - tailStart)
+        let pattern: [UInt8] = Array("OggS".utf8) + [0]
+        guard tail.count >= pattern.count,
+              let i = stride(from: tail.count - pattern.count, through: 0, by: -1).first(where: { tail[$0..<$0 + 5].elementsEqual(pattern) }) else { return }
+        let at = tailStart + i
+        guard i + 27 <= tail.count, i + 27 + Int(tail[i + 26]) <= tail.count else {
+            throw MediaPrepError(.truncated, "the file is cut off inside its last Ogg page header, at offset \(at)")
+        }
+        let segments = Int(tail[i + 26])
+        let body = tail[(i + 27)..<(i + 27 + segments)].reduce(0) { $0 + Int($1) }
+        if i + 27 + segments + body > tail.count {
+            throw MediaPrepError(.truncated, "the file is cut off inside its last Ogg page, at offset \(at)")
+        }
+    }
+
+    /// An EBML variable-length integer at `at`: its value and its length in bytes.
+    private static func vint(_ b: [UInt8], _ at: Int) -> (Int, Int)? {
+        guard at < b.count, b[at] != 0 else { return nil }
+        let length = b[at].leadingZeroBitCount + 1
+        guard at + length <= b.count, length <= 8 else { return nil }
+        var v = Int(b[at]) & (0xFF >> length)
+        for k in 1..<length { v = v << 8 | Int(b[at + k]) }
+        return (v, length)
+    }
+
+    /// The value an EBML size of `length` bytes has when every bit is set: "unknown".
+    private static func unknownSize(_ length: Int) -> Int { (1 << (7 * length)) - 1 }
+}

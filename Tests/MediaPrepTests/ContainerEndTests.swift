@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+
+/// Files cut short are refused `truncated`, not sent with what FFmpeg could read before the cut:
+/// the container's own structure first (APNG chunks, Matroska's Segment, Ogg's last page), then,
+/// for what that cannot see, the media read against the duration the container claims.
+@Suite struct ContainerEndTests {
+    func prefixes(_ d: [UInt8]) -> [(String, [UInt8])] {
+        [25, 50, 90].map { ("\($0)%", Array(d.prefix(d.count * $0 / 100))) } + [("all but 1 byte", Array(d.dropLast()))]
+    }
+
+    @Test(arguments: ["anim-apng.png", "h264.mkv", "noisy.webm", "voice.ogg"])
+    func everyCutIsTruncated(_ name: String) throws {
+        let whole = try Fixture.bytes(name)
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try MediaProbe.source(path: try Fixture.write(whole, name, in: dir))  // the whole file passes
+        for (what, cut) in prefixes(whole) {
+            let path = try Fixture.write(cut, "cut-" + name, in: dir)
+            #expect(throws: MediaPrepError.self, "\(name) \(what)") { _ = try MediaProbe.source(path: path) }
+            do { _ = try MediaProbe.source(path: path) } catch let e as MediaPrepError {
+                #expect(e.code == .truncated, "\(name) \(what): \(e)")
+            }
+        }
+    }
+
+    /// A live recording's Segment has no size: the structure cannot tell, the duration does.
+    @Test func aMatroskaOfUnknownSizeCutShortIsRefusedWhenRemuxed() throws {
+        var mkv = try Fixture.bytes("h264.mkv")
+        #expect(Array(mkv[40..<44]) == [0x18, 0x53, 0x80, 0x67] && mkv[44] == 0x01)  // the Segment, an 8-byte size
+        mkv.replaceSubrange(44..<52, with: [0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let whole = AttachmentPreparer(outputDirectory: dir + "/whole", timestamp: 0).prepare(path: try Fixture.write(mkv, "live.mkv", in: dir))
+        #expect(whole.error == nil && whole.route == .remuxed, "\(String(describing: whole.error))")
+        let cut = AttachmentPreparer(outputDirectory: dir + "/cut", timestamp: 0)
+            .prepare(path: try Fixture.write(Array(mkv.prefix(mkv.count * 6 / 10)), "live-cut.mkv", in: dir))
+        #expect(cut.error?.code == .truncated && cut.output == nil, "\(String(describing: cut.error))")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/cut")) ?? []).isEmpty)
+    }
+
+    /// FLAC's STREAMINFO and an MP3's Xing header say how long they are; a voice note made of a cut
+    /// one would be sent a part short.
+    @Test(arguments: ["voice.flac", "voice.mp3"])
+    func aVoiceNoteCutShortIsRefused(_ name: String) throws {
+        let whole = try Fixture.bytes(name)
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
+        preparer.media.audio = .voice
+        let ok = preparer.prepare(path: try Fixture.write(whole, name, in: dir))
+        #expect(ok.error == nil && ok.kind == .voice, "\(String(describing: ok.error))")
+        let cut = preparer.prepare(path: try Fixture.write(Array(whole.prefix(whole.count * 85 / 100)), "cut-" + name, in: dir))
+        #expect(cut.error?.code == .truncated && cut.output == nil, "\(String(describing: cut.error))")
+    }
+
+    @Test func theEBMLSizesAreRead() throws {
+        let mkv = try Fixture.bytes("h264.mkv")
+        try ContainerEnd.matroska(ByteReader(mkv))
+        #expect(throws: MediaPrepError.self) { try ContainerEnd.matroska(ByteReader(Array(mkv.prefix(60)))) }
+        try ContainerEnd.matroska(ByteReader(Array("not matroska at all".utf8)))  // not ours to judge
+        try ContainerEnd.png(try Fixture.bytes("rgb.png"))
+        #expect(throws: MediaPrepError.self) { try ContainerEnd.png(Array((try Fixture.bytes("rgb.png")).dropLast(12))) }  // no IEND
+    }
+}
