@@ -138,7 +138,7 @@ public struct BatchPreparer: Sendable {
 
 /// Gathers streamed events for the all-at-once call.
 private final class Collector: Sendable {
-    private let state = Mutex(BatchResult(items: [], text: nil, messages: [], sendLines: [], summary: BatchSummary()))
+    private let state = Locked(BatchResult(items: [], text: nil, messages: [], sendLines: [], summary: BatchSummary()))
     var result: BatchResult { state.withLock { $0 } }
     func add(_ e: BatchEvent) {
         state.withLock { r in
@@ -155,7 +155,7 @@ private final class Collector: Sendable {
 
 /// Passes the runner's progress on, and between its events a transcode's own progress.
 private final class ProgressRelay: Sendable {
-    private let last = Mutex(BatchProgress())
+    private let last = Locked(BatchProgress())
     private let forward: @Sendable (BatchProgress) -> Void
     init(_ forward: @escaping @Sendable (BatchProgress) -> Void) { self.forward = forward }
 

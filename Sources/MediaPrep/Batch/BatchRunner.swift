@@ -1,4 +1,3 @@
-import Synchronization
 import Dispatch
 import Foundation
 
@@ -131,7 +130,7 @@ package struct BatchRunner: Sendable {
 
 /// Finished results by input index, written from worker tasks, read by the emitting loop.
 private final class ResultStore<R: Sendable>: Sendable {
-    private let store = Mutex<[Int: R]>([:])
+    private let store = Locked<[Int: R]>([:])
     func put(_ i: Int, _ r: R) { store.withLock { $0[i] = r } }
     func take(_ i: Int) -> R? { store.withLock { $0.removeValue(forKey: i) } }
     func indices() -> [Int] { store.withLock { $0.keys.sorted() } }

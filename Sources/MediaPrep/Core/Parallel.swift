@@ -1,4 +1,3 @@
-import Synchronization
 import Dispatch
 import Foundation
 
@@ -15,8 +14,8 @@ enum Parallel {
     }
 
     private final class ResultBox<T: Sendable>: Sendable {
-        private let results: Mutex<[Result<T, Error>?]>
-        init(_ n: Int) { results = Mutex(Array(repeating: nil, count: n)) }
+        private let results: Locked<[Result<T, Error>?]>
+        init(_ n: Int) { results = Locked(Array(repeating: nil, count: n)) }
         func set(_ i: Int, _ r: Result<T, Error>) { results.withLock { $0[i] = r } }
         func values() throws -> [T] {
             try results.withLock { $0 }.map { r in

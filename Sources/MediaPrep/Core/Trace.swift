@@ -1,4 +1,3 @@
-import Synchronization
 import Foundation
 
 /// Stage timings on stderr when MEDIAPREP_TRACE is set; how the pipeline's costs were measured.
@@ -80,7 +79,7 @@ package enum Trace {
     /// Nesting level (stages run on one thread at a time; parallel jobs inside a stage are not
     /// traced) and when `main` began.
     private final class State: Sendable {
-        private let value = Mutex<(level: Int, start: UInt64?)>((0, nil))
+        private let value = Locked<(level: Int, start: UInt64?)>((0, nil))
         var depth: Int { value.withLock { $0.level } }
         var mainStart: UInt64? { value.withLock { $0.start } }
         func mainStarted(at t: UInt64) { value.withLock { $0.start = t } }

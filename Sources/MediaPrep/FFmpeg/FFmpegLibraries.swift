@@ -1,6 +1,5 @@
 import CFFmpeg
 import Dispatch
-import Synchronization
 
 /// FFmpeg's entry points, unwrapped once from the typed tables of `shim.h`: libavutil and libswscale
 /// (`util`, what scaling an image needs) and libavformat, libavcodec and libswresample (`media`).
@@ -19,8 +18,8 @@ package enum FFmpegLibraries {
 
     /// FFmpeg's log level to set when it is loaded (`AV_LOG_QUIET` = -8); nil leaves FFmpeg's own.
     /// The process owner (the CLI) decides: a library does not change process-wide state by itself.
-    package static let logLevel = Mutex<Int32?>(nil)
-    private static let utilLoaded = Mutex(false)
+    package static let logLevel = Locked<Int32?>(nil)
+    private static let utilLoaded = Locked(false)
 
     /// Sets FFmpeg's level now if it is loaded, else when it is.
     package static func setLogLevel(_ level: Int32) {

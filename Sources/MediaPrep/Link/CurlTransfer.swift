@@ -33,7 +33,7 @@ final class CurlTransfer: Sendable {
     private let cap: Int
     /// An image whose Content-Length is over the cap is refused before a byte of it is read.
     private let refuseDeclaredOverCap: Bool
-    private let state = Mutex(Hop())
+    private let state = Locked(Hop())
     private let cancelled = Atomic<Bool>(false)
 
     init(cap: Int, refuseDeclaredOverCap: Bool) {
