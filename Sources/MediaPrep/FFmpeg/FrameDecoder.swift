@@ -188,6 +188,6 @@ final class FrameDecoder {
         let pts = f.pointee.best_effort_timestamp
         guard pts != AV_NOPTS else { return nil }
         let start = stream.pointee.start_time == AV_NOPTS ? 0 : stream.pointee.start_time
-        return Double(pts - start) * av_q2d(stream.pointee.time_base)
+        return (Double(pts) - Double(start)) * av_q2d(stream.pointee.time_base)  // in Double: a hostile file's may be anywhere in Int64
     }
 }

@@ -41,7 +41,7 @@ struct VideoRemuxer {
         defer { ff.media.av_packet_free(&packet) }
         guard let pkt = packet else { throw failed("out of memory", AVError.noMemory.rc) }
         var lastDTS: [Int32: Int64] = [:]
-        var covered = 0.0  // seconds from each stream's start to the end of its last packet
+        var covered: Double? = nil  // seconds from each stream's start to the end of its last packet
         var rc: Int32 = 0
         while true {
             rc = ff.media.av_read_frame(input.context, pkt)
@@ -50,8 +50,10 @@ struct VideoRemuxer {
             let si = pkt.pointee.stream_index
             guard let out = outputs[si], let source = input.context.pointee.streams[Int(si)] else { continue }
             if pkt.pointee.pts != AV_NOPTS {
-                let start = source.pointee.start_time == AV_NOPTS ? 0 : source.pointee.start_time
-                covered = max(covered, Double(pkt.pointee.pts + max(0, pkt.pointee.duration) - start) * av_q2d(source.pointee.time_base))
+                // In Double: a hostile file's timestamps may be anywhere in Int64.
+                let start = source.pointee.start_time == AV_NOPTS ? 0 : Double(source.pointee.start_time)
+                let end = (Double(pkt.pointee.pts) + Double(max(0, pkt.pointee.duration)) - start) * av_q2d(source.pointee.time_base)
+                covered = max(covered ?? 0, end)
             }
             Self.mendTimestamps(pkt, videoDelay: Int64(source.pointee.codecpar.pointee.video_delay), last: &lastDTS[si])
             pkt.pointee.pos = -1
@@ -59,7 +61,7 @@ struct VideoRemuxer {
             if input.deadline.passed { throw failed("took too long", AVError.exit.rc) }
         }
         guard rc == AVError.eof.rc else { throw failed("the input is damaged", rc) }
-        try input.requireClaimedEnd(covered: covered)
+        if let covered { try input.requireClaimedEnd(covered: covered) }  // no timestamps: nothing to hold it against
         try muxer.finish()
     }
 

@@ -43,17 +43,20 @@ struct VoiceTranscoder {
         let write = { (p: UnsafeMutablePointer<AVPacket>) in try muxer.write(p, stream: out, from: tb) }
         let encode = { (f: UnsafeMutablePointer<AVFrame>) in try encoder.encode(f, sink: write) }
         var frames = 0
-        var covered = 0.0
+        // How far the sound reaches: by its timestamps, or by the samples decoded when those are missing.
+        var reached = 0.0, decoded = 0.0
         while let f = try decoder.next() {
             if frames % 64 == 0 { try cancellation?.check() }
             frames += 1
-            if let t = decoder.seconds(of: f), f.pointee.sample_rate > 0 {
-                covered = max(covered, t + Double(f.pointee.nb_samples) / Double(f.pointee.sample_rate))
+            if f.pointee.sample_rate > 0 {
+                let length = Double(f.pointee.nb_samples) / Double(f.pointee.sample_rate)
+                decoded += length
+                if let t = decoder.seconds(of: f) { reached = max(reached, t + length) }
             }
             try resampler.add(f, emit: encode)
         }
         guard resampler.started else { throw MediaPrepError(.truncated, "the audio stream holds no decodable sound") }
-        try input.requireClaimedEnd(covered: covered, slack: 0.2)
+        try input.requireClaimedEnd(covered: max(reached, decoded), slack: 0.2)
         try resampler.finish(emit: encode)
         try encoder.encode(nil, sink: write)
         try muxer.finish()
