@@ -10,7 +10,7 @@ import Testing
         [25, 50, 90].map { ("\($0)%", Array(d.prefix(d.count * $0 / 100))) } + [("all but 1 byte", Array(d.dropLast()))]
     }
 
-    @Test(arguments: ["anim-apng.png", "h264.mkv", "noisy.webm", "voice.ogg"])
+    @Test(arguments: ["anim-apng.png", "h264.mkv", "noisy.webm", "voice.ogg", "orient-gps.heic", "quadrants.avif", "p3.webp", "anim-sticker.webp"])
     func everyCutIsTruncated(_ name: String) throws {
         let whole = try Fixture.bytes(name)
         let dir = try Fixture.scratch()
@@ -53,6 +53,15 @@ import Testing
         #expect(ok.error == nil && ok.kind == .voice, "\(String(describing: ok.error))")
         let cut = preparer.prepare(path: try Fixture.write(Array(whole.prefix(whole.count * 85 / 100)), "cut-" + name, in: dir))
         #expect(cut.error?.code == .truncated && cut.output == nil, "\(String(describing: cut.error))")
+    }
+
+    /// Bytes after the last box that name no box are skipped, as libheif and players skip them.
+    @Test func junkAfterTheLastBoxIsNotACut() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let heic = try Fixture.bytes("orient-gps.heic") + [0, 0, 0, 0xFF] + [UInt8](repeating: 0xFF, count: 12)
+        _ = try MediaProbe.source(path: try Fixture.write(heic, "junk.heic", in: dir))
+        #expect(throws: MediaPrepError.self) { try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + [0, 0, 0, 0xFF] + Array("mdat".utf8)) }
     }
 
     @Test func theEBMLSizesAreRead() throws {

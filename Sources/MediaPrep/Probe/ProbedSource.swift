@@ -124,6 +124,7 @@ extension MediaProbe {
         case .heic, .avif:
             // The header only: the decode waits for `prepare`, inside the batch's pixel budget.
             try readWhole()
+            try ContainerEnd.isoBMFF(head)
             let h = try HEIFDecoder.header(head, format: format, maxPixels: maxPixels)
             (r.width, r.height) = h.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
             (r.kind, r.frameCount, r.hasAlpha) = (.image, 1, h.hasAlpha)
@@ -133,6 +134,7 @@ extension MediaProbe {
             return s
         case .jxl:
             try readWhole()
+            if !head.starts(with: [0xFF, 0x0A]) { try ContainerEnd.isoBMFF(head) }  // the container; a bare codestream has no sizes
             let h = try JXLDecoder.header(head, maxPixels: maxPixels)
             (r.width, r.height) = (h.width, h.height)
             (r.kind, r.frameCount, r.hasAlpha) = (.image, 1, h.hasAlpha)
@@ -141,6 +143,7 @@ extension MediaProbe {
         case .webp where WebPAnimation.isAnimated(head):
             // FFmpeg 5.1's WebP decoder has no animation: libwebpdemux composes the frames.
             try readWhole()
+            try ContainerEnd.riff(head)
             let animation = try WebPAnimation(head, maxPixels: maxPixels)
             let first = animation.firstFrame()
             (r.width, r.height, r.frameCount) = (animation.width, animation.height, animation.frameCount)
@@ -156,6 +159,7 @@ extension MediaProbe {
             // Its EXIF and XMP may follow the image: read whole. Only the header is parsed here; the
             // decode waits for `prepare`, which knows the size it needs (shrink-on-load).
             try readWhole()
+            try ContainerEnd.riff(head)
             let h = try WebPDecoder.header(head)
             (r.width, r.height, r.hasAlpha) = (h.width, h.height, h.hasAlpha)
             (r.kind, r.frameCount) = (.image, 1)

@@ -19,6 +19,40 @@ enum ContainerEnd {
         throw MediaPrepError(.truncated, "the file is cut off: it ends at byte \(d.count) without its IEND chunk")
     }
 
+    /// ISO BMFF (HEIC, AVIF, JPEG XL's container): every top-level box must fit in the file.
+    static func isoBMFF(_ d: [UInt8]) throws {
+        var at = 0
+        while at + 8 <= d.count {
+            var size = Bytes.be(Array(d[at..<at + 4]), 0, 4), header = 8
+            let type = Bytes.ascii(Array(d[at + 4..<at + 8]), 0, 4)
+            if size == 1 {
+                guard at + 16 <= d.count else { throw MediaPrepError(.truncated, "the file is cut off inside its '\(type)' box header at offset \(at)") }
+                (size, header) = (Bytes.be(Array(d[at + 8..<at + 16]), 0, 8), 16)
+            } else if size == 0 {
+                return  // to the end of the file
+            }
+            // A box type is four printable characters: anything else is junk after the last box, which readers skip.
+            guard isBoxType(d[at + 4..<at + 8]) else { return }
+            guard size >= header else { throw MediaPrepError(.corrupt, "'\(type)' box at offset \(at) claims \(size) bytes, less than its header") }
+            guard size <= d.count - at else {
+                throw MediaPrepError(.truncated, "the file is cut off: its '\(type)' box at offset \(at) claims \(size) bytes, \(d.count - at) are left")
+            }
+            at += size
+        }
+    }
+
+    /// Whether four bytes can name an ISO BMFF box (printable ASCII, as every registered type is).
+    static func isBoxType(_ b: ArraySlice<UInt8>) -> Bool { b.count == 4 && b.allSatisfy { (0x20...0x7E).contains($0) } }
+
+    /// RIFF (WebP): the size its header gives must fit in the file.
+    static func riff(_ d: [UInt8]) throws {
+        guard d.count >= 12, d.starts(with: Array("RIFF".utf8)) else { return }
+        let size = Bytes.le(Array(d[4..<8]), 0, 4)
+        if 8 + size > d.count {
+            throw MediaPrepError(.truncated, "the file is cut off: its RIFF header claims \(8 + size) bytes, the file has \(d.count)")
+        }
+    }
+
     /// Matroska and WebM: the Segment's size, when the muxer wrote one (a live recording leaves it
     /// unknown), must fit in the file.
     static func matroska(_ r: ByteReader) throws {

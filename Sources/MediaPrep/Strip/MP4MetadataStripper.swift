@@ -51,7 +51,9 @@ package enum MP4MetadataStripper {
                     size = left  // to the end of its container
                 }
                 guard size >= header, size <= left else {
-                    // A top-level box past the file's end: the file was cut (a moov at the end is then gone too).
+                    // A top-level box past the file's end: the file was cut (a moov at the end is then gone too),
+                    // unless its type is no type at all: junk after the last box, which players skip.
+                    if parent.isEmpty && !ContainerEnd.isBoxType(h[4..<8]) { return }
                     if parent.isEmpty && size >= header {
                         throw MediaPrepError(.truncated, "the file is cut off: its '\(type)' box at offset \(at) claims \(size) bytes, \(left) are left")
                     }
