@@ -183,6 +183,13 @@ import UploadPlanner
     }
 
     public static func container(_ d: [UInt8]) {
+        // The structure checks the probe runs before FFmpeg: they only ever refuse, never trap.
+        let reader = ByteReader(d)
+        _ = try? ContainerEnd.isoBMFF(d)
+        _ = try? ContainerEnd.riff(d)
+        _ = try? ContainerEnd.png(d)
+        _ = try? ContainerEnd.matroska(reader)
+        _ = try? ContainerEnd.ogg(reader)
         guard !d.isEmpty, var r = try? MediaProbe.probeAV(data: d) else { return }
         if r.kind == .video, let input = try? MediaInput(data: d) {
             var t = VideoThumbnailer(maxSide: 64)
