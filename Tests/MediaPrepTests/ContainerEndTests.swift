@@ -64,6 +64,18 @@ import Testing
         #expect(throws: MediaPrepError.self) { try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + [0, 0, 0, 0xFF] + Array("mdat".utf8)) }
     }
 
+    /// A refused file is still reported as what it is: a bot branches on the kind and format.
+    @Test func aRefusedFileIsStillNamed() throws {
+        let mkv = try Fixture.bytes("h264.mkv")
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = try Fixture.write(Array(mkv.prefix(mkv.count / 2)), "cut.mkv", in: dir)
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
+        #expect(item.error?.code == .truncated && item.kind == .video && item.format == .matroska)
+        let check = SendCheck().check(path: path)
+        #expect(check.verdict == .cannotSend && check.kind == .video && check.format == .matroska && check.bytes == mkv.count / 2)
+    }
+
     @Test func theEBMLSizesAreRead() throws {
         let mkv = try Fixture.bytes("h264.mkv")
         try ContainerEnd.matroska(ByteReader(mkv))

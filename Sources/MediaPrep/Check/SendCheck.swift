@@ -68,6 +68,7 @@ public struct SendCheck: Sendable {
         } catch let e as MediaPrepError {
             r.verdict = .cannotSend
             r.error = e
+            if r.bytes == nil, let id = MediaProbe.identify(path: path) { (r.format, r.kind, r.bytes) = (id.format, id.kind, id.bytes) }
             r.code = e.code.rawValue
             r.reasons = ["\(e.code.rawValue): \(e.message)"]
         } catch {

@@ -65,6 +65,7 @@ package struct AttachmentPreparer: Sendable {
         } catch let e as MediaPrepError {
             item.error = e
             item.output = nil
+            if item.format == nil, let id = MediaProbe.identify(path: path) { (item.format, item.kind) = (id.format, id.kind) }
         } catch {
             item.error = MediaPrepError(.decodeFailed, "\(error)")
             item.output = nil

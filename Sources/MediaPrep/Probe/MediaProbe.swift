@@ -1,7 +1,18 @@
+import UploadPlanner
 import CFFmpeg
 
 /// Classifies and measures any file: images natively, audio and video through libavformat.
 public enum MediaProbe {
+    /// What a file the probe refused still shows, for the error's report: its sniffed format, the
+    /// kind that format is sent as (a sound: `file` until its length is known) and its size; nil when
+    /// it cannot be read at all.
+    package static func identify(path: String) -> (format: MediaFormat, kind: UploadContentKind, bytes: Int)? {
+        guard let head = try? FileBytes.head(path), let bytes = try? FileBytes.size(path) else { return nil }
+        let format = FormatSniffer.sniff(head)
+        let kind: UploadContentKind = format.isImage ? .image : [.mp4, .mov, .matroska, .webm].contains(format) ? .video : .file
+        return (format, kind, bytes)
+    }
+
     /// - Parameter thorough: also decode a JPEG or PNG, proving it whole and finding real
     ///   transparency; deciding what to do with a file needs neither.
     public static func probe(path: String, thorough: Bool = true) throws -> ProbeResult {
