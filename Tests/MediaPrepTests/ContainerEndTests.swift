@@ -64,6 +64,20 @@ import Testing
         #expect(throws: MediaPrepError.self) { try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + [0, 0, 0, 0xFF] + Array("mdat".utf8)) }
     }
 
+    /// A bare JPEG XL codestream has no sizes to hold against the file; its decode, in `prepare`,
+    /// asks for more input than there is.
+    @Test func aCutJPEGXLIsTruncatedWhenDecoded() throws {
+        let jxl = try Fixture.bytes("quadrants.jxl")
+        #expect(jxl.starts(with: [0xFF, 0x0A]))  // the bare codestream
+        for (what, cut) in prefixes(jxl) {
+            #expect(throws: MediaPrepError.self, "\(what)") { _ = try JXLDecoder.decode(cut, maxPixels: 1 << 24) }
+            do { _ = try JXLDecoder.decode(cut, maxPixels: 1 << 24) } catch let e as MediaPrepError {
+                #expect(e.code == .truncated, "\(what): \(e)")
+            }
+        }
+        #expect(try JXLDecoder.decode(jxl, maxPixels: 1 << 24).image.pixels.width == 64)
+    }
+
     /// A refused file is still reported as what it is: a bot branches on the kind and format.
     @Test func aRefusedFileIsStillNamed() throws {
         let mkv = try Fixture.bytes("h264.mkv")

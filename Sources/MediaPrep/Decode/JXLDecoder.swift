@@ -59,7 +59,8 @@ enum JXLDecoder {
             guard jxl.JxlDecoderSetInput(dec, input.baseAddress, input.count) == JXL_DEC_SUCCESS else {
                 throw MediaPrepError(.decodeFailed, "libjxl refused the input")
             }
-            jxl.JxlDecoderCloseInput(dec)
+            // The input is not marked closed: without box events libjxl finds the end of the frames
+            // itself, and a file cut short then asks for more input (`truncated`) instead of failing.
             while true {
                 let status = jxl.JxlDecoderProcessInput(dec)
                 switch status {
