@@ -64,6 +64,29 @@ import Testing
         #expect(throws: MediaPrepError.self) { try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + [0, 0, 0, 0xFF] + Array("mdat".utf8)) }
     }
 
+    /// A WAV's data chunk says how long it is; FFmpeg reads what is there. Made a voice note, a cut
+    /// one is refused (`check` agrees); sent as a file it goes as the recording it is; a streaming
+    /// writer's placeholder size is no cut.
+    @Test func aCutWAVIsNoVoiceNote() throws {
+        let wav = try Fixture.bytes("voice.wav")
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cut = try Fixture.write(Array(wav.prefix(wav.count * 9 / 10)), "cut.wav", in: dir)
+        var voice = AttachmentPreparer(outputDirectory: dir + "/voice", timestamp: 0)
+        voice.media.audio = .voice
+        #expect(voice.prepare(path: cut).error?.code == .truncated)
+        var check = SendCheck()
+        check.media.audio = .voice
+        #expect(check.check(path: cut).code == "truncated")
+        var file = AttachmentPreparer(outputDirectory: dir + "/file", timestamp: 0)
+        file.media.audio = .file
+        #expect(file.prepare(path: cut).error == nil)
+        var placeholder = wav
+        let data = try #require((12..<wav.count - 8).first { Array(wav[$0..<$0 + 4]) == Array("data".utf8) })
+        placeholder.replaceSubrange(data + 4..<data + 8, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        try ContainerEnd.wavData(ByteReader(Array(placeholder.prefix(placeholder.count * 9 / 10))))
+    }
+
     /// A bare JPEG XL codestream has no sizes to hold against the file; its decode, in `prepare`,
     /// asks for more input than there is.
     @Test func aCutJPEGXLIsTruncatedWhenDecoded() throws {

@@ -92,6 +92,8 @@ public struct SendCheck: Sendable {
             }
         case .png:
             try requireEnd(path, marker: Array("IEND".utf8), within: 12, what: "PNG IEND chunk")
+        case .wav where plan.kind == .voice:
+            try ContainerEnd.wavData(try InputFile(path).reader)  // as `prepare` checks it before making the voice note
         default:
             break
         }

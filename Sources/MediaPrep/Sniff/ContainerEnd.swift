@@ -53,6 +53,28 @@ enum ContainerEnd {
         }
     }
 
+    /// WAV made into a voice note: its data chunk must fit in the file, unless its size is a
+    /// placeholder a streaming writer left (0, or all ones). Sent as a file, a WAV goes as the
+    /// recording it is.
+    static func wavData(_ r: ByteReader) throws {
+        let h = try r.read(0, 12)
+        guard h.count == 12, Bytes.ascii(h, 0, 4) == "RIFF", Bytes.ascii(h, 8, 4) == "WAVE" else { return }
+        var at = 12
+        for _ in 0..<10_000 {
+            let c = try r.read(at, 8)
+            guard c.count == 8 else { return }
+            let length = Bytes.le(c, 4, 4)
+            if Bytes.ascii(c, 0, 4) == "data" {
+                guard length != 0, length != 0xFFFF_FFFF, length != 0x7FFF_FFFF else { return }
+                if at + 8 + length > r.size {
+                    throw MediaPrepError(.truncated, "the recording is cut off: its data chunk claims \(length) bytes, \(r.size - at - 8) are left")
+                }
+                return
+            }
+            at += 8 + length + (length & 1)
+        }
+    }
+
     /// Matroska and WebM: the Segment's size, when the muxer wrote one (a live recording leaves it
     /// unknown), must fit in the file.
     static func matroska(_ r: ByteReader) throws {
