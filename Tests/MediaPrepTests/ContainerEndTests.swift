@@ -87,6 +87,15 @@ import Testing
         try ContainerEnd.wavData(ByteReader(Array(placeholder.prefix(placeholder.count * 9 / 10))))
     }
 
+    /// `check` looks for a PNG's IEND and its CRC: a PNG one byte short has the first, not the second.
+    @Test func checkFindsAPNGOneByteShort() throws {
+        let png = try Fixture.bytes("screenshot.png")
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(SendCheck().check(path: try Fixture.write(Array(png.dropLast()), "short.png", in: dir)).code == "truncated")
+        #expect(SendCheck().check(path: try Fixture.write(png + Array("trailing".utf8), "junk.png", in: dir)).verdict != .cannotSend)
+    }
+
     /// A bare JPEG XL codestream has no sizes to hold against the file; its decode, in `prepare`,
     /// asks for more input than there is.
     @Test func aCutJPEGXLIsTruncatedWhenDecoded() throws {

@@ -91,7 +91,7 @@ public struct SendCheck: Sendable {
                                            lumaOnly: true)
             }
         case .png:
-            try requireEnd(path, marker: Array("IEND".utf8), within: 12, what: "PNG IEND chunk")
+            try requireEnd(path, marker: Array("IEND".utf8), followedBy: 4, within: 64, what: "PNG IEND chunk")  // and its CRC
         case .wav where plan.kind == .voice:
             try ContainerEnd.wavData(try InputFile(path).reader)  // as `prepare` checks it before making the voice note
         default:
@@ -99,10 +99,11 @@ public struct SendCheck: Sendable {
         }
     }
 
-    /// A cut-off file lacks its closing marker; checking the tail costs one small read.
-    private func requireEnd(_ path: String, marker: [UInt8], within: Int, what: String) throws {
+    /// A cut-off file lacks its closing marker (or the bytes that must follow it); checking the
+    /// tail costs one small read.
+    private func requireEnd(_ path: String, marker: [UInt8], followedBy: Int = 0, within: Int, what: String) throws {
         let tail = try FileBytes.tail(path, count: within)
-        let found = tail.count >= marker.count && (0...(tail.count - marker.count)).contains { i in
+        let found = tail.count >= marker.count + followedBy && (0...(tail.count - marker.count - followedBy)).contains { i in
             Array(tail[i..<i + marker.count]) == marker
         }
         if !found { throw MediaPrepError(.truncated, "\(path) ends without its \(what): the file is cut off") }
