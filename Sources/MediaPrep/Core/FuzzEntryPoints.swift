@@ -190,6 +190,8 @@ import UploadPlanner
         _ = try? ContainerEnd.png(d)
         _ = try? ContainerEnd.matroska(reader)
         _ = try? ContainerEnd.ogg(reader)
+        _ = try? ContainerEnd.wavData(reader)
+        _ = GIFBlocks.walk(d)
         guard !d.isEmpty, var r = try? MediaProbe.probeAV(data: d) else { return }
         if r.kind == .video, let input = try? MediaInput(data: d) {
             var t = VideoThumbnailer(maxSide: 64)
