@@ -23,6 +23,8 @@ enum ContainerEnd {
     static func isoBMFF(_ d: [UInt8]) throws {
         var at = 0
         while at + 8 <= d.count {
+            // A box type is four printable characters: anything else is junk after the last box, which readers skip.
+            guard isBoxType(d[at + 4..<at + 8]) else { return }
             var size = Bytes.be(Array(d[at..<at + 4]), 0, 4), header = 8
             let type = Bytes.ascii(Array(d[at + 4..<at + 8]), 0, 4)
             if size == 1 {
@@ -31,8 +33,6 @@ enum ContainerEnd {
             } else if size == 0 {
                 return  // to the end of the file
             }
-            // A box type is four printable characters: anything else is junk after the last box, which readers skip.
-            guard isBoxType(d[at + 4..<at + 8]) else { return }
             guard size >= header else { throw MediaPrepError(.corrupt, "'\(type)' box at offset \(at) claims \(size) bytes, less than its header") }
             guard size <= d.count - at else {
                 throw MediaPrepError(.truncated, "the file is cut off: its '\(type)' box at offset \(at) claims \(size) bytes, \(d.count - at) are left")
