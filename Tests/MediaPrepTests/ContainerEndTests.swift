@@ -96,6 +96,24 @@ import Testing
         #expect(SendCheck().check(path: try Fixture.write(png + Array("trailing".utf8), "junk.png", in: dir)).verdict != .cannotSend)
     }
 
+    /// Damage a checksum shows is no voice note either: a FLAC frame whose CRC fails is a damaged
+    /// packet, an Ogg page whose CRC fails is dropped by the demuxer and leaves a gap in the sound.
+    @Test(arguments: ["voice.flac", "voice.ogg"])
+    func aDamagedRecordingIsNoVoiceNote(_ name: String) throws {
+        var bytes = try Fixture.bytes(name)
+        let i = bytes.count / 2
+        bytes[i] ^= 0x5A
+        bytes[i + 1] ^= 0xA5
+        bytes[i + 7] ^= 0xFF
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
+        preparer.media.audio = .voice
+        let item = preparer.prepare(path: try Fixture.write(bytes, "damaged-" + name, in: dir))
+        #expect(item.error?.code == .corrupt && item.output == nil, "\(String(describing: item.error))")
+        #expect(preparer.prepare(path: Fixture.path(name)).error == nil)
+    }
+
     /// A bare JPEG XL codestream has no sizes to hold against the file; its decode, in `prepare`,
     /// asks for more input than there is.
     @Test func aCutJPEGXLIsTruncatedWhenDecoded() throws {

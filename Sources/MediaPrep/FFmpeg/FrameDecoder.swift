@@ -12,11 +12,15 @@ final class FrameDecoder {
     private var finished = false
     /// Packets read so far, to bound how much a damaged file can make us read.
     private(set) var packetsRead = 0
+    /// Packets of this stream the decoder refused as damaged (skipped, as players do).
+    private(set) var damagedPackets = 0
 
     /// `threads` > 1 decodes with the codec's own threads; `sliceThreadsOnly` keeps the first frame's
     /// latency (frame threading delays every output by a frame per thread).
+    /// `checkCRC`: frames carrying a checksum (FLAC's, an MP3's when it has one) are verified, and a
+    /// mismatch is a damaged packet.
     init(input: MediaInput, stream: UnsafeMutablePointer<AVStream>, maxPixels: Int = 100_000_000,
-         threads: Int = 1, sliceThreadsOnly: Bool = false) throws {
+         threads: Int = 1, sliceThreadsOnly: Bool = false, checkCRC: Bool = false) throws {
         self.input = input
         self.stream = stream
         let ff = input.ff
@@ -47,6 +51,7 @@ final class FrameDecoder {
         ctx.pointee.max_pixels = Int64(maxPixels)
         ctx.pointee.thread_count = Int32(max(1, threads))
         ctx.pointee.thread_type = sliceThreadsOnly ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
+        if checkCRC { ctx.pointee.err_recognition |= AV_EF_CRCCHECK }
         rc = ff.media.avcodec_open2(ctx, dec, nil)
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.decodeFailed, "cannot open the decoder", rc) }
     }
@@ -123,6 +128,7 @@ final class FrameDecoder {
             }
             if s >= 0 || s == AVError.again.rc { return }
             // A damaged packet: skip it, as players do; decoding errors surface if nothing decodes.
+            damagedPackets += 1
         }
     }
 

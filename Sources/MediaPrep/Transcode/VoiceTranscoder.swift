@@ -33,7 +33,7 @@ struct VoiceTranscoder {
             throw MediaPrepError(.noAudioStream, "no audio stream to make a voice note from")
         }
         let ff = input.ff
-        let decoder = try FrameDecoder(input: input, stream: stream)
+        let decoder = try FrameDecoder(input: input, stream: stream, checkCRC: true)
         let encoder = try StreamEncoder.aac(ff: ff, sampleRate: Self.sampleRate, channels: 1, bitRate: bitRate)
         let muxer = try MP4Muxer(ff: ff, format: "ipod", path: path)
         let out = try muxer.addStream(for: encoder)
@@ -57,6 +57,15 @@ struct VoiceTranscoder {
         }
         guard resampler.started else { throw MediaPrepError(.truncated, "the audio stream holds no decodable sound") }
         try input.requireClaimedEnd(covered: max(reached, decoded), slack: 0.2)
+        // A damaged recording is not made a voice note of what survived: a packet the decoder refused
+        // (a FLAC frame whose checksum fails), or sound missing between its timestamps (an Ogg page
+        // the demuxer dropped for its checksum).
+        if decoder.damagedPackets > 0 {
+            throw MediaPrepError(.corrupt, "\(decoder.damagedPackets) of the recording's packets are damaged")
+        }
+        if reached - decoded > max(0.2, reached * 0.05) {
+            throw MediaPrepError(.corrupt, String(format: "the recording has gaps: %.1f s of sound over %.1f s", decoded, reached))
+        }
         try resampler.finish(emit: encode)
         try encoder.encode(nil, sink: write)
         try muxer.finish()
