@@ -191,6 +191,7 @@ import UploadPlanner
         _ = try? ContainerEnd.matroska(reader)
         _ = try? ContainerEnd.ogg(reader)
         _ = try? ContainerEnd.wavData(reader)
+        _ = try? ContainerEnd.oggPages(reader, maxPages: 1_000)
         _ = GIFBlocks.walk(d)
         guard !d.isEmpty, var r = try? MediaProbe.probeAV(data: d) else { return }
         if r.kind == .video, let input = try? MediaInput(data: d) {

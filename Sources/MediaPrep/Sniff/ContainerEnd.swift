@@ -75,6 +75,23 @@ enum ContainerEnd {
         }
     }
 
+    /// Ogg made into a voice note: every page whole and its checksum its own. FFmpeg's demuxer drops
+    /// a page whose checksum fails and plays on, so the note would lack its sound.
+    static func oggPages(_ r: ByteReader, maxPages: Int = 100_000) throws {
+        var at = 0
+        for _ in 0..<maxPages {
+            guard at < r.size else { return }
+            let h = try r.exactly(at, 27, "an Ogg page header at offset \(at)")
+            guard Bytes.ascii(h, 0, 4) == "OggS" else { throw MediaPrepError(.corrupt, "no Ogg page at offset \(at)") }
+            let lacing = try r.exactly(at + 27, Int(h[26]), "an Ogg page's lacing at offset \(at)")
+            let length = 27 + lacing.count + lacing.reduce(0) { $0 + Int($1) }
+            let page = try r.exactly(at, length, "the Ogg page at offset \(at)")
+            guard OggCRC.matches(page) else { throw MediaPrepError(.corrupt, "the Ogg page at offset \(at) is damaged: its checksum fails") }
+            at += length
+        }
+        throw MediaPrepError(.corrupt, "more than \(maxPages) Ogg pages")
+    }
+
     /// Matroska and WebM: the Segment's size, when the muxer wrote one (a live recording leaves it
     /// unknown), must fit in the file.
     static func matroska(_ r: ByteReader) throws {

@@ -86,9 +86,21 @@ enum OggCRC {
 
     static func seal(_ page: inout [UInt8]) {
         guard page.count >= 27 else { return }
-        page.replaceSubrange(22..<26, with: [0, 0, 0, 0])
+        page.replaceSubrange(22..<26, with: Bytes.le32(Int(checksum(page))))
+    }
+
+    /// Whether a whole page's stored checksum is its own.
+    static func matches(_ page: [UInt8]) -> Bool {
+        page.count >= 27 && Bytes.le(page, 22, 4) == Int(checksum(page))
+    }
+
+    /// The page's CRC with its checksum field counted as zero.
+    private static func checksum(_ page: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0
-        for b in page { crc = (crc << 8) ^ table[Int((crc >> 24) ^ UInt32(b))] }
-        page.replaceSubrange(22..<26, with: Bytes.le32(Int(crc)))
+        for (i, b) in page.enumerated() {
+            let v = (22..<26).contains(i) ? 0 : UInt32(b)
+            crc = (crc << 8) ^ table[Int((crc >> 24) ^ v)]
+        }
+        return crc
     }
 }

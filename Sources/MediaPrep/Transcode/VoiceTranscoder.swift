@@ -58,13 +58,10 @@ struct VoiceTranscoder {
         guard resampler.started else { throw MediaPrepError(.truncated, "the audio stream holds no decodable sound") }
         try input.requireClaimedEnd(covered: max(reached, decoded), slack: 0.2)
         // A damaged recording is not made a voice note of what survived: a packet the decoder refused
-        // (a FLAC frame whose checksum fails), or sound missing between its timestamps (an Ogg page
-        // the demuxer dropped for its checksum).
+        // (a FLAC frame whose checksum fails). An Ogg page whose checksum fails is refused before
+        // (`ContainerEnd.oggPages`): the demuxer drops it without a word.
         if decoder.damagedPackets > 0 {
             throw MediaPrepError(.corrupt, "\(decoder.damagedPackets) of the recording's packets are damaged")
-        }
-        if reached - decoded > max(0.2, reached * 0.05) {
-            throw MediaPrepError(.corrupt, String(format: "the recording has gaps: %.1f s of sound over %.1f s", decoded, reached))
         }
         try resampler.finish(emit: encode)
         try encoder.encode(nil, sink: write)
