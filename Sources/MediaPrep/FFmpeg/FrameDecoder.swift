@@ -17,8 +17,7 @@ final class FrameDecoder {
 
     /// `threads` > 1 decodes with the codec's own threads; `sliceThreadsOnly` keeps the first frame's
     /// latency (frame threading delays every output by a frame per thread).
-    /// `checkCRC`: frames carrying a checksum (FLAC's, an MP3's when it has one) are verified, and a
-    /// mismatch is a damaged packet.
+    /// `checkCRC`: frames carrying a checksum are verified, and a mismatch is a damaged packet.
     init(input: MediaInput, stream: UnsafeMutablePointer<AVStream>, maxPixels: Int = 100_000_000,
          threads: Int = 1, sliceThreadsOnly: Bool = false, checkCRC: Bool = false) throws {
         self.input = input

@@ -33,7 +33,9 @@ struct VoiceTranscoder {
             throw MediaPrepError(.noAudioStream, "no audio stream to make a voice note from")
         }
         let ff = input.ff
-        let decoder = try FrameDecoder(input: input, stream: stream, checkCRC: true)
+        // FLAC's frame checksums, which every encoder writes; not an MP3's optional CRC, which some
+        // encoders write wrong while the sound plays well.
+        let decoder = try FrameDecoder(input: input, stream: stream, checkCRC: stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_FLAC)
         let encoder = try StreamEncoder.aac(ff: ff, sampleRate: Self.sampleRate, channels: 1, bitRate: bitRate)
         let muxer = try MP4Muxer(ff: ff, format: "ipod", path: path)
         let out = try muxer.addStream(for: encoder)
