@@ -92,10 +92,8 @@ public struct SendCheck: Sendable {
             }
         case .png:
             try requireEnd(path, marker: Array("IEND".utf8), followedBy: 4, within: 64, what: "PNG IEND chunk")  // and its CRC
-        case .wav where plan.kind == .voice:
-            try ContainerEnd.wavData(try InputFile(path).reader)  // as `prepare` checks it before making the voice note
-        case .ogg where plan.kind == .voice:
-            try ContainerEnd.oggPages(try InputFile(path).reader)
+        case .wav where plan.kind == .voice, .ogg where plan.kind == .voice:
+            try ContainerEnd.voiceSource(source.probe.format, path: path)  // as `prepare` checks it
         default:
             break
         }

@@ -329,9 +329,7 @@ package struct AttachmentPreparer: Sendable {
     /// at low rates), once more at a rate scaled down.
     private func transcodeVoice(_ source: ProbedSource, bitRate: Int32, budget: Int?, _ item: inout PreparedItem) throws {
         let path = source.probe.path
-        // FFmpeg reads what is there, and drops an Ogg page whose checksum fails.
-        if source.probe.format == .wav { try ContainerEnd.wavData(try InputFile(path).reader) }
-        if source.probe.format == .ogg { try ContainerEnd.oggPages(try InputFile(path).reader) }
+        try ContainerEnd.voiceSource(source.probe.format, path: path)
         var voice = VoiceTranscoder()
         voice.bitRate = bitRate
         let input = try source.media ?? MediaInput(path: path)

@@ -8,8 +8,8 @@ enum ContainerEnd {
     static func png(_ d: [UInt8]) throws {
         var at = 8
         while at + 8 <= d.count {
-            let length = Bytes.be(Array(d[at..<at + 4]), 0, 4)
-            let type = Bytes.ascii(Array(d[at + 4..<at + 8]), 0, 4)
+            let length = Bytes.be(d, at, 4)
+            let type = Bytes.ascii(d, at + 4, 4)
             guard at + 12 + length <= d.count else {
                 throw MediaPrepError(.truncated, "the file is cut off inside its '\(type)' chunk at offset \(at)")
             }
@@ -25,11 +25,11 @@ enum ContainerEnd {
         while at + 8 <= d.count {
             // A box type is four printable characters: anything else is junk after the last box, which readers skip.
             guard isBoxType(d[at + 4..<at + 8]) else { return }
-            var size = Bytes.be(Array(d[at..<at + 4]), 0, 4), header = 8
-            let type = Bytes.ascii(Array(d[at + 4..<at + 8]), 0, 4)
+            var size = Bytes.be(d, at, 4), header = 8
+            let type = Bytes.ascii(d, at + 4, 4)
             if size == 1 {
                 guard at + 16 <= d.count else { throw MediaPrepError(.truncated, "the file is cut off inside its '\(type)' box header at offset \(at)") }
-                (size, header) = (Bytes.be(Array(d[at + 8..<at + 16]), 0, 8), 16)
+                (size, header) = (Bytes.be(d, at + 8, 8), 16)
             } else if size == 0 {
                 return  // to the end of the file
             }
@@ -47,9 +47,19 @@ enum ContainerEnd {
     /// RIFF (WebP): the size its header gives must fit in the file.
     static func riff(_ d: [UInt8]) throws {
         guard d.count >= 12, d.starts(with: Array("RIFF".utf8)) else { return }
-        let size = Bytes.le(Array(d[4..<8]), 0, 4)
+        let size = Bytes.le(d, 4, 4)
         if 8 + size > d.count {
             throw MediaPrepError(.truncated, "the file is cut off: its RIFF header claims \(8 + size) bytes, the file has \(d.count)")
+        }
+    }
+
+    /// What a recording must pass before it is made a voice note, where FFmpeg would read what is
+    /// there without a word: a WAV's data chunk and an Ogg's pages. `prepare` and `check` both ask.
+    static func voiceSource(_ format: MediaFormat, path: String) throws {
+        switch format {
+        case .wav: try wavData(try InputFile(path).reader)
+        case .ogg: try oggPages(try InputFile(path).reader)
+        default: break
         }
     }
 
@@ -81,11 +91,8 @@ enum ContainerEnd {
         var at = 0
         for _ in 0..<maxPages {
             guard at < r.size else { return }
-            let h = try r.exactly(at, 27, "an Ogg page header at offset \(at)")
-            guard Bytes.ascii(h, 0, 4) == "OggS" else { throw MediaPrepError(.corrupt, "no Ogg page at offset \(at)") }
-            let lacing = try r.exactly(at + 27, Int(h[26]), "an Ogg page's lacing at offset \(at)")
-            let length = 27 + lacing.count + lacing.reduce(0) { $0 + Int($1) }
-            let page = try r.exactly(at, length, "the Ogg page at offset \(at)")
+            let page = try OggPage.read(r, at: at)
+            let length = page.count
             guard OggCRC.matches(page) else { throw MediaPrepError(.corrupt, "the Ogg page at offset \(at) is damaged: its checksum fails") }
             at += length
         }

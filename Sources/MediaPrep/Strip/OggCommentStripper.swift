@@ -20,13 +20,10 @@ enum OggCommentStripper {
         var comment: [UInt8] = []
         for _ in 0..<maxPages {
             guard packet < 2 else { break }
-            let h = try r.exactly(at, 27, "an Ogg page header at offset \(at)")
-            guard Bytes.ascii(h, 0, 4) == "OggS", h[4] == 0 else { throw MediaPrepError(.corrupt, "no Ogg page at offset \(at)") }
-            let segments = Int(h[26])
-            let lacing = try r.exactly(at + 27, segments, "an Ogg page's lacing at offset \(at)")
-            let length = 27 + segments + lacing.reduce(0) { $0 + Int($1) }
-            let bytes = try r.exactly(at, length, "the Ogg page at offset \(at)")
-            let pageSerial = Bytes.le(h, 14, 4)
+            let bytes = try OggPage.read(r, at: at)
+            let segments = Int(bytes[26]), length = bytes.count
+            let lacing = bytes[27..<27 + segments]
+            let pageSerial = Bytes.le(bytes, 14, 4)
             if serial == nil { serial = pageSerial }
             if pageSerial == serial {
                 var page = Page(offset: at, bytes: bytes, pieces: [])
@@ -72,6 +69,16 @@ enum OggCommentStripper {
         }
         let found = VorbisComments.classify(comment, from: start)
         return MetadataRewrite(sourceSize: r.size, edits: edits, found: found.isEmpty ? .other : found)
+    }
+}
+
+/// One Ogg page read whole: header, lacing and body.
+enum OggPage {
+    static func read(_ r: ByteReader, at: Int) throws -> [UInt8] {
+        let h = try r.exactly(at, 27, "an Ogg page header at offset \(at)")
+        guard Bytes.ascii(h, 0, 4) == "OggS", h[4] == 0 else { throw MediaPrepError(.corrupt, "no Ogg page at offset \(at)") }
+        let lacing = try r.exactly(at + 27, Int(h[26]), "an Ogg page's lacing at offset \(at)")
+        return try r.exactly(at, 27 + lacing.count + lacing.reduce(0) { $0 + Int($1) }, "the Ogg page at offset \(at)")
     }
 }
 
