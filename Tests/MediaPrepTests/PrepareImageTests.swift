@@ -347,6 +347,35 @@ import Testing
         #expect(uri.count <= 3000)
     }
 
+    /// A transparent photo's first PNG side is only estimated, and skipped when clearly too big:
+    /// the preview is the one encoding that side first would give (each miss skips to the side the
+    /// pixel count says fits).
+    @Test func transparentPhotoPreviewSkipsTheFirstSideOnItsEstimate() throws {
+        var bytes = [UInt8]()
+        var seed: UInt32 = 7
+        for i in 0..<(800 * 450) {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            let x = i % 800
+            bytes += [UInt8(truncatingIfNeeded: seed >> 24), UInt8(truncatingIfNeeded: seed >> 16), UInt8(x * 255 / 799), UInt8(x * 255 / 799)]
+        }
+        let image = PixelBuffer(width: 800, height: 450, layout: .rgba, storage: bytes)
+        let uri = try PreviewMaker.make(from: image)
+        #expect(uri.count <= 14_000 && uri.hasPrefix(PreviewMaker.pngPrefix))
+        // The walk with every side encoded.
+        let budget = PreviewMaker.byteBudget(maxLength: 14_000, prefix: PreviewMaker.pngPrefix)
+        let top = try Resizer.resize(image, width: 384, height: 216, filter: PreviewMaker.firstFilter(width: 800, height: 450))
+        var limit = 384, expected: [UInt8]? = nil
+        for side in PreviewMaker.sides where side <= limit && side >= 64 {
+            let s = Resizer.fit(width: 384, height: 216, maxSide: side)
+            let data = try PNGEncoder.encode(try Resizer.resize(top, width: s.width, height: s.height))
+            if data.count <= budget { expected = data; break }
+            #expect(side != 384 || data.count > 2 * budget)  // so the estimate skips it
+            limit = min(side - 1, Int(Double(side) * (Double(budget) / Double(data.count)).squareRoot() * 0.97))
+        }
+        let png = try #require(expected)
+        #expect(uri == PreviewMaker.pngPrefix + Base64.encode(png))
+    }
+
     @Test func base64MatchesFoundation() {
         for n in 0..<20 {
             let bytes = (0..<n).map { UInt8(($0 * 37 + n) & 0xFF) }

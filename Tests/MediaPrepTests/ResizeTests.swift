@@ -124,6 +124,27 @@ import Testing
         #expect(r.decoded.pixels == (try PNGDecoder.decode(data).pixels))
     }
 
+    /// A kept PNG's preview starts from pixels scaled beside its decode: with the filter the
+    /// preview's first pass would use afterwards (bicubic from 768 px on), so the same pixels.
+    @Test func previewFirstPassBesideTheDecodeIsTheSame() throws {
+        var bytes = [UInt8]()
+        for i in 0..<(900 * 500) {
+            let x = i % 900, y = i / 900
+            bytes += [UInt8(i % 251), UInt8(y % 256), UInt8(i * 7 % 256), UInt8(x * 255 / 899)]
+        }
+        let wide = PixelBuffer(width: 900, height: 500, layout: .rgba, storage: bytes)
+        let data = try PNGEncoder.encode(wide)
+        #expect(PreviewMaker.firstFilter(width: 900, height: 500) == .bicubic)
+        #expect(PreviewMaker.firstFilter(width: 700, height: 500) == .lanczos)
+        let r = try #require(try PNGDecoder.decodeWhileResizing(data, options: DecodeOptions(), filter: PreviewMaker.firstFilter) { w, h in
+            PreviewMaker.firstSize(width: w, height: h)
+        })
+        let top = PreviewMaker.firstSize(width: 900, height: 500)
+        let got = try #require(r.scaled).pixels(keepAlpha: true)
+        #expect(got == (try Resizer.resize(wide, width: top.width, height: top.height, filter: .bicubic)))
+        #expect(got != (try Resizer.resize(wide, width: top.width, height: top.height)))
+    }
+
     @Test(arguments: [PixelLayout.rgb, .rgba, .gray], [1, 2])
     func shrinkingOnLoadScalesAsTheWholeImageWould(layout: PixelLayout, threads: Int) throws {
         let data = try Self.png(layout, opaque: false)

@@ -89,7 +89,9 @@ enum RowPipeline {
 extension PNGDecoder {
     /// Nil when the file needs the simplified API.
     /// - Parameter size: the scaled size for the decoded dimensions, or nil for none.
+    /// - Parameter filter: the kernel for the decoded dimensions (the preview's first pass may be bicubic).
     static func decodeWhileResizing(_ data: [UInt8], options: DecodeOptions,
+                                    filter: (Int, Int) -> Resizer.Filter = { _, _ in .lanczos },
                                     to size: (Int, Int) -> (width: Int, height: Int)?) throws -> ResizedDecode? {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
         let orientation = PNGChunks.exifOrientation(data)
@@ -98,7 +100,8 @@ extension PNGDecoder {
             var out = PixelBuffer.storage(r.width * r.height * r.layout.channels)
             var scaler: SliceResizer? = nil
             if let s = size(r.width, r.height), (s.width, s.height) != (r.width, r.height) {
-                scaler = try SliceResizer(width: r.width, height: r.height, layout: r.layout, toWidth: s.width, height: s.height)
+                scaler = try SliceResizer(width: r.width, height: r.height, layout: r.layout, toWidth: s.width, height: s.height,
+                                          filter: filter(r.width, r.height))
             }
             try out.withUnsafeMutableBufferPointer { p in
                 guard let base = p.baseAddress else { return }

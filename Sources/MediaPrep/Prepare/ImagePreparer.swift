@@ -233,7 +233,9 @@ package struct ImagePreparer: Sendable {
         // The preview's first size scaled beside the rows (the same pixels as scaling afterwards):
         // arc-transparent.png (2140×1200 RGBA) 48.9 → 44.1 ms a process, its 10 ms resize on the other core.
         let resized = try Trace.time("decode (proves it whole)") {
-            try PNGDecoder.decodeWhileResizing(out, options: strict) { w, h in PreviewMaker.firstSize(width: w, height: h) }
+            try PNGDecoder.decodeWhileResizing(out, options: strict, filter: PreviewMaker.firstFilter) { w, h in
+                PreviewMaker.firstSize(width: w, height: h)
+            }
         }
         let decoded = try resized?.decoded ?? PNGDecoder.decodeSimplified(out, options: strict)  // what `decode` falls back to
         let pixels = AlphaOps.droppingOpaqueAlpha(decoded.pixels)

@@ -7,11 +7,27 @@ package enum PreviewMaker {
     /// Long sides tried, largest first; the first that reaches `minQuality` wins.
     static let sides = [384, 320, 272, 224, 192, 160, 128, 96, 64, 48, 32, 16]
     static let minQuality = 50
+    /// An estimate this far over the budget is a miss whatever its error: on arc-transparent's
+    /// 384 px preview it came within 0.4 % (24,510 against 24,610 bytes), but a small flat image's
+    /// headers, scaled with its rows, inflate it (anim.png 2,388 against 1,565, sticker.webp 3,560
+    /// against 2,164).
+    static let clearMiss = 2.0
 
     /// The largest candidate's size, the one pass every preview starts with: a decoder may scale to
     /// it beside its rows, and `make` then starts from that.
     static func firstSize(width: Int, height: Int) -> (width: Int, height: Int) {
         Resizer.fit(width: width, height: height, maxSide: sides[0])
+    }
+
+    /// Bicubic for a first pass from at least twice its size: Lanczos's six taps a source pixel and
+    /// two `sin` a tap in each context's filters were the preview's largest cost (4 % of the hard
+    /// corpus's CPU was swscale building Lanczos filters, two fifths of that for previews), and look no
+    /// sharper at 384 px. Preview made from the 1600 px view (`--threads 1`, trace): garden-noisy
+    /// 6.3–6.6 → 5.3–5.5 ms, elephants 9.0–10.4 → 8.0–8.1 ms; scores at the preview's own size
+    /// (`quality.py --display 384`) within 0.001 of Lanczos's (garden-noisy 0.9753 both, elephants
+    /// 0.8785 → 0.8776, yellowflower 0.9820 → 0.9823), where an area average lost up to 0.005.
+    static func firstFilter(width: Int, height: Int) -> Resizer.Filter {
+        max(width, height) >= 2 * sides[0] ? .bicubic : .lanczos
     }
 
     /// Bytes of JPEG/PNG that fit `maxLength` characters once base64-encoded with the prefix.
@@ -25,7 +41,7 @@ package enum PreviewMaker {
                              fullChroma: Bool = false) throws -> String {
         // One pass down to the largest candidate; the smaller ones are cut from that.
         let top = firstSize(width: full.width, height: full.height)
-        let image = try Resizer.resize(full, width: top.width, height: top.height)
+        let image = try Resizer.resize(full, width: top.width, height: top.height, filter: firstFilter(width: full.width, height: full.height))
         if AlphaOps.hasRealAlpha(image), let png = try pngPreview(image, maxLength: maxLength) { return png }
         let opaque = AlphaOps.flattenOnWhite(image)
         let budget = byteBudget(maxLength: maxLength, prefix: jpegPrefix)
@@ -48,13 +64,23 @@ package enum PreviewMaker {
     static func pngPreview(_ image: PixelBuffer, maxLength: Int) throws -> String? {
         let budget = byteBudget(maxLength: maxLength, prefix: pngPrefix)
         // PNG bytes follow the pixel count: after a miss, skip to the side that count says fits
-        // (arc-transparent.png: 384 then 192 px, where walking the list encoded seven sizes).
+        // (arc-transparent.png: 384, 224, then 192 px, where walking the list encoded seven sizes).
         var limit = max(image.width, image.height)
+        func skip(from side: Int, bytes: Int) -> Int {
+            min(side - 1, Int(Double(side) * (Double(budget) / Double(bytes)).squareRoot() * 0.97))
+        }
+        // The first side only estimated (every 4th band of 16 rows) when that clearly misses: a
+        // transparent photo's 384 px PNG is several times the budget (arc-transparent: 24,610
+        // bytes against 10,482, encoded in 8 ms; the preview 14.7 → 9.4 ms, the same bytes).
+        if image.height >= 16 * 4 * 2 {
+            let estimate = try PNGEncoder.estimate(image, every: 4)
+            if Double(estimate) > Double(budget) * Self.clearMiss { limit = skip(from: limit, bytes: estimate) }
+        }
         for side in sides where side <= limit && side >= 64 {
             let s = Resizer.fit(width: image.width, height: image.height, maxSide: side)
             let data = try PNGEncoder.encode(try Resizer.resize(image, width: s.width, height: s.height))
             if data.count <= budget { return pngPrefix + Base64.encode(data) }
-            limit = min(side - 1, Int(Double(side) * (Double(budget) / Double(data.count)).squareRoot() * 0.97))
+            limit = skip(from: side, bytes: data.count)
         }
         return nil
     }

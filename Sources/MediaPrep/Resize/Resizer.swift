@@ -21,10 +21,20 @@ package enum Resizer {
     }
 
     /// Full-chroma, accurate-rounding flags keep RGB from being squeezed through 4:2:0 inside swscale.
-    static let flags = SWS_LANCZOS | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
+    static let flags = Filter.lanczos.flags
+
+    /// swscale's kernel. Lanczos for every pixel that is sent or scored; bicubic only where a
+    /// small picture is cut from a much larger one (the preview), which Lanczos's six taps a
+    /// source pixel and two `sin` a tap make costly and no sharper to see (see `PreviewMaker`).
+    package enum Filter: Sendable {
+        case lanczos, bicubic
+        var flags: Int32 {
+            (self == .lanczos ? SWS_LANCZOS : SWS_BICUBIC) | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
+        }
+    }
 
     /// - Parameter threads: at most this many swscale slice threads.
-    package static func resize(_ src: PixelBuffer, width: Int, height: Int, threads maxThreads: Int = 2) throws -> PixelBuffer {
+    package static func resize(_ src: PixelBuffer, width: Int, height: Int, threads maxThreads: Int = 2, filter: Filter = .lanczos) throws -> PixelBuffer {
         guard width > 0, height > 0 else {
             throw MediaPrepError(.invalidDimensions, "cannot resize to \(width)×\(height)")
         }
@@ -45,7 +55,7 @@ package enum Resizer {
             // itself (5120→1600: 91 ms to RGB24, 38 ms to GBRP); the unscaled shuffle back is cheap.
             // A band at a time (`BandedScale`): the planar scale is never held whole (a 1600 px view:
             // 5 MB less at its peak), each band packed on its own thread, then put in place.
-            let scale = try BandedScale(src, width: width, height: height, output: outLayout, threads: maxThreads)
+            let scale = try BandedScale(src, width: width, height: height, output: outLayout, threads: maxThreads, flags: filter.flags)
             try input.withUnsafeBufferPointer { s in
                 try out.withUnsafeMutableBufferPointer { d in
                     guard let sb = s.baseAddress, let db = d.baseAddress else { return }
@@ -57,7 +67,7 @@ package enum Resizer {
                 }
             }
         } else {
-            let scaler = try Scaler(util: util, sw, sh, sf, width, height, outFmt, flags: flags, threads: threads)
+            let scaler = try Scaler(util: util, sw, sh, sf, width, height, outFmt, flags: filter.flags, threads: threads)
             try input.withUnsafeBufferPointer { s in
                 try out.withUnsafeMutableBufferPointer { d in
                     guard let db = d.baseAddress else { return }

@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// Resizes an image fed top to bottom in bands (swscale's slice interface), so scaling runs while
-/// the decoder is still producing later rows. Same filter and flags as `Resizer`, one thread.
+/// the decoder is still producing later rows. Same filters and flags as `Resizer`, one thread.
 /// A class owning two swscale contexts (freed in deinit); one thread at a time.
 final class SliceResizer {
     let source: (width: Int, height: Int, layout: PixelLayout)
@@ -14,7 +14,7 @@ final class SliceResizer {
 
     /// - Parameter layout: .gray, .rgb or .rgba; RGBA is scaled with its alpha and may be packed
     ///   without it later (`pixels(keepAlpha:)`), as `Resizer` does for RGBA found to be opaque.
-    init(width sw: Int, height sh: Int, layout: PixelLayout, toWidth dw: Int, height dh: Int) throws {
+    init(width sw: Int, height sh: Int, layout: PixelLayout, toWidth dw: Int, height dh: Int, filter: Resizer.Filter = .lanczos) throws {
         guard dw > 0, dh > 0, layout != .rgbx else { throw MediaPrepError(.invalidDimensions, "cannot resize to \(dw)×\(dh)") }
         source = (sw, sh, layout)
         width = dw
@@ -22,7 +22,7 @@ final class SliceResizer {
         let outFmt: AVPixelFormat
         (outFmt, planes) = Resizer.planar(layout)
         scaler = try Scaler(util: try FFmpegLibraries.util(), sw, sh, Resizer.avFormat(layout), dw, dh, outFmt,
-                            flags: Resizer.flags, threads: 1)
+                            flags: filter.flags, threads: 1)
         planar = HugePages.zeroed(dw * dh * planes + 64)
     }
 
