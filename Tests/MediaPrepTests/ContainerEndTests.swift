@@ -53,6 +53,67 @@ import Testing
         #expect(ok.error == nil && ok.kind == .voice, "\(String(describing: ok.error))")
         let cut = preparer.prepare(path: try Fixture.write(Array(whole.prefix(whole.count * 85 / 100)), "cut-" + name, in: dir))
         #expect(cut.error?.code == .truncated && cut.output == nil, "\(String(describing: cut.error))")
+        // `check` reads the claim and the file's end, and agrees.
+        var check = SendCheck()
+        check.media.audio = .voice
+        #expect(check.check(path: dir + "/" + name).verdict != .cannotSend)
+        #expect(check.check(path: dir + "/cut-" + name).code == "truncated")
+    }
+
+    /// Every cut of the FLAC and MP3 fixtures that loses more than a voice note's slack is found from
+    /// the file's ends. Less: an MP3 a byte short goes (it loses part of a frame, as FFmpeg reads it);
+    /// a FLAC's last frame, whose CRC-16 no longer closes it, does not (FFmpeg's decoder refuses it).
+    @Test(arguments: ["voice.flac", "voice.mp3"])
+    func aRecordingsClaimIsHeldAgainstItsEnd(_ name: String) throws {
+        let whole = try Fixture.bytes(name)
+        let flac = name.hasSuffix(".flac")
+        let check = flac ? ContainerEnd.flacFrames : ContainerEnd.mp3Stream
+        try check(ByteReader(whole))
+        if flac {
+            #expect(throws: MediaPrepError.self) { try check(ByteReader(Array(whole.dropLast()))) }
+            try check(ByteReader(whole + Array("TAG".utf8) + [UInt8](repeating: 0x20, count: 125)))  // an ID3v1 tag after the frames
+        } else {
+            try check(ByteReader(Array(whole.dropLast())))
+            // An encoder whose Xing byte count includes the leading ID3v2 tag: the whole file goes, a cut one does not.
+            var counted = whole
+            let xing = try #require((0..<200).first { Bytes.ascii(whole, $0, 4) == "Info" || Bytes.ascii(whole, $0, 4) == "Xing" })
+            let tag = 10 + whole[6..<10].reduce(0) { $0 << 7 | Int($1) }  // the ID3v2 tag's size
+            counted.replaceSubrange(xing + 12..<xing + 16, with: Bytes.be32(Bytes.be(whole, xing + 12, 4) + tag))
+            try check(ByteReader(counted))
+            #expect(throws: MediaPrepError.self) { try check(ByteReader(Array(counted.prefix(counted.count * 85 / 100)))) }
+        }
+        for percent in stride(from: 30, through: 90, by: 5) {
+            let cut = Array(whole.prefix(whole.count * percent / 100))
+            #expect(throws: MediaPrepError.self, "\(percent) %") { try check(ByteReader(cut)) }
+        }
+        // A FLAC frame header is found by its CRC-8; the STREAMINFO's claim is what it is held against.
+        if name.hasSuffix(".flac") {
+            let header = try #require((42..<whole.count - 16).lazy.compactMap { i in
+                FLACFrameHeader(whole, at: i, blockSize: Bytes.be(whole, 10, 2)).map { (i, $0) }
+            }.first)
+            #expect(header.1.firstSample == 0)
+            var flipped = whole
+            flipped[header.0 + 2] ^= 0x10  // the block size code: the CRC-8 no longer matches
+            #expect(FLACFrameHeader(flipped, at: header.0, blockSize: 4096) == nil)
+        }
+    }
+
+    /// A tag after a FLAC's frames (ID3v1, APEv2), which players skip, is no damage: the recording
+    /// is read only to where its frames end (it reached the decoder inside the last packet and
+    /// failed its checksum: refused as `corrupt`).
+    @Test(arguments: [Array("TAG".utf8) + [UInt8](repeating: 0x20, count: 125),
+                      Array("APETAGEX".utf8) + Bytes.le32(2000) + Bytes.le32(32) + [UInt8](repeating: 0, count: 16)])
+    func aTagAfterAFLACsFramesIsNoDamage(_ tag: [UInt8]) throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = try Fixture.write(try Fixture.bytes("voice.flac") + tag, "tagged.flac", in: dir)
+        var preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
+        preparer.media.audio = .voice
+        let item = preparer.prepare(path: path)
+        #expect(item.error == nil && item.kind == .voice && item.format == .m4a, "\(String(describing: item.error))")
+        var check = SendCheck()
+        check.media.audio = .voice
+        #expect(check.check(path: path).verdict != .cannotSend)
     }
 
     /// Bytes after the last box that name no box are skipped, as libheif and players skip them.

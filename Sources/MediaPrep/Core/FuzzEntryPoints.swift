@@ -192,6 +192,8 @@ import UploadPlanner
         _ = try? ContainerEnd.ogg(reader)
         _ = try? ContainerEnd.wavData(reader)
         _ = try? ContainerEnd.oggPages(reader, maxPages: 1_000)
+        _ = try? ContainerEnd.flacFrames(reader)
+        _ = try? ContainerEnd.mp3Stream(reader)
         _ = GIFBlocks.walk(d)
         guard !d.isEmpty, var r = try? MediaProbe.probeAV(data: d) else { return }
         if r.kind == .video, let input = try? MediaInput(data: d) {

@@ -11,8 +11,8 @@ final class MediaInput {
     /// Seconds one input may take to be probed and read, whatever it holds.
     static let timeLimit = 30.0
 
-    /// Bytes read through a custom AVIOContext, for inputs opened from memory.
-    private let memory: MemoryIO?
+    /// Bytes read through a custom AVIOContext, for inputs opened from memory or a part of a file.
+    private let memory: ReaderIO?
 
     convenience init(path: String) throws {
         try self.init(name: path, memory: nil, url: path)
@@ -21,10 +21,18 @@ final class MediaInput {
     /// Bytes already in memory, read as a file would be (nothing touches the disk).
     convenience init(data: [UInt8]) throws {
         let ff = try Trace.time("load FFmpeg") { try FFmpegLibraries.all() }
-        try self.init(name: "the data", memory: try MemoryIO(data, ff: ff), url: nil)
+        try self.init(name: "the data", memory: try ReaderIO(ByteReader(data), ff: ff), url: nil)
     }
 
-    private init(name: String, memory: MemoryIO?, url: String?) throws {
+    /// The file's first `end` bytes, as if the file ended there (what follows is not the media's).
+    convenience init(path: String, end: Int) throws {
+        let ff = try Trace.time("load FFmpeg") { try FFmpegLibraries.all() }
+        let whole = try InputFile(path).reader
+        let part = ByteReader(size: min(end, whole.size)) { offset, count in try whole.read(offset, count) }
+        try self.init(name: path, memory: try ReaderIO(part, ff: ff), url: nil)
+    }
+
+    private init(name: String, memory: ReaderIO?, url: String?) throws {
         let ff = try Trace.time("load FFmpeg") { try FFmpegLibraries.all() }
         self.ff = ff
         self.memory = memory
@@ -100,10 +108,9 @@ final class MediaInput {
     /// A file cut short reads cleanly up to the cut: what was read must reach the duration the
     /// container claims (less a frame's jitter), or the file is not sent as if it were whole.
     /// - Parameter slack: what may be missing at least; 5 % of the claim when more. Video: 0.5 s (a
-    ///   GOP's timestamps). Sound alone: 0.2 s, more than an MP3's encoder delay and padding (~50 ms)
-    ///   or a FLAC frame (93 ms), less than a tenth of a two-second voice note.
+    ///   GOP's timestamps). Sound alone: `ContainerEnd.soundSlack`.
     func requireClaimedEnd(covered: Double, slack: Double = 0.5) throws {
-        if let claimed = durationSeconds(stream: nil), claimed - covered > max(slack, claimed * 0.05) {
+        if let claimed = durationSeconds(stream: nil), ContainerEnd.isCutShort(claimed: claimed, reached: covered, slack: slack) {
             throw MediaPrepError(.truncated, String(format: "the file claims %.1f s but its media ends at %.1f s", claimed, covered))
         }
     }
@@ -174,49 +181,49 @@ final class Deadline {
 
 /// Bytes in memory read as a file through a custom AVIOContext (probing data that never touched
 /// the disk, and the container fuzz target); frees the context and its buffer.
-private final class MemoryIO {
+private final class ReaderIO {
     let avio: UnsafeMutablePointer<AVIOContext>
     private let ff: FFmpeg
     private let cursor: Cursor
 
     /// What the read and seek callbacks see through their opaque pointer.
     private final class Cursor {
-        let bytes: [UInt8]
+        let reader: ByteReader
         var position = 0
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        init(_ reader: ByteReader) { self.reader = reader }
 
         static func from(_ opaque: UnsafeMutableRawPointer?) -> Cursor? {
             opaque.map { Unmanaged<Cursor>.fromOpaque($0).takeUnretainedValue() }
         }
 
         func read(_ buf: UnsafeMutablePointer<UInt8>?, _ n: Int) -> Int32 {
-            let left = bytes.count - position
-            guard left > 0, let buf else { return cff_error_eof() }
-            let count = min(n, left)
+            guard reader.size - position > 0, let buf else { return cff_error_eof() }
+            guard let bytes = try? reader.read(position, n) else { return cff_averror(EIO) }
+            guard !bytes.isEmpty else { return cff_error_eof() }
             bytes.withUnsafeBufferPointer { b in
-                if let base = b.baseAddress { buf.update(from: base + position, count: count) }
+                if let base = b.baseAddress { buf.update(from: base, count: b.count) }
             }
-            position += count
-            return Int32(count)
+            position += bytes.count
+            return Int32(bytes.count)
         }
 
         func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
-            if whence & AVSEEK_SIZE != 0 { return Int64(bytes.count) }
+            if whence & AVSEEK_SIZE != 0 { return Int64(reader.size) }
             let base: Int64 = switch whence & 3 {
             case SEEK_CUR: Int64(position)
-            case SEEK_END: Int64(bytes.count)
+            case SEEK_END: Int64(reader.size)
             default: 0
             }
             let p = base + offset
-            guard p >= 0, p <= Int64(bytes.count) else { return Int64(cff_averror(EINVAL)) }
+            guard p >= 0, p <= Int64(reader.size) else { return Int64(cff_averror(EINVAL)) }
             position = Int(p)
             return p
         }
     }
 
-    init(_ data: [UInt8], ff: FFmpeg) throws {
+    init(_ reader: ByteReader, ff: FFmpeg) throws {
         self.ff = ff
-        let cursor = Cursor(data)
+        let cursor = Cursor(reader)
         self.cursor = cursor
         guard let buffer = ff.util.av_malloc(4096) else { throw MediaPrepError(.decodeFailed, "out of memory") }
         // Unretained: `cursor` lives as long as this object, which frees the AVIOContext in deinit.

@@ -332,7 +332,14 @@ package struct AttachmentPreparer: Sendable {
         try ContainerEnd.voiceSource(source.probe.format, path: path)
         var voice = VoiceTranscoder()
         voice.bitRate = bitRate
-        let input = try source.media ?? MediaInput(path: path)
+        // A FLAC is read only to where its frames end: a tag after them (ID3v1, APEv2), which players
+        // skip, would reach the decoder inside the last packet and fail that frame's checksum.
+        let end = source.probe.format == .flac ? try AudioTagStripper.tagged(InputFile(path).reader).audio.upperBound : nil
+        let reopen = { () throws -> MediaInput in
+            if let end, end < source.probe.bytes ?? Int.max { return try MediaInput(path: path, end: end) }
+            return try MediaInput(path: path)
+        }
+        let input = try (end == nil ? source.media : nil) ?? reopen()
         let made = try produce(&item, kind: .voice, ext: "m4a") { tmp in
             try voice.transcode(input, to: tmp, cancellation: cancellation)
             guard let budget else { return }
@@ -343,7 +350,7 @@ package struct AttachmentPreparer: Sendable {
             guard again.bitRate >= VoiceTranscoder.minimumBitRate else {
                 throw MediaPrepError(.overLimit, "the voice note came out at \(size) bytes, over the \(budget)-byte budget")
             }
-            try again.transcode(try MediaInput(path: path), to: tmp, cancellation: cancellation)
+            try again.transcode(try reopen(), to: tmp, cancellation: cancellation)
             let second = try FileBytes.size(tmp)
             if second > budget { throw MediaPrepError(.overLimit, "the voice note came out at \(second) bytes, over the \(budget)-byte budget") }
         }

@@ -54,11 +54,14 @@ enum ContainerEnd {
     }
 
     /// What a recording must pass before it is made a voice note, where FFmpeg would read what is
-    /// there without a word: a WAV's data chunk and an Ogg's pages. `prepare` and `check` both ask.
+    /// there without a word: a WAV's data chunk, an Ogg's pages, a FLAC's or MP3's claimed length
+    /// (`AudioStreamEnd`). `prepare` and `check` both ask.
     static func voiceSource(_ format: MediaFormat, path: String) throws {
         switch format {
         case .wav: try wavData(try InputFile(path).reader)
         case .ogg: try oggPages(try InputFile(path).reader)
+        case .flac: try flacFrames(try InputFile(path).reader)
+        case .mp3: try mp3Stream(try InputFile(path).reader)
         default: break
         }
     }

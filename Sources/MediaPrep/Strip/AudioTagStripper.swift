@@ -19,6 +19,14 @@ package enum AudioTagStripper {
 
     /// ID3v2 tags at the start (several may follow each other), ID3v1/TAG+/APEv2/Lyrics3 at the end.
     static func id3(_ r: ByteReader) throws -> MetadataRewrite? {
+        let (audio, found) = try tagged(r)
+        guard audio.lowerBound > 0 || audio.upperBound < r.size else { return nil }
+        return MetadataRewrite(sourceSize: r.size, edits: [(0..<audio.lowerBound, []), (audio.upperBound..<r.size, [])],
+                               found: found.isEmpty ? .other : found)
+    }
+
+    /// Where an MP3's or AAC's frames are, between its leading and trailing tags, and what the tags hold.
+    static func tagged(_ r: ByteReader) throws -> (audio: Range<Int>, found: PrivateFields) {
         var found: PrivateFields = []
         var start = 0, blocks = 0
         while true {
@@ -61,8 +69,7 @@ package enum AudioTagStripper {
             blocks += 1
             guard blocks < 64 else { throw MediaPrepError(.corrupt, "more than 64 trailing tags") }
         }
-        guard start > 0 || end < r.size else { return nil }
-        return MetadataRewrite(sourceSize: r.size, edits: [(0..<start, []), (end..<r.size, [])], found: found.isEmpty ? .other : found)
+        return (start..<end, found)
     }
 
     // MARK: FLAC

@@ -58,7 +58,7 @@ struct VoiceTranscoder {
             try resampler.add(f, emit: encode)
         }
         guard resampler.started else { throw MediaPrepError(.truncated, "the audio stream holds no decodable sound") }
-        try input.requireClaimedEnd(covered: max(reached, decoded), slack: 0.2)
+        try input.requireClaimedEnd(covered: max(reached, decoded), slack: ContainerEnd.soundSlack)
         // A damaged recording is not made a voice note of what survived: a packet the decoder refused
         // (a FLAC frame whose checksum fails). An Ogg page whose checksum fails is refused before
         // (`ContainerEnd.oggPages`): the demuxer drops it without a word.
