@@ -76,7 +76,7 @@ package enum SendPlanner {
         case .png where p.hasAlpha: how = "re-encoded: PNG if the transparency fits, else JPEG on \(Background.describe(profile.background))"
         case .png: how = "re-encoded: a lossless PNG if it is flat graphics of ≤ 256 colours that fit, else JPEG"
         case _ where p.hasAlpha: how = "\(p.format.rawValue) re-encoded: PNG if the transparency fits, else JPEG on \(Background.describe(profile.background))"
-        case .gif, .bmp, .tiff, .webp where s.webp?.isLossless == true:  // the `where` is the WebP's alone
+        case _ where [.gif, .bmp, .tiff].contains(p.format) || (p.format == .webp && s.webp?.isLossless == true):
             how = "\(p.format.rawValue) re-encoded: a lossless PNG if it is flat graphics of ≤ 256 colours that fit, else JPEG"
         default: how = "\(p.format.rawValue) re-encoded as JPEG"
         }

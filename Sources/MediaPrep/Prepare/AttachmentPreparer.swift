@@ -336,7 +336,7 @@ package struct AttachmentPreparer: Sendable {
         // skip, would reach the decoder inside the last packet and fail that frame's checksum.
         let end = source.probe.format == .flac ? try AudioTagStripper.tagged(InputFile(path).reader).audio.upperBound : nil
         let reopen = { () throws -> MediaInput in
-            if let end, end < source.probe.bytes ?? Int.max { return try MediaInput(path: path, end: end) }
+            if let end, end < source.probe.bytes { return try MediaInput(path: path, end: end) }
             return try MediaInput(path: path)
         }
         let input = try (end == nil ? source.media : nil) ?? reopen()

@@ -33,8 +33,9 @@ extension ContainerEnd {
         guard first < r.size else {
             throw MediaPrepError(.truncated, String(format: "the recording is cut off: it claims %.1f s, and its frames are gone", claimed))
         }
-        // The last frames: twice the largest frame STREAMINFO gives, or 128 KiB when it gives none.
-        let start = max(first, r.size - max(1 << 17, 2 * Bytes.be(info, 7, 3)))
+        // The last frames: twice the largest frame STREAMINFO gives (128 KiB when it gives none, at
+        // most 4 MiB: a frame of 65,535 samples of 8 channels at 32 bits is 2 MiB).
+        let start = max(first, r.size - min(4 << 20, max(1 << 17, 2 * Bytes.be(info, 7, 3))))
         let tail = try r.read(start, r.size - start)
         var seen: [(at: Int, header: FLACFrameHeader)] = []  // later ones first
         var i = tail.count - 6
@@ -152,14 +153,20 @@ struct FLACFrameHeader {
         guard b.count >= 8 else { return .never }
         var crc: UInt16 = 0, inside = false
         for k in 0..<b.count - 2 {
-            crc ^= UInt16(b[k]) << 8
-            for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x8005 : crc << 1 }
+            crc = crc << 8 ^ crc16Table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ b[k])]
             guard k >= 5, crc == UInt16(b[k + 1]) << 8 | UInt16(b[k + 2]) else { continue }
             if k + 3 == b.count { return .atEnd }
             if ["TAG", "ID3", "APE"].contains(Bytes.ascii(b, k + 3, 3)) { return .beforeTag }
             inside = true
         }
         return inside ? .inside : .never
+    }
+
+    /// The CRC-16's remainders of each byte value.
+    static let crc16Table: [UInt16] = (0..<256).map { n in
+        var c = UInt16(n) << 8
+        for _ in 0..<8 { c = c & 0x8000 != 0 ? (c << 1) ^ 0x8005 : c << 1 }
+        return c
     }
 
     /// CRC-8, polynomial x⁸ + x² + x + 1, over the header's bytes.
