@@ -376,6 +376,20 @@ import Testing
         #expect(uri == PreviewMaker.pngPrefix + Base64.encode(png))
     }
 
+    /// A kept JPEG whose DCT scaling lands between the first two preview sides has its preview cut
+    /// from that decode, unresized.
+    @Test func aKeptJPEGsPreviewIsItsDCTScaledDecode() throws {
+        #expect(PreviewMaker.dctScaled(width: 640, height: 480)! == (320, 240))
+        #expect(PreviewMaker.dctScaled(width: 720, height: 1280)! == (180, 320))
+        #expect(PreviewMaker.dctScaled(width: 1000, height: 750) == nil)  // 500 px, then 250
+        #expect(PreviewMaker.dctScaled(width: 300, height: 200) == nil)  // under the second side: as it is
+        let p = try ImagePreparer().prepare(path: Fixture.path("small.jpg"))
+        #expect(p.route == .untouched && p.width == 640)
+        let jpeg = try #require(Data(base64Encoded: String(p.preview.dropFirst(PreviewMaker.jpegPrefix.count))))
+        let preview = try JPEGDecoder.decode([UInt8](jpeg)).pixels
+        #expect(preview.width == 320 && preview.height == 240)
+    }
+
     @Test func base64MatchesFoundation() {
         for n in 0..<20 {
             let bytes = (0..<n).map { UInt8(($0 * 37 + n) & 0xFF) }

@@ -194,9 +194,10 @@ package struct ImagePreparer: Sendable {
         guard let out = kept else { return nil }
         let (w, ht) = j.displaySize
         // Decoding proves the file is whole; at preview scale it is cheap.
+        let least = PreviewMaker.dctScaled(width: w, height: ht) ?? (min(w, PreviewMaker.sides[0]), min(ht, PreviewMaker.sides[0]))
         let small = try Trace.time("decode (proves it whole)") {
             try JPEGDecoder.decode(out, parsed: route == .untouched ? j : nil,
-                                   options: DecodeOptions(maxPixels: decode.maxPixels, minimumWidth: min(w, 384), minimumHeight: min(ht, 384)))
+                                   options: DecodeOptions(maxPixels: decode.maxPixels, minimumWidth: least.width, minimumHeight: least.height))
         }
         let preview = try Trace.time("preview") { try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength) }
         return PreparedImage(data: out, format: .jpeg, width: w, height: ht, quality: nil,

@@ -19,6 +19,18 @@ package enum PreviewMaker {
         Resizer.fit(width: width, height: height, maxSide: sides[0])
     }
 
+    /// The size a JPEG's DCT scaling (1/2, 1/4, 1/8) gives when that lands between the first two
+    /// sides: the preview is then cut from the decode as it comes, with no resize at all. A kept
+    /// 640×480 JPEG (its preview 320 px at q78, where it was 384 px at q62): `prepare` 10.7–11.0 →
+    /// 8.6 ms a process (hyperfine, alternated).
+    static func dctScaled(width: Int, height: Int) -> (width: Int, height: Int)? {
+        for d in [1, 2, 4, 8] {
+            let (w, h) = ((width + d - 1) / d, (height + d - 1) / d)
+            if max(w, h) <= sides[0] { return max(w, h) >= sides[1] ? (w, h) : nil }
+        }
+        return nil
+    }
+
     /// Bicubic for a first pass from at least twice its size: Lanczos's six taps a source pixel and
     /// two `sin` a tap in each context's filters were the preview's largest cost (4 % of the hard
     /// corpus's CPU was swscale building Lanczos filters, two fifths of that for previews), and look no
