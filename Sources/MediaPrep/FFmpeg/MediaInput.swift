@@ -179,8 +179,9 @@ final class Deadline {
     }
 }
 
-/// Bytes in memory read as a file through a custom AVIOContext (probing data that never touched
-/// the disk, and the container fuzz target); frees the context and its buffer.
+/// Bytes read as a file through a custom AVIOContext: data that never touched the disk (the bytes
+/// API, the container fuzz target) or the part of a file that is the media (a FLAC without the tag
+/// after its frames); frees the context and its buffer.
 private final class ReaderIO {
     let avio: UnsafeMutablePointer<AVIOContext>
     private let ff: FFmpeg
