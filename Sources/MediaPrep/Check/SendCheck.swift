@@ -92,10 +92,8 @@ public struct SendCheck: Sendable {
             }
         case .png:
             try requireEnd(path, marker: Array("IEND".utf8), followedBy: 4, within: 64, what: "PNG IEND chunk")  // and its CRC
-        case .wav where plan.kind == .voice, .ogg where plan.kind == .voice, .flac where plan.kind == .voice, .mp3 where plan.kind == .voice:
-            try ContainerEnd.voiceSource(source.probe.format, path: path)  // as `prepare` checks it
         default:
-            break
+            if plan.kind == .voice { try ContainerEnd.voiceSource(source.probe.format, path: path) }  // as `prepare` checks it
         }
     }
 

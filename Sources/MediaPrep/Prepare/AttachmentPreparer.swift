@@ -329,16 +329,10 @@ package struct AttachmentPreparer: Sendable {
     /// at low rates), once more at a rate scaled down.
     private func transcodeVoice(_ source: ProbedSource, bitRate: Int32, budget: Int?, _ item: inout PreparedItem) throws {
         let path = source.probe.path
-        try ContainerEnd.voiceSource(source.probe.format, path: path)
+        let end = try ContainerEnd.voiceSource(source.probe.format, path: path)  // where the sound ends, if before the file does
         var voice = VoiceTranscoder()
         voice.bitRate = bitRate
-        // A FLAC is read only to where its frames end: a tag after them (ID3v1, APEv2), which players
-        // skip, would reach the decoder inside the last packet and fail that frame's checksum.
-        let end = source.probe.format == .flac ? try AudioTagStripper.tagged(InputFile(path).reader).audio.upperBound : nil
-        let reopen = { () throws -> MediaInput in
-            if let end, end < source.probe.bytes { return try MediaInput(path: path, end: end) }
-            return try MediaInput(path: path)
-        }
+        let reopen = { () throws -> MediaInput in try end.map { try MediaInput(path: path, end: $0) } ?? MediaInput(path: path) }
         let input = try (end == nil ? source.media : nil) ?? reopen()
         let made = try produce(&item, kind: .voice, ext: "m4a") { tmp in
             try voice.transcode(input, to: tmp, cancellation: cancellation)

@@ -21,7 +21,7 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
     let threads: Int
     var bands: Int { (height + bandRows - 1) / bandRows }
 
-    init(_ src: PixelBuffer, width: Int, height: Int, output: PixelLayout, threads maxThreads: Int, flags: Int32 = Resizer.flags) throws {
+    init(_ src: PixelBuffer, width: Int, height: Int, output: PixelLayout, threads maxThreads: Int, filter: Resizer.Filter = .lanczos) throws {
         util = try FFmpegLibraries.util()
         source = (src.width, src.height, Resizer.avFormat(src.layout), src.rowBytes)
         (self.width, self.height) = (width, height)
@@ -31,7 +31,7 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
         bandRows = width * height * planar.planes <= Self.smallOutput ? perThread : Self.rowsABand
         threads = max(1, min(wanted, (height + bandRows - 1) / bandRows))
         scaler = try Scaler(util: util, source.width, source.height, source.format, width, height, planar.format,
-                            flags: flags, threads: threads)
+                            flags: filter.flags, threads: threads)
     }
 
     /// As `run`, each band packed first into `format` (RGB24, RGBA) in a buffer of the thread's own:

@@ -55,7 +55,7 @@ package enum Resizer {
             // itself (5120→1600: 91 ms to RGB24, 38 ms to GBRP); the unscaled shuffle back is cheap.
             // A band at a time (`BandedScale`): the planar scale is never held whole (a 1600 px view:
             // 5 MB less at its peak), each band packed on its own thread, then put in place.
-            let scale = try BandedScale(src, width: width, height: height, output: outLayout, threads: maxThreads, flags: filter.flags)
+            let scale = try BandedScale(src, width: width, height: height, output: outLayout, threads: maxThreads, filter: filter)
             try input.withUnsafeBufferPointer { s in
                 try out.withUnsafeMutableBufferPointer { d in
                     guard let sb = s.baseAddress, let db = d.baseAddress else { return }

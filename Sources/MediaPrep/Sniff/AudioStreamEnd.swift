@@ -23,13 +23,7 @@ extension ContainerEnd {
         let total = (Int(info[13]) & 0x0F) << 32 | Bytes.be(info, 14, 4)
         guard rate > 0, total > 0, blockSize >= 16 else { return }  // 0: not known to the encoder
         let claimed = Double(total) / Double(rate)
-        // The frames start after the last metadata block.
-        var first = 4
-        for _ in 0..<AudioTagStripper.maxBlocks {
-            let h = try r.exactly(first, 4, "a FLAC metadata block header at offset \(first)")
-            first += 4 + Bytes.be(h, 1, 3)
-            if h[0] & 0x80 != 0 { break }
-        }
+        let first = try AudioTagStripper.flacBlocks(r)  // where the frames start
         guard first < r.size else {
             throw MediaPrepError(.truncated, String(format: "the recording is cut off: it claims %.1f s, and its frames are gone", claimed))
         }
@@ -80,11 +74,9 @@ extension ContainerEnd {
         let mono = h[3] >> 6 == 3
         let side = version == 3 ? (mono ? 17 : 32) : (mono ? 9 : 17)
         var frames = 0, bytes = 0
-        if ["Xing", "Info"].contains(Bytes.ascii(h, 4 + side, 4)) {
-            let x = try r.read(audio.lowerBound + 4 + side, 16)
-            let flags = Bytes.be(x, 4, 4)
-            guard flags & 3 == 3 else { return }  // frames and bytes both written
-            (frames, bytes) = (Bytes.be(x, 8, 4), Bytes.be(x, 12, 4))
+        if ["Xing", "Info"].contains(Bytes.ascii(h, 4 + side, 4)) {  // then its flags, frames and bytes: all in `h`
+            guard Bytes.be(h, 8 + side, 4) & 3 == 3 else { return }  // frames and bytes both written
+            (frames, bytes) = (Bytes.be(h, 12 + side, 4), Bytes.be(h, 16 + side, 4))
         } else if Bytes.ascii(h, 36, 4) == "VBRI" {
             (bytes, frames) = (Bytes.be(h, 46, 4), Bytes.be(h, 50, 4))
         }
@@ -148,15 +140,14 @@ struct FLACFrameHeader {
 
     /// Where `bytes`, a frame from its header to the end of the file, is closed: at the end, before
     /// a tag (ID3v1, APEv2, ID3v2) a decoder would not read, only somewhere inside, or nowhere.
-    static func close(_ bytes: ArraySlice<UInt8>) -> Close {
-        let b = Array(bytes)
+    static func close(_ b: ArraySlice<UInt8>) -> Close {
         guard b.count >= 8 else { return .never }
         var crc: UInt16 = 0, inside = false
-        for k in 0..<b.count - 2 {
+        for k in b.startIndex..<b.endIndex - 2 {
             crc = crc << 8 ^ crc16Table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ b[k])]
-            guard k >= 5, crc == UInt16(b[k + 1]) << 8 | UInt16(b[k + 2]) else { continue }
-            if k + 3 == b.count { return .atEnd }
-            if ["TAG", "ID3", "APE"].contains(Bytes.ascii(b, k + 3, 3)) { return .beforeTag }
+            guard k >= b.startIndex + 5, crc == UInt16(b[k + 1]) << 8 | UInt16(b[k + 2]) else { continue }
+            if k + 3 == b.endIndex { return .atEnd }
+            if ["TAG", "ID3", "APE"].contains(String(decoding: b[(k + 3)..<min(k + 6, b.endIndex)], as: UTF8.self)) { return .beforeTag }
             inside = true
         }
         return inside ? .inside : .never

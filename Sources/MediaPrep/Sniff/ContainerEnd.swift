@@ -56,14 +56,23 @@ enum ContainerEnd {
     /// What a recording must pass before it is made a voice note, where FFmpeg would read what is
     /// there without a word: a WAV's data chunk, an Ogg's pages, a FLAC's or MP3's claimed length
     /// (`AudioStreamEnd`). `prepare` and `check` both ask.
-    static func voiceSource(_ format: MediaFormat, path: String) throws {
+    /// - Returns: where the sound ends when a decoder must not be handed what follows: a tag after a
+    ///   FLAC's frames (ID3v1, APEv2), which players skip, would reach the decoder inside the last
+    ///   packet and fail that frame's checksum. Nil: the whole file.
+    @discardableResult
+    static func voiceSource(_ format: MediaFormat, path: String) throws -> Int? {
+        guard [.wav, .ogg, .flac, .mp3].contains(format) else { return nil }
+        let r = try InputFile(path).reader
         switch format {
-        case .wav: try wavData(try InputFile(path).reader)
-        case .ogg: try oggPages(try InputFile(path).reader)
-        case .flac: try flacFrames(try InputFile(path).reader)
-        case .mp3: try mp3Stream(try InputFile(path).reader)
-        default: break
+        case .wav: try wavData(r)
+        case .ogg: try oggPages(r)
+        case .flac:
+            try flacFrames(r)
+            let end = try AudioTagStripper.tagged(r).audio.upperBound
+            return end < r.size ? end : nil
+        default: try mp3Stream(r)
         }
+        return nil
     }
 
     /// WAV made into a voice note: its data chunk must fit in the file, unless its size is a

@@ -79,12 +79,8 @@ package enum AudioTagStripper {
         guard Bytes.ascii(try r.read(0, 4), 0, 4) == "fLaC" else { return nil }
         var edits: [(Range<Int>, [MetadataRewrite.Piece])] = []
         var found: PrivateFields = []
-        var at = 4
-        for _ in 0..<maxBlocks {
-            let h = try r.exactly(at, 4, "a FLAC metadata block header at offset \(at)")
+        _ = try flacBlocks(r) { at, h in
             let last = h[0] & 0x80, type = h[0] & 0x7F, length = Bytes.be(h, 1, 3)
-            guard type != 127 else { throw MediaPrepError(.corrupt, "FLAC metadata block at offset \(at) has the invalid type 127") }
-            guard at + 4 + length <= r.size else { throw MediaPrepError(.truncated, "the file is cut off inside its FLAC metadata block at offset \(at)") }
             switch type {
             case 0, 1, 3, 5: break
             default:
@@ -92,8 +88,22 @@ package enum AudioTagStripper {
                 found.formUnion(type == 4 ? VorbisComments.classify(body, from: 0) : type == 6 ? .coverArt : .other)
                 edits.append((at..<at + 4 + length, [.bytes([last | 1] + Array(h[1..<4])), .zeros(length)]))
             }
-            if last != 0 { return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found.isEmpty ? .other : found) }
+        }
+        return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found.isEmpty ? .other : found)
+    }
+
+    /// A FLAC's metadata blocks after "fLaC", each whole in the file, handed to `each` (its offset
+    /// and 4-byte header); returns where the frames start.
+    static func flacBlocks(_ r: ByteReader, _ each: (_ at: Int, _ header: [UInt8]) throws -> Void = { _, _ in }) throws -> Int {
+        var at = 4
+        for _ in 0..<maxBlocks {
+            let h = try r.exactly(at, 4, "a FLAC metadata block header at offset \(at)")
+            let length = Bytes.be(h, 1, 3)
+            guard h[0] & 0x7F != 127 else { throw MediaPrepError(.corrupt, "FLAC metadata block at offset \(at) has the invalid type 127") }
+            guard at + 4 + length <= r.size else { throw MediaPrepError(.truncated, "the file is cut off inside its FLAC metadata block at offset \(at)") }
+            try each(at, h)
             at += 4 + length
+            if h[0] & 0x80 != 0 { return at }
         }
         throw MediaPrepError(.corrupt, "more than \(maxBlocks) FLAC metadata blocks")
     }
