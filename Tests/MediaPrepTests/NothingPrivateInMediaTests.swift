@@ -44,6 +44,28 @@ import Testing
         }
     }
 
+    /// The ID3v1 tag taggers append to any audio file, after a FLAC's frames, an Ogg's last page or a
+    /// WAV's RIFF: cut whichever way the recording goes (a FLAC and an Ogg sent as files carried it,
+    /// and a WAV or an Ogg with one was refused).
+    @Test(arguments: ["voice.flac", "voice.ogg", "voice.wav"], [MediaOptions.AudioMode.file, .voice])
+    func anAppendedTagIsCut(_ name: String, _ audio: MediaOptions.AudioMode) throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tag = Array("TAG".utf8) + Array("Jane Sender".utf8) + [UInt8](repeating: 0, count: 19) + Array("secret comment".utf8)
+            + [UInt8](repeating: 0, count: 128 - 3 - 30 - 14)
+        let path = try Fixture.write(try Fixture.bytes(name) + tag, "tagged-" + name, in: dir)
+        var preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
+        preparer.media.audio = audio
+        let item = preparer.prepare(path: path)
+        let out = try #require(item.output, "\(name): \(item.error?.description ?? "")")
+        let bytes = try FileBytes.read(out)
+        #expect(!bytes.contains(sequence: Array("Jane Sender".utf8)) && !bytes.contains(sequence: Array("secret comment".utf8)))
+        if audio == .file {  // the same bytes as the untagged recording sent as a file
+            let plain = preparer.prepare(path: Fixture.path(name))
+            #expect(bytes == (try FileBytes.read(try #require(plain.output))))
+        }
+    }
+
     @Test func theIPhoneClipStaysUprightAndSaysWhatWent() throws {
         let (item, dir) = try Self.prepare("private-iphone.mov", audio: .auto)
         defer { try? FileManager.default.removeItem(atPath: dir) }

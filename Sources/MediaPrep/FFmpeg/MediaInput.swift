@@ -27,9 +27,7 @@ final class MediaInput {
     /// The file's first `end` bytes, as if the file ended there (what follows is not the media's).
     convenience init(path: String, end: Int) throws {
         let ff = try Trace.time("load FFmpeg") { try FFmpegLibraries.all() }
-        let whole = try InputFile(path).reader
-        let part = ByteReader(size: min(end, whole.size)) { offset, count in try whole.read(offset, count) }
-        try self.init(name: path, memory: try ReaderIO(part, ff: ff), url: nil)
+        try self.init(name: path, memory: try ReaderIO(try InputFile(path).reader.prefix(end), ff: ff), url: nil)
     }
 
     private init(name: String, memory: ReaderIO?, url: String?) throws {

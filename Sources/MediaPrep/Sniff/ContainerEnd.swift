@@ -56,23 +56,25 @@ enum ContainerEnd {
     /// What a recording must pass before it is made a voice note, where FFmpeg would read what is
     /// there without a word: a WAV's data chunk, an Ogg's pages, a FLAC's or MP3's claimed length
     /// (`AudioStreamEnd`). `prepare` and `check` both ask.
-    /// - Returns: where the sound ends when a decoder must not be handed what follows: a tag after a
-    ///   FLAC's frames (ID3v1, APEv2), which players skip, would reach the decoder inside the last
-    ///   packet and fail that frame's checksum. Nil: the whole file.
+    /// - Returns: where the sound ends when a tag follows it (ID3v1, APEv2), which players skip and
+    ///   a decoder must not be handed (inside a FLAC's last packet it fails that frame's checksum,
+    ///   and an Ogg page walk finds no page in it). Nil: the whole file. An MP3's is FFmpeg's own.
     @discardableResult
     static func voiceSource(_ format: MediaFormat, path: String) throws -> Int? {
         guard [.wav, .ogg, .flac, .mp3].contains(format) else { return nil }
-        let r = try InputFile(path).reader
+        let file = try InputFile(path).reader
+        if format == .mp3 {
+            try mp3Stream(file)
+            return nil
+        }
+        let end = try AudioTagStripper.tagged(file).audio.upperBound
+        let r = file.prefix(end)
         switch format {
         case .wav: try wavData(r)
         case .ogg: try oggPages(r)
-        case .flac:
-            try flacFrames(r)
-            let end = try AudioTagStripper.tagged(r).audio.upperBound
-            return end < r.size ? end : nil
-        default: try mp3Stream(r)
+        default: try flacFrames(r)
         }
-        return nil
+        return end < file.size ? end : nil
     }
 
     /// WAV made into a voice note: its data chunk must fit in the file, unless its size is a

@@ -1,6 +1,8 @@
 /// Audio sent as a file without its tags, its frames byte for byte: MP3/AAC ID3v2, ID3v1, APEv2 and
 /// Lyrics3 tags cut; FLAC comment, picture and application blocks and WAV `LIST`/`id3 `/`bext`/`iXML`
-/// chunks turned into padding of the same size; an Ogg Opus/Vorbis comment packet emptied in place.
+/// chunks turned into padding of the same size; an Ogg Opus/Vorbis comment packet emptied in place;
+/// and the ID3v1, APEv2 or Lyrics3 tag that taggers append to any audio file cut from FLAC, Ogg
+/// and WAV too.
 package enum AudioTagStripper {
     /// A hostile file cannot make a walk long: real files have a handful of tags or blocks.
     static let maxBlocks = 10_000
@@ -8,9 +10,21 @@ package enum AudioTagStripper {
     package static func rewrite(_ r: ByteReader, format: MediaFormat) throws -> MetadataRewrite? {
         switch format {
         case .mp3, .aac: return try id3(r)
-        case .flac: return try flac(r)
-        case .wav: return try wav(r)
-        case .ogg: return try OggCommentStripper.rewrite(r)
+        case .flac, .ogg, .wav:
+            // A tag after the stream is cut, and the stream's own walk stops where it starts (a FLAC
+            // with an ID3v1 tag after its frames went out with its title, artist and comment).
+            let (audio, trailing) = try tagged(r)
+            let stream = r.prefix(audio.upperBound)
+            let own: MetadataRewrite? = switch format {
+            case .flac: try flac(stream)
+            case .wav: try wav(stream)
+            default: try OggCommentStripper.rewrite(stream)
+            }
+            guard audio.upperBound < r.size else { return own }
+            var cut = own ?? MetadataRewrite(sourceSize: audio.upperBound, edits: [], found: [])
+            cut.sourceSize = r.size
+            cut.found.formUnion(trailing.isEmpty ? .other : trailing)
+            return cut
         default: return nil
         }
     }

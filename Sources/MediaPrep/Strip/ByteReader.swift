@@ -23,6 +23,11 @@ package struct ByteReader {
         return try reader(offset, min(count, size - offset))
     }
 
+    /// The first `count` bytes, as if the file ended there.
+    func prefix(_ count: Int) -> ByteReader {
+        count >= size ? self : ByteReader(size: max(0, count)) { offset, n in try read(offset, n) }
+    }
+
     /// Exactly `count` bytes at `offset`, or a `truncated` error naming `what` (the file ends first).
     func exactly(_ offset: Int, _ count: Int, _ what: @autoclosure () -> String) throws -> [UInt8] {
         let b = try read(offset, count)
