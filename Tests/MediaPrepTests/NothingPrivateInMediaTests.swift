@@ -66,6 +66,35 @@ import Testing
         }
     }
 
+    /// The same tags after an M4A's or MP4's last box: 'TAG' and a long title read as a box claiming
+    /// gigabytes (the file was refused as cut), a short title as junk (it went out, title and all).
+    @Test(arguments: ["private-memo.m4a", "private-android.mp4"])
+    func aTagAfterTheLastBoxIsCut(_ name: String) throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func id3v1(_ title: String) -> [UInt8] {
+            let fields = Array(title.utf8) + [UInt8](repeating: 0, count: 30 - title.utf8.count) + Array("Jane Sender".utf8)
+            return Array("TAG".utf8) + fields + [UInt8](repeating: 0, count: 125 - fields.count)
+        }
+        let item = Array("Artist".utf8) + [0] + Array("Jane Sender".utf8)
+        let apeBody = Bytes.le32(11) + Bytes.le32(0) + item
+        let ape = apeBody + Array("APETAGEX".utf8) + Bytes.le32(2000) + Bytes.le32(apeBody.count + 32) + Bytes.le32(1)
+            + [UInt8](repeating: 0, count: 12)
+        let preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
+        let plain = try FileBytes.read(try #require(preparer.prepare(path: Fixture.path(name)).output))
+        let tails: [(String, [UInt8])] = [("long title", id3v1("A title long enough")), ("short title", id3v1("Hi")),
+                                          ("APEv2", ape), ("junk", [0, 0, 0, 32, 0xFF, 0xFE, 0, 1] + Array("Jane Sender".utf8))]
+        for (what, tail) in tails {
+            let path = try Fixture.write(try Fixture.bytes(name) + tail, what + "-" + name, in: dir)
+            #expect(SendCheck().check(path: path).verdict == .afterPreparation, "\(name), \(what)")
+            let out = try #require(preparer.prepare(path: path).output, "\(name), \(what)")
+            #expect(try FileBytes.read(out) == plain, "\(name), \(what)")
+        }
+        // Zeros after the last box carry nothing and stay.
+        let padded = try Fixture.bytes(name) + [UInt8](repeating: 0, count: 100)
+        #expect(try MP4MetadataStripper.rewrite(ByteReader(padded))?.outputSize == padded.count)
+    }
+
     @Test func theIPhoneClipStaysUprightAndSaysWhatWent() throws {
         let (item, dir) = try Self.prepare("private-iphone.mov", audio: .auto)
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -23,7 +23,25 @@ package enum MP4MetadataStripper {
     package static func rewrite(_ r: ByteReader) throws -> MetadataRewrite? {
         var walk = Walk(reader: r)
         try walk.boxes(0..<r.size, parent: "", depth: 0)
-        return walk.edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: walk.edits, found: walk.found)
+        var end = r.size
+        if let junk = walk.junk {
+            // Bytes after the last box, which players skip: a tag a tagger appended (ID3v1, APEv2,
+            // Lyrics3, as on any audio file: an M4A went out with its title and artist), or anything
+            // else; cut unless it is only zeros. A box header claiming more than is left is a cut file,
+            // unless what follows the last whole box is exactly such a tag ('TAG' + title reads as one).
+            let (audio, tags) = try AudioTagStripper.tagged(r)
+            if audio.lowerBound == 0, audio.upperBound == junk.at, audio.upperBound < r.size {
+                (end, walk.found) = (junk.at, walk.found.union(tags.isEmpty ? .other : tags))
+            } else if let cut = junk.cut {
+                throw cut
+            } else if try r.read(junk.at, min(r.size - junk.at, 65_536)).contains(where: { $0 != 0 }) || r.size - junk.at > 65_536 {
+                (end, walk.found) = (junk.at, walk.found.union(.other))
+            }
+        }
+        guard end < r.size || !walk.edits.isEmpty else { return nil }
+        var rewrite = MetadataRewrite(sourceSize: end, edits: walk.edits, found: walk.found)
+        rewrite.sourceSize = r.size
+        return rewrite
     }
 
     private struct Walk {
@@ -31,13 +49,15 @@ package enum MP4MetadataStripper {
         var edits: [(Range<Int>, [MetadataRewrite.Piece])] = []
         var found: PrivateFields = []
         var count = 0
+        /// Where the top-level boxes stop before the file does, and the error if that is a cut.
+        var junk: (at: Int, cut: MediaPrepError?)? = nil
 
         mutating func boxes(_ range: Range<Int>, parent: String, depth: Int) throws {
             var at = range.lowerBound
             while at < range.upperBound {
                 let left = range.upperBound - at
                 if left < 8 {
-                    if parent.isEmpty { return }  // a few stray bytes after the last box: left as they are
+                    if parent.isEmpty { junk = (at, nil); return }  // a few stray bytes after the last box
                     throw MediaPrepError(.corrupt, "'\(parent)' box ends inside a box header at offset \(at)")
                 }
                 let h = try reader.exactly(at, min(16, left), "a box header at offset \(at)")
@@ -53,9 +73,10 @@ package enum MP4MetadataStripper {
                 guard size >= header, size <= left else {
                     // A top-level box past the file's end: the file was cut (a moov at the end is then gone too),
                     // unless its type is no type at all: junk after the last box, which players skip.
-                    if parent.isEmpty && !ContainerEnd.isBoxType(h[4..<8]) { return }
+                    if parent.isEmpty && !ContainerEnd.isBoxType(h[4..<8]) { junk = (at, nil); return }
                     if parent.isEmpty && size >= header {
-                        throw MediaPrepError(.truncated, "the file is cut off: its '\(type)' box at offset \(at) claims \(size) bytes, \(left) are left")
+                        junk = (at, MediaPrepError(.truncated, "the file is cut off: its '\(type)' box at offset \(at) claims \(size) bytes, \(left) are left"))
+                        return
                     }
                     let container = parent.isEmpty ? "the file" : "its '\(parent)' box"
                     throw MediaPrepError(.corrupt, "'\(type)' box at offset \(at) claims \(size) bytes, past the end of \(container)")
