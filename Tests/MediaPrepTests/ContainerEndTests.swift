@@ -123,6 +123,10 @@ import Testing
         let heic = try Fixture.bytes("orient-gps.heic") + [0, 0, 0, 0xFF] + [UInt8](repeating: 0xFF, count: 12)
         _ = try MediaProbe.source(path: try Fixture.write(heic, "junk.heic", in: dir))
         #expect(throws: MediaPrepError.self) { try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + [0, 0, 0, 0xFF] + Array("mdat".utf8)) }
+        // An ID3v1 tag: 'TAG' and a title read as a box claiming 1.4 GB, yet it is a tag.
+        let tag = Array("TAGSECRET-TITLE".utf8) + [UInt8](repeating: 0, count: 113)
+        try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + tag)
+        #expect(throws: MediaPrepError.self) { try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + tag.dropLast()) }
     }
 
     /// A WAV's data chunk says how long it is; FFmpeg reads what is there. Made a voice note, a cut

@@ -85,25 +85,35 @@ public struct SendCheck: Sendable {
         let path = source.probe.path
         switch source.probe.format {
         case .jpeg:
-            try requireEnd(path, marker: [0xFF, 0xD9], within: 4096, what: "JPEG end-of-image marker")
+            // Read whole: EOI found by walking the scans. Else its tail; a file whose EOI is further
+            // from its end (a phone's trailer after it, a motion photo's video) is then read whole.
+            let ended = source.isWhole ? source.jpeg?.tail?.end != nil
+                : try hasEnd(path, marker: [0xFF, 0xD9], within: 4096) || readWhole(source).map { JPEGMarkers($0).tail(in: $0).end != nil } == true
+            if !ended { throw MediaPrepError(.truncated, "\(path) ends without its JPEG end-of-image marker: the file is cut off") }
             if case .keepOriginal = plan.action, let data = source.data, source.isWhole {
                 _ = try JPEGDecoder.decode(data, parsed: source.jpeg, options: DecodeOptions(maxPixels: maxPixels, minimumWidth: 1, minimumHeight: 1),
                                            lumaOnly: true)
             }
         case .png:
-            try requireEnd(path, marker: Array("IEND".utf8), followedBy: 4, within: 64, what: "PNG IEND chunk")  // and its CRC
+            let ended = try source.isWhole ? source.data.map(PNGChunks.hasEnd) == true
+                : hasEnd(path, marker: Array("IEND".utf8), followedBy: 4, within: 64) || readWhole(source).map(PNGChunks.hasEnd) == true  // and its CRC
+            if !ended { throw MediaPrepError(.truncated, "\(path) ends without its PNG IEND chunk: the file is cut off") }
         default:
             if plan.kind == .voice { try ContainerEnd.voiceSource(source.probe.format, path: path) }  // as `prepare` checks it
         }
     }
 
-    /// A cut-off file lacks its closing marker (or the bytes that must follow it); checking the
-    /// tail costs one small read.
-    private func requireEnd(_ path: String, marker: [UInt8], followedBy: Int = 0, within: Int, what: String) throws {
+    /// Whether the closing marker (and the bytes that must follow it) is in the file's last `within`
+    /// bytes: one small read, true for nearly every file.
+    private func hasEnd(_ path: String, marker: [UInt8], followedBy: Int = 0, within: Int) throws -> Bool {
         let tail = try FileBytes.tail(path, count: within)
-        let found = tail.count >= marker.count + followedBy && (0...(tail.count - marker.count - followedBy)).contains { i in
+        return tail.count >= marker.count + followedBy && (0...(tail.count - marker.count - followedBy)).contains { i in
             Array(tail[i..<i + marker.count]) == marker
         }
-        if !found { throw MediaPrepError(.truncated, "\(path) ends without its \(what): the file is cut off") }
+    }
+
+    /// The whole file, as `prepare` reads it (within the same read limit).
+    private func readWhole(_ source: ProbedSource) throws -> [UInt8]? {
+        try InputFile(source.probe.path).whole(after: source.data ?? [])
     }
 }

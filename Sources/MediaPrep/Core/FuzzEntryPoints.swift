@@ -63,6 +63,10 @@ import UploadPlanner
         }
         for o in ExifOrientation.allCases { _ = try? JPEGRotator.upright(d, orientation: o) }
         _ = JPEGStripper.strip(d)
+        // Whole: the walk through the scans to EOI, and the strip that cuts at it.
+        if let whole = try? JPEGSource(d, isWhole: true), let out = JPEGStripper.strip(d, markers: whole.markers, tail: whole.tail) {
+            precondition(out.count <= d.count + 2, "a strip never grows a file")
+        }
     }
 
     public static func png(_ d: [UInt8]) {

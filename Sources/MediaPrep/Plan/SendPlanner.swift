@@ -66,9 +66,11 @@ package enum SendPlanner {
         if p.format == .png, p.bytes <= profile.maxBytes, s.colour == nil, p.orientation == .up, sent.fits,
            side <= (profile.maxSide ?? Int.max), let data = s.data, data.count == p.bytes, pngCost == nil {
             let removed = PNGStripper.removals(data)
-            let route: PrepareRoute = removed.isEmpty ? .untouched : .stripped
-            let reasons = removed.isEmpty ? ["PNG within \(profile.maxBytes.formatted) bytes, lossless, sent as it is"]
-                : ["PNG within \(profile.maxBytes.formatted) bytes sent with its own image data", removed.joined(separator: ", ") + " metadata removed"]
+            let trailing = s.metadata?.trailingRemoval.map { [$0] } ?? []
+            let route: PrepareRoute = removed.isEmpty && trailing.isEmpty ? .untouched : .stripped
+            let reasons = route == .untouched ? ["PNG within \(profile.maxBytes.formatted) bytes, lossless, sent as it is"]
+                : ["PNG within \(profile.maxBytes.formatted) bytes sent with its own image data"]
+                    + (removed.isEmpty ? [] : [removed.joined(separator: ", ") + " metadata removed"]) + trailing
             return SendPlan(kind: .image, action: .keepOriginal(route), reasons: reasons)
         }
         let how: String

@@ -219,7 +219,7 @@ package struct AttachmentPreparer: Sendable {
             ?? FFmpegImageDecoder.decode(path: probe.path, format: probe.format, options: DecodeOptions(maxPixels: maxPixels)).image
         let preview = try PreviewMaker.make(from: first.pixels, maxLength: profile.previewMaxLength)
         // Its own frames, without comments or XMP (read whole only when the plan saw any).
-        if source.metadata.map({ !$0.isEmpty }) == true, let data = source.data, let stripped = GIFStripper.strip(data), !stripped.removed.isEmpty {
+        if source.metadata.map({ !$0.isEmpty }) == true, let data = source.data, let stripped = GIFStripper.strip(data), !stripped.isUnchanged {
             try place(&item, try OutputWriter.stage(stripped.data, directory: outputDirectory, base: name(.animatedImage), ext: "gif",
                                                     cancellation: cancellation), size: stripped.data.count)
             item.route = .stripped

@@ -188,7 +188,7 @@ package struct ImagePreparer: Sendable {
         case .stripped where j.header.isArithmetic:
             // Huffman-coded losslessly (`jpegtran -copy none`): most decoders cannot read arithmetic coding.
             kept = try JPEGRotator.upright(data, orientation: .up).flatMap { $0.count <= profile.maxBytes ? $0 : nil }
-        case .stripped: kept = JPEGStripper.strip(data, markers: j.markers)
+        case .stripped: kept = JPEGStripper.strip(data, markers: j.markers, tail: j.tail)
         default: kept = data
         }
         guard let out = kept else { return nil }

@@ -188,10 +188,12 @@ extension MediaProbe {
             r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
             var s = ProbedSource(probe: r, data: format == .gif ? head : nil, isWhole: format == .gif, jpeg: nil,
                                  colour: SourceColour.inspect(d.image.iccProfile), firstFrame: d.image, media: nil)
-            if format == .gif, let removed = GIFStripper.strip(head)?.removed, !removed.isEmpty {
+            if format == .gif, let stripped = GIFStripper.strip(head), !stripped.isUnchanged {
                 var m = JPEGMetadata(jpeg: [])
+                let removed = stripped.removed
                 (m.comment, m.xmp, m.iccProfile, m.other) = (removed.contains("comment"), removed.contains("XMP"),
                                                              removed.contains("ICC profile"), removed.contains("application data"))
+                m.trailingBytes = stripped.trailingBytes
                 s.metadata = m
             }
             if r.animated {
@@ -236,7 +238,7 @@ extension MediaProbe {
         r.kind = .image
         r.frameCount = 1
         if r.format == .jpeg {
-            let j = try JPEGSource(data)
+            let j = try JPEGSource(data, isWhole: isWhole)
             r.orientation = j.orientation
             (r.width, r.height) = j.displaySize
             return ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: j, colour: SourceColour.inspect(j.iccProfile),

@@ -35,6 +35,8 @@ enum ContainerEnd {
             }
             guard size >= header else { throw MediaPrepError(.corrupt, "'\(type)' box at offset \(at) claims \(size) bytes, less than its header") }
             guard size <= d.count - at else {
+                // An ID3v1 tag's 'TAG' and title read as such a header; a tag after the last box is no cut.
+                if let (audio, _) = try? AudioTagStripper.tagged(ByteReader(d)), audio.upperBound == at { return }
                 throw MediaPrepError(.truncated, "the file is cut off: its '\(type)' box at offset \(at) claims \(size) bytes, \(d.count - at) are left")
             }
             at += size

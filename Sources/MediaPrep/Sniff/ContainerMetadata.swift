@@ -23,6 +23,7 @@ extension JPEGMetadata {
         self.init(jpeg: [])
         for c in PNGChunks.chunks(data) {
             switch c.type {
+            case "IEND": trailingBytes = data.count - (c.body.upperBound + 4)
             case "eXIf":
                 exif = true
                 if Self.hasGPS(data[c.body]) { gps = true }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The header segments of a JPEG (everything before the first SOS), read without decoding.
 struct JPEGMarkers: Sendable {
     struct Segment: Sendable {
@@ -43,19 +45,57 @@ struct JPEGMarkers: Sendable {
     }
 
     /// APPn (except a bare JFIF APP0) and COM segments: anything that is metadata, not image.
-    func metadataSegments(in data: [UInt8]) -> [Segment] {
-        segments.filter { s in
-            if s.marker == 0xFE { return true }
-            guard (0xE0...0xEF).contains(s.marker) else { return false }
-            if s.marker == 0xE0 {
-                let jfif: [UInt8] = Array("JFIF\0".utf8)
-                return !(s.payload.count >= 5 && Array(data[s.payload.lowerBound..<s.payload.lowerBound + 5]) == jfif)
-            }
-            // Adobe APP14 carries the color transform, which decoding needs; it is not metadata.
-            if s.marker == 0xEE { return false }
-            return true
+    func metadataSegments(in data: [UInt8]) -> [Segment] { segments.filter { Self.isMetadata($0, in: data) } }
+
+    static func isMetadata(_ s: Segment, in data: [UInt8]) -> Bool {
+        if s.marker == 0xFE { return true }
+        guard (0xE0...0xEF).contains(s.marker) else { return false }
+        if s.marker == 0xE0 {
+            let jfif: [UInt8] = Array("JFIF\0".utf8)
+            return !(s.payload.count >= 5 && Array(data[s.payload.lowerBound..<s.payload.lowerBound + 5]) == jfif)
         }
+        // Adobe APP14 carries the color transform, which decoding needs; it is not metadata.
+        return s.marker != 0xEE
     }
 
     var isProgressive: Bool { segments.contains { $0.marker == 0xC2 } }
+
+    /// What the file holds after its first scan's header: the segments between later scans (a
+    /// progressive file's tables, and any APPn or COM an editor put there) and where EOI ends the
+    /// image. Bytes after EOI are no part of it: decoders stop there, and a phone may append a
+    /// whole file (Samsung's SEFT trailer with the capture time, a motion photo's video).
+    struct Tail: Sendable {
+        /// Just after EOI; nil when the data ends first (a cut file, or only its head was read).
+        let end: Int?
+        let segments: [Segment]
+    }
+
+    /// Walks the entropy-coded data for markers: 0xFF then 0x00 (a stuffed byte), a fill 0xFF or
+    /// RST0–7 are data; any other marker is a segment with a length, or EOI.
+    func tail(in data: [UInt8]) -> Tail {
+        guard let sos = segments.last, sos.marker == 0xDA else { return Tail(end: nil, segments: []) }
+        var later: [Segment] = []
+        var i = sos.payload.upperBound
+        let end: Int? = data.withUnsafeBufferPointer { b -> Int? in
+            guard let base = b.baseAddress else { return nil }
+            while i + 1 < b.count {
+                guard let hit = memchr(base + i, 0xFF, b.count - i) else { return nil }
+                let at = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                guard at + 1 < b.count else { return nil }
+                let marker = b[at + 1]
+                switch marker {
+                case 0x00, 0xFF, 0xD0...0xD7, 0x01: i = at + 1 + (marker == 0xFF ? 0 : 1)
+                case 0xD9: return at + 2
+                default:
+                    guard at + 4 <= b.count else { return nil }
+                    let length = Int(b[at + 2]) << 8 | Int(b[at + 3])
+                    guard length >= 2, at + 2 + length <= b.count else { return nil }
+                    later.append(Segment(marker: marker, payload: (at + 4)..<(at + 2 + length)))
+                    i = at + 2 + length
+                }
+            }
+            return nil
+        }
+        return Tail(end: end, segments: later)
+    }
 }

@@ -7,18 +7,29 @@ package struct JPEGMetadata: Sendable, Equatable {
     package var iccProfile = false
     package var comment = false
     package var other = false
+    /// Bytes after the image's own end (a JPEG's EOI, a PNG's IEND, a GIF's trailer), which decoders
+    /// never read and a phone may fill: a Samsung trailer's capture time, a motion photo's video.
+    package var trailingBytes = 0
 
-    package var isEmpty: Bool { !(exif || gps || xmp || iccProfile || comment || other) }
+    package var isEmpty: Bool { !(exif || gps || xmp || iccProfile || comment || other) && trailingBytes == 0 }
 
     /// Reads the header segments only; malformed blocks count as present, never as an error.
     package init(jpeg data: [UInt8]) { self.init(jpeg: data, markers: JPEGMarkers(data)) }
 
-    init(jpeg data: [UInt8], markers: JPEGMarkers) {
+    init(jpeg data: [UInt8], markers: JPEGMarkers) { self.init(jpeg: data, segments: markers.metadataSegments(in: data)) }
+
+    /// What a whole JPEG carries: its header's segments, and the tail's segments and trailing bytes.
+    init(jpeg data: [UInt8], markers: JPEGMarkers, tail: JPEGMarkers.Tail) {
+        self.init(jpeg: data, segments: markers.metadataSegments(in: data) + tail.segments.filter { JPEGMarkers.isMetadata($0, in: data) })
+        trailingBytes = tail.end.map { data.count - $0 } ?? 0
+    }
+
+    private init(jpeg data: [UInt8], segments: [JPEGMarkers.Segment]) {
         func starts(_ s: JPEGMarkers.Segment, _ prefix: String) -> Bool {
             let p = Array(prefix.utf8)
             return s.payload.count >= p.count && Array(data[s.payload.lowerBound..<s.payload.lowerBound + p.count]) == p
         }
-        for s in markers.metadataSegments(in: data) {
+        for s in segments {
             switch s.marker {
             case 0xFE: comment = true
             case 0xE1 where starts(s, "Exif\0\0"):
@@ -37,6 +48,10 @@ package struct JPEGMetadata: Sendable, Equatable {
         return entries.contains { r.u16($0) == 0x8825 }
     }
 
+    var trailingRemoval: String? {
+        trailingBytes > 0 ? "\(trailingBytes.formatted) byte\(trailingBytes == 1 ? "" : "s") after the image's end removed" : nil
+    }
+
     /// "GPS metadata removed", "Exif metadata removed", … as `check` reports them.
     package var removals: [String] {
         var r: [String] = []
@@ -48,6 +63,7 @@ package struct JPEGMetadata: Sendable, Equatable {
         if comment { kinds.append("comment") }
         if other { kinds.append("other APP segments") }
         if !kinds.isEmpty { r.append(kinds.joined(separator: ", ") + " metadata removed") }
+        if let t = trailingRemoval { r.append(t) }
         return r
     }
 }

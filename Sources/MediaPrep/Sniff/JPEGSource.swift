@@ -4,18 +4,28 @@ package struct JPEGSource: Sendable {
     let header: JPEGDecoder.Header
     let markers: JPEGMarkers
     let orientation: ExifOrientation
-    let metadata: JPEGMetadata
+    private(set) var metadata: JPEGMetadata
+    /// After the first scan (`JPEGMarkers.tail`), read only from a whole file.
+    private(set) var tail: JPEGMarkers.Tail?
     /// The embedded ICC profile (APP2 segments joined), if any.
     let iccProfile: [UInt8]?
     /// The mean of the luma quantisation table (table 0), how finely the file was quantised.
     let lumaQuantisation: Double?
 
-    /// - Parameter data: the file, or enough of its start to hold every segment before the first scan.
-    init(_ data: [UInt8]) throws {
+    /// - Parameters:
+    ///   - data: the file, or enough of its start to hold every segment before the first scan.
+    ///   - isWhole: `data` is the whole file: what follows the first scan is read too (the segments
+    ///     between scans and the bytes after EOI: a 255 KB file in 0.03 ms, 8.5 MB in 1.5 ms).
+    init(_ data: [UInt8], isWhole: Bool = false) throws {
         header = try JPEGDecoder.header(data)
         markers = JPEGMarkers(data)
         orientation = ExifOrientation.fromJPEG(data, markers: markers)
-        metadata = JPEGMetadata(jpeg: data, markers: markers)
+        if isWhole {
+            let t = markers.tail(in: data)
+            (tail, metadata) = (t, JPEGMetadata(jpeg: data, markers: markers, tail: t))
+        } else {
+            metadata = JPEGMetadata(jpeg: data, markers: markers)
+        }
         iccProfile = EmbeddedProfile.fromJPEG(data, markers: markers)
         lumaQuantisation = Self.lumaQuantisation(data, markers)
     }

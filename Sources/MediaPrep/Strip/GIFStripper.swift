@@ -1,11 +1,15 @@
 /// An animated GIF sent as its own frames without what it says about itself: comment extensions and
 /// application extensions other than the loop count (NETSCAPE2.0, ANIMEXTS1.0), such as XMP
-/// ("XMP DataXMP") and ICC profiles. Every frame's bytes are copied as they are.
+/// ("XMP DataXMP") and ICC profiles, and whatever follows the trailer. Every frame's bytes are
+/// copied as they are.
 enum GIFStripper {
     struct Result {
         var data: [UInt8]
         /// What was cut out, as `check` reports it ("comment", "XMP", …); empty when nothing was.
         var removed: [String]
+        /// Bytes after the trailer, or from a byte that starts no block on: no decoder reads them.
+        var trailingBytes = 0
+        var isUnchanged: Bool { removed.isEmpty && trailingBytes == 0 }
     }
 
     /// Nil when the block structure cannot be walked to its end (a file cut inside a block, which
@@ -37,6 +41,11 @@ enum GIFStripper {
             }
         }
         out.append(0x3B)
-        return Result(data: out, removed: removed)
+        let trailing = switch walk.end {
+        case .trailer(let at): d.count - at - 1
+        case .strayByte(let at): d.count - at
+        default: 0
+        }
+        return Result(data: out, removed: removed, trailingBytes: trailing)
     }
 }

@@ -3,7 +3,8 @@
 enum JPEGStripper {
     static func strip(_ data: [UInt8]) -> [UInt8]? { strip(data, markers: JPEGMarkers(data)) }
 
-    static func strip(_ data: [UInt8], markers: JPEGMarkers) -> [UInt8]? {
+    /// - Parameter tail: when given, its metadata segments go too, and the file ends at EOI.
+    static func strip(_ data: [UInt8], markers: JPEGMarkers, tail: JPEGMarkers.Tail? = nil) -> [UInt8]? {
         guard let sos = markers.segments.last, sos.marker == 0xDA else { return nil }
         let drop = Set(markers.metadataSegments(in: data).map { $0.payload.lowerBound })
         var out: [UInt8] = [0xFF, 0xD8]
@@ -11,7 +12,12 @@ enum JPEGStripper {
         for s in markers.segments where s.marker != 0xDA && !drop.contains(s.payload.lowerBound) {
             out += data[(s.payload.lowerBound - 4)..<s.payload.upperBound]
         }
-        out += data[(sos.payload.lowerBound - 4)...]
+        var at = sos.payload.lowerBound - 4
+        for s in tail?.segments ?? [] where JPEGMarkers.isMetadata(s, in: data) {
+            out += data[at..<(s.payload.lowerBound - 4)]
+            at = s.payload.upperBound
+        }
+        out += data[at..<(tail?.end ?? data.count)]
         return out
     }
 }
