@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CPng
 @testable import MediaPrep
 
 /// Nothing private leaves: whatever image kind comes in (kept, stripped, rotated or re-encoded),
@@ -56,6 +57,44 @@ import Testing
         #expect(!out.contains(sequence: Array("Jane Sender".utf8)))
         let without = try FileBytes.read(try #require(preparer.prepare(path: try Fixture.write(plain, "plain-" + name, in: dir)).output))
         #expect(out == without, "\(name)")
+    }
+
+    /// A long screenshot sent as a file (`--long-images file`) keeps its own bytes but not what names
+    /// the sender; a JPEG keeps its orientation (a one-tag Exif), and both keep their pixels byte for byte.
+    @Test func aLongPictureSentAsAFileLosesItsMetadata() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
+        preparer.media.longImages = .file
+        var check = SendCheck()
+        check.media.longImages = .file
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let typed = Array(type.utf8) + body
+            let crc = typed.withUnsafeBufferPointer { b in crc32(0, b.baseAddress, UInt32(b.count)) }
+            return Bytes.be32(body.count) + typed + Bytes.be32(Int(crc))
+        }
+        let png = try Fixture.bytes("screenshot-long.png")
+        let taggedPNG = Array(png[0..<33]) + chunk("tEXt", Array("Author\0Jane Sender".utf8)) + chunk("tIME", [7, 234, 11, 26, 1, 2, 3])
+            + Array(png[33...]) + Array("Jane Sender".utf8)
+        let pngPath = try Fixture.write(taggedPNG, "long.png", in: dir)
+        #expect(check.check(path: pngPath).reasons.last == "author, dates, other tags removed (pixels untouched)")
+        let pngOut = preparer.prepare(path: pngPath)
+        #expect(pngOut.kind == .file && pngOut.route == .stripped)
+        #expect(try FileBytes.read(try #require(pngOut.output)) == png)
+
+        // A JPEG 60×1000 turned 180° by Exif, which also names the camera and holds a GPS pointer.
+        let gray = try PixelBuffer(width: 60, height: 1000, layout: .gray, bytes: (0..<60_000).map { UInt8($0 % 251) })
+        let plain = try JPEGEncoder().encode(gray, quality: 80)
+        let ifd: [UInt8] = [0, 3] + [0x01, 0x0F, 0, 2] + Bytes.be32(8) + Bytes.be32(50) + [0x01, 0x12, 0, 3] + Bytes.be32(1) + [0, 3, 0, 0]
+            + [0x88, 0x25, 0, 4] + Bytes.be32(1) + Bytes.be32(0) + Bytes.be32(0)
+        let exif = Array("Exif\0\0".utf8) + Array("MM".utf8) + [0, 42] + Bytes.be32(8) + ifd + Array("TestCam\0".utf8)
+        let jpeg = Array(plain[0..<2]) + [0xFF, 0xE1] + Bytes.be32(exif.count + 2).suffix(2) + exif + Array(plain[2...]) + Array("Jane Sender".utf8)
+        let jpegPath = try Fixture.write(jpeg, "long.jpg", in: dir)
+        #expect(check.check(path: jpegPath).reasons.last == "location, device, other tags removed (pixels untouched)")
+        let jpegOut = preparer.prepare(path: jpegPath)
+        let sent = try FileBytes.read(try #require(jpegOut.output))
+        #expect(jpegOut.kind == .file && !sent.contains(sequence: Array("TestCam".utf8)) && !sent.contains(sequence: Array("Jane".utf8)))
+        #expect(ExifOrientation.fromJPEG(sent) == .down && sent.suffix(plain.count - 2) == plain.suffix(plain.count - 2))
     }
 
     @Test func theFixturesDoCarryMetadata() throws {

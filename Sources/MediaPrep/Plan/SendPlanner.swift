@@ -8,7 +8,7 @@ package enum SendPlanner {
         // Whatever goes with its own bytes goes without the sender's location, device and dates.
         if case .copy(let keepName, nil) = plan.action, let rewrite = s.rewrite {
             plan.action = .copy(keepName: keepName, rewrite: rewrite)
-            plan.reasons.append(rewrite.found.removal + " (streams untouched)")
+            plan.reasons.append(rewrite.found.removal + (s.probe.format.isImage ? " (pixels untouched)" : " (streams untouched)"))
         }
         return plan
     }
@@ -99,7 +99,8 @@ package enum SendPlanner {
             let why = rules.media.longImages == .file ? "(--long-images file)" : "(it would take \(ranges.count) images, over the album's \(limit))"
             var plan = try copy(p, rules, kind: .file, keepName: true, reasons: [
                 "\(w)×\(h): too long to stay readable as one image; sent as a file with its original bytes \(why)"])
-            plan.reasons += (s.metadata?.removals ?? []).isEmpty ? [] : ["metadata kept: a file is sent as it is"]
+            // JPEG and PNG lose their metadata (`MetadataRewrite.picture`, added by `plan`); others cannot without re-encoding.
+            if s.rewrite == nil, !(s.metadata?.removals ?? []).isEmpty { plan.reasons.append("metadata kept: a file is sent as it is") }
             return plan
         }
         return SendPlan(kind: .image, action: .splitImage(parts: ranges), reasons: [

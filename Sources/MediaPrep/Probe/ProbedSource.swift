@@ -90,6 +90,15 @@ extension MediaProbe {
         func readWhole() throws {
             if !whole { head = try file.whole(after: head); whole = true }
         }
+        /// A long picture may go as a file with its own bytes (`--long-images file`): read whole,
+        /// and what names the sender planned out, as for any audio or video file.
+        func asFile(_ s: ProbedSource) throws -> ProbedSource {
+            guard let w = s.probe.width, let h = s.probe.height, h > LongImage.maxAspect * w else { return s }
+            var s = s
+            if !whole { try readWhole(); s = try still(head, isWhole: true, &r) }
+            s.rewrite = MetadataRewrite.picture(head, jpeg: s.jpeg, orientation: s.probe.orientation)
+            return s
+        }
         switch format {
         case .jpeg:
             if case .headers(let limit) = depth, size > limit {
@@ -101,7 +110,7 @@ extension MediaProbe {
             } else {
                 try readWhole()
             }
-            return try still(head, isWhole: whole, &r)
+            return try asFile(still(head, isWhole: whole, &r))
         case .png:
             if let info = AnimationHeaders.apng(head), let (w, h) = PNGHeader.size(head) {
                 // An APNG: FFmpeg's decoder composes its frames (blend and dispose ops).
@@ -120,7 +129,7 @@ extension MediaProbe {
             case .preparing where !PNGHeader.isStreamed(head): try readWhole()
             default: break
             }
-            return try still(head, isWhole: whole, &r)
+            return try asFile(still(head, isWhole: whole, &r))
         case .heic, .avif:
             // The header only: the decode waits for `prepare`, inside the batch's pixel budget.
             try readWhole()

@@ -1,0 +1,90 @@
+import CPng
+
+/// A picture sent as a file (a long screenshot with `--long-images file`) keeps its own bytes and
+/// loses what names the sender, as an audio or video file does: a JPEG's Exif (but its orientation),
+/// XMP, comments, other APPn segments and whatever follows EOI; a PNG's text, eXIf and tIME chunks
+/// and whatever follows IEND. Colour profiles stay: the picture is shown with them.
+extension MetadataRewrite {
+    /// Nil when nothing is to go, or the data is not a whole JPEG or PNG.
+    static func picture(_ data: [UInt8], jpeg: JPEGSource?, orientation: ExifOrientation) -> MetadataRewrite? {
+        var edits: [(Range<Int>, [Piece])] = []
+        var found: PrivateFields = []
+        var orientationKept = orientation == .up
+        func starts(_ at: Int, _ prefix: String) -> Bool {
+            let p = Array(prefix.utf8)
+            return at + p.count <= data.count && Array(data[at..<at + p.count]) == p
+        }
+        if let j = jpeg {
+            guard let tail = j.tail else { return nil }
+            for s in j.markers.metadataSegments(in: data) + tail.segments.filter({ JPEGMarkers.isMetadata($0, in: data) }) {
+                let at = s.payload.lowerBound
+                if s.marker == 0xE2 && starts(at, "ICC_PROFILE\0") { continue }
+                var replacement: [Piece] = []
+                if s.marker == 0xE1 && starts(at, "Exif\0\0") {
+                    found.formUnion(exifFields(data[(at + 6)..<s.payload.upperBound]))
+                    if !orientationKept {
+                        let exif = Array("Exif\0\0".utf8) + orientationTIFF(orientation)
+                        replacement = [.bytes([0xFF, 0xE1] + Bytes.be32(2 + exif.count).suffix(2) + exif)]
+                        orientationKept = true
+                    }
+                } else {
+                    found.insert(s.marker == 0xFE ? .comment : s.marker == 0xE1 && starts(at, "http://ns.adobe.com/xap/") ? .xmp : .other)
+                }
+                edits.append(((at - 4)..<s.payload.upperBound, replacement))
+            }
+            if let end = tail.end, end < data.count { edits.append((end..<data.count, [])); found.insert(.other) }
+        } else {
+            let chunks = PNGChunks.chunks(data)
+            guard chunks.first?.type == "IHDR", let last = chunks.last, last.type == "IEND" else { return nil }
+            for c in chunks where ["tEXt", "zTXt", "iTXt", "eXIf", "tIME"].contains(c.type) {
+                var replacement: [Piece] = []
+                switch c.type {
+                case "tIME": found.insert(.dates)
+                case "eXIf":
+                    found.formUnion(exifFields(data[c.body]))
+                    if !orientationKept {
+                        let body = Array("eXIf".utf8) + orientationTIFF(orientation)
+                        let crc = body.withUnsafeBufferPointer { b in CPng.crc32(0, b.baseAddress, UInt32(b.count)) }
+                        replacement = [.bytes(Bytes.be32(body.count - 4) + body + Bytes.be32(Int(crc)))]
+                        orientationKept = true
+                    }
+                default:
+                    let keyword = String(decoding: data[c.body].prefix { $0 != 0 }.prefix(80), as: UTF8.self)
+                    found.insert(textFields[keyword] ?? .other)
+                }
+                edits.append(((c.body.lowerBound - 8)..<(c.body.upperBound + 4), replacement))
+            }
+            let end = last.body.upperBound + 4
+            if end < data.count { edits.append((end..<data.count, [])); found.insert(.other) }
+        }
+        return edits.isEmpty ? nil : MetadataRewrite(sourceSize: data.count, edits: edits, found: found)
+    }
+
+    /// PNG text keywords (PNG specification, 11.3.4.2) and what they say.
+    private static let textFields: [String: PrivateFields] = [
+        "Title": .title, "Author": .author, "Description": .comment, "Comment": .comment, "Copyright": .author,
+        "Creation Time": .dates, "Software": .device, "Source": .device, "XML:com.adobe.xmp": .xmp,
+    ]
+
+    /// What an Exif block's first IFD names: GPS, camera, dates, author; anything else is `.other`.
+    private static func exifFields(_ tiff: ArraySlice<UInt8>) -> PrivateFields {
+        guard let r = TIFFReader(tiff), let entries = r.ifd0Entries else { return .other }
+        var found: PrivateFields = []
+        for e in entries {
+            switch r.u16(e) {
+            case 0x8825: found.insert(.location)
+            case 0x010F, 0x0110, 0x0131: found.insert(.device)
+            case 0x0132, 0x8769: found.insert(.dates)
+            case 0x013B, 0x8298: found.insert(.author)
+            case 0x010E: found.insert(.title)
+            default: break
+            }
+        }
+        return found.isEmpty ? .other : found
+    }
+
+    /// A big-endian TIFF with one IFD holding one tag, Orientation: what a turned picture needs.
+    private static func orientationTIFF(_ o: ExifOrientation) -> [UInt8] {
+        Array("MM".utf8) + [0, 42] + Bytes.be32(8) + [0, 1] + [0x01, 0x12, 0, 3] + Bytes.be32(1) + [0, UInt8(o.rawValue), 0, 0] + Bytes.be32(0)
+    }
+}
