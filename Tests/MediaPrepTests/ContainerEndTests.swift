@@ -186,16 +186,20 @@ import Testing
     }
 
     /// A bare JPEG XL codestream has no sizes to hold against the file; its decode, in `prepare`,
-    /// asks for more input than there is.
+    /// asks for more input than there is, and `check` decodes it too (it used to pass it).
     @Test func aCutJPEGXLIsTruncatedWhenDecoded() throws {
         let jxl = try Fixture.bytes("quadrants.jxl")
         #expect(jxl.starts(with: [0xFF, 0x0A]))  // the bare codestream
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         for (what, cut) in prefixes(jxl) {
             #expect(throws: MediaPrepError.self, "\(what)") { _ = try JXLDecoder.decode(cut, maxPixels: 1 << 24) }
             do { _ = try JXLDecoder.decode(cut, maxPixels: 1 << 24) } catch let e as MediaPrepError {
                 #expect(e.code == .truncated, "\(what): \(e)")
             }
+            #expect(SendCheck().check(path: try Fixture.write(cut, "cut.jxl", in: dir)).code == "truncated", "\(what)")
         }
+        #expect(SendCheck().check(path: Fixture.path("quadrants.jxl")).verdict == .afterPreparation)
         #expect(try JXLDecoder.decode(jxl, maxPixels: 1 << 24).image.pixels.width == 64)
     }
 
