@@ -48,4 +48,9 @@ $FF -f lavfi -i sine=f=300:d=0.5 -ac 1 -ar 8000 -c:a libvorbis -q:a 0 -metadata 
     -metadata "comment=secret comment" private-tagged.vorbis.ogg
 $FF -f lavfi -i sine=f=300:d=0.5 -ac 1 -ar 8000 -c:a pcm_u8 -write_bext 1 -metadata "artist=Jane Sender" \
     -metadata "title=Rue de Rivoli 12" -metadata "originator=Jane Sender" private-tagged.wav
+# Matroska, as a screen recorder or an editor writes it: the Android clip remuxed, with a title, a
+# recording date, a location and an artist tag, and the cover attached.
+$FF -i private-android.mp4 -map 0 -c copy -map_metadata -1 -metadata "title=Rue de Rivoli 12" \
+    -metadata "ARTIST=Jane Sender" -metadata "LOCATION=+48.8583+002.2945/" -metadata DATE_RECORDED=2026-06-01 \
+    -metadata creation_time=2026-06-01T10:00:00Z -attach cover.jpg -metadata:s:t mimetype=image/jpeg private-tagged.mkv
 rm -f cover.jpg private.tmp.mov

@@ -6,7 +6,8 @@ import Testing
 /// whichever way they go (as they are, remuxed, transcoded, or as a file), every stream packet for packet.
 @Suite struct NothingPrivateInMediaTests {
     static let fixtures = ["private-iphone.mov", "private-android.mp4", "private-memo.m4a", "private-long.m4a", "private-tagged.mp3",
-                           "private-tagged.flac", "private-tagged.opus.ogg", "private-tagged.vorbis.ogg", "private-tagged.wav"]
+                           "private-tagged.flac", "private-tagged.opus.ogg", "private-tagged.vorbis.ogg", "private-tagged.wav",
+                           "private-tagged.mkv"]
 
     /// What the fixture script wrote into them (testdata/make-private-fixtures.sh).
     static let secrets = ["iPhone 15 Pro", "17.4.1", "Jane Sender", "48.8583", "Rivoli", "Pixel 8", "Google", "secret comment",
@@ -93,6 +94,25 @@ import Testing
         // Zeros after the last box carry nothing and stay.
         let padded = try Fixture.bytes(name) + [UInt8](repeating: 0, count: 100)
         #expect(try MP4MetadataStripper.rewrite(ByteReader(padded))?.outputSize == padded.count)
+    }
+
+    /// Sent as it is (`--video original`), a Matroska or WebM file went with its Tags, attached cover
+    /// and the Info's title and date; now each is a Void element of the same length, every packet kept.
+    @Test func aMatroskaSentAsItIsLosesItsTags() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var preparer = AttachmentPreparer(outputDirectory: dir, timestamp: 0)
+        preparer.media.video = .original
+        let item = preparer.prepare(path: Fixture.path("private-tagged.mkv"))
+        let out = try #require(item.output, "\(item.error?.description ?? "")")
+        #expect(item.route == .stripped && item.format == .matroska)
+        let bytes = try FileBytes.read(out)
+        #expect(bytes.count == (try Fixture.bytes("private-tagged.mkv")).count)  // nothing moved
+        for secret in Self.secrets { #expect(!bytes.contains(sequence: Array(secret.utf8)), "\(secret)") }
+        #expect(try Packets.all(out, skipPictures: true) == Packets.all(Fixture.path("private-tagged.mkv"), skipPictures: true))
+        var check = SendCheck()
+        check.media.video = .original
+        #expect(check.check(path: Fixture.path("private-tagged.mkv")).reasons.last == "location, author, dates, title, cover art removed (streams untouched)")
     }
 
     @Test func theIPhoneClipStaysUprightAndSaysWhatWent() throws {

@@ -180,7 +180,9 @@ import Testing
         #expect(item.error == nil)
         #expect(item.kind == .video)
         #expect(item.output == dir + "/VID_20261122_120000.webm")
-        #expect(try FileBytes.read(item.output ?? "") == (try Fixture.bytes("vp9.webm")))
+        // Its own bytes, but for FFmpeg's ENCODER and DURATION tags turned into a Void element.
+        #expect(try FileBytes.read(item.output ?? "").count == (try Fixture.bytes("vp9.webm")).count && item.route == .stripped)
+        #expect(try Packets.all(item.output ?? "") == Packets.all(Fixture.path("vp9.webm")))
         #expect(item.durationSeconds == 2)  // 2.008 s, truncated as SimpleX does
         #expect((item.preview ?? "").hasPrefix("data:image/jpg;base64,"))
         #expect((item.preview ?? "").count <= 14_000)

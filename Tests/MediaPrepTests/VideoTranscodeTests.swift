@@ -44,8 +44,10 @@ import Testing
     @Test func originalModeSendsTheWebMAsItIs() throws {
         let (item, dir) = try prepare("vp9.webm") { $0.media.video = .original }
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(item.route == .original && item.output?.hasSuffix(".webm") == true)
-        #expect(try FileBytes.read(item.output ?? "") == (try Fixture.bytes("vp9.webm")))
+        // As it is, less its muxer's tags (a Void element of the same length): every packet the same.
+        #expect(item.route == .stripped && item.output?.hasSuffix(".webm") == true)
+        #expect(try FileBytes.read(item.output ?? "").count == (try Fixture.bytes("vp9.webm")).count)
+        #expect(try Packets.all(item.output ?? "") == Packets.all(Fixture.path("vp9.webm")))
     }
 
     /// Its packets untouched; only its encoder tag goes (every box stays where it was), and what is

@@ -136,7 +136,7 @@ enum MetadataKeys {
         (.location, ["\u{A9}xyz", "iso6709", "gps", "loci", "location"]),
         (.device, ["\u{A9}mak", "\u{A9}mod", "\u{A9}swr", ".make", ".model", ".software", "com.android.version",
                    "manufacturer", "tiff:make", "tiff:model"]),
-        (.author, ["\u{A9}aut", "\u{A9}art", "auth", ".author", ".artist", "dc:creator", "\u{A9}wrt"]),
+        (.author, ["\u{A9}aut", "\u{A9}art", "auth", ".author", "artist", "dc:creator", "\u{A9}wrt"]),
         (.dates, ["\u{A9}day", "creationdate", "createdate", "datetime", "yrrc"]),
         (.title, ["\u{A9}nam", "\u{A9}alb", "titl", ".title"]),
         (.comment, ["\u{A9}cmt", "\u{A9}des", "dscp", ".comment", ".description"]),

@@ -52,10 +52,11 @@ package struct MetadataRewrite: Sendable, Equatable {
     package var outputSize: Int { pieces.reduce(0) { $0 + $1.count } }
 
     /// What `format` carries that can be taken out losslessly (nil: nothing, or a container this does
-    /// not rewrite: Matroska/WebM are remuxed or transcoded, which keeps no tags).
+    /// not rewrite).
     package static func of(_ r: ByteReader, format: MediaFormat) throws -> MetadataRewrite? {
         switch format {
         case .mp4, .mov, .m4a: return try MP4MetadataStripper.rewrite(r)
+        case .matroska, .webm: return try MatroskaMetadataStripper.rewrite(r)
         default: return try AudioTagStripper.rewrite(r, format: format)
         }
     }
