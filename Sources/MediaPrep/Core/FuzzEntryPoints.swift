@@ -208,12 +208,15 @@ import UploadPlanner
         r.path = ""
     }
 
-    /// The metadata walkers over every container they rewrite (MP4/MOV box tree, ID3/APE/Lyrics3,
-    /// FLAC blocks, RIFF chunks, Ogg pages), and the rewrite they plan checked for sanity.
+    /// The metadata walkers over every container they rewrite (MP4/MOV box tree, Matroska elements,
+    /// ID3/APE/Lyrics3, FLAC blocks, RIFF chunks, Ogg pages; a long JPEG's or PNG's segments and
+    /// chunks), and the rewrite they plan checked for sanity.
     public static func strip(_ d: [UInt8]) {
         let reader = ByteReader(d)
-        for format in [MediaFormat.mp4, .mp3, .flac, .wav, .ogg] {
-            guard let rewrite = try? MetadataRewrite.of(reader, format: format) else { continue }
+        var rewrites = [MediaFormat.mp4, .matroska, .mp3, .flac, .wav, .ogg].compactMap { try? MetadataRewrite.of(reader, format: $0) }
+        let jpeg = try? JPEGSource(d, isWhole: true)
+        if let picture = MetadataRewrite.picture(d, jpeg: jpeg, orientation: jpeg?.orientation ?? .right) { rewrites.append(picture) }
+        for rewrite in rewrites {
             var at = 0
             for piece in rewrite.pieces {
                 if case .source(let r) = piece { precondition(r.lowerBound >= at && r.upperBound <= d.count, "rewrite reads outside the file"); at = r.upperBound }
