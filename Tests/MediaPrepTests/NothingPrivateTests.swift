@@ -97,6 +97,35 @@ import CPng
         #expect(ExifOrientation.fromJPEG(sent) == .down && sent.suffix(plain.count - 2) == plain.suffix(plain.count - 2))
     }
 
+    /// The same for a WebP (the probe hands a long one to `MetadataRewrite.picture` as it does a
+    /// JPEG or PNG): its EXIF and XMP chunks cut, the RIFF size and the VP8X flags following.
+    @Test func aWebPSentAsAFileLosesItsExifAndXMP() throws {
+        let plain = try Fixture.bytes("image.webp")  // simple format: RIFF, WEBP, one VP8 chunk
+        let vp8 = Array(plain[12...])
+        func chunk(_ tag: String, _ body: [UInt8]) -> [UInt8] { Array(tag.utf8) + Bytes.le32(body.count) + body + (body.count % 2 == 1 ? [0] : []) }
+        let header = try WebPDecoder.header(plain)
+        let canvas = Bytes.le32(header.width - 1).prefix(3) + Bytes.le32(header.height - 1).prefix(3)
+        func file(flags: UInt8, _ extra: [UInt8]) -> [UInt8] {
+            let body = Array("WEBP".utf8) + chunk("VP8X", [flags, 0, 0, 0] + canvas) + vp8 + extra
+            return Array("RIFF".utf8) + Bytes.le32(body.count) + body
+        }
+        let exif = Array("MM".utf8) + [0, 42] + Bytes.be32(8) + [0, 1] + [0x01, 0x0F, 0, 2] + Bytes.be32(4) + Array("Cam\0".utf8) + Bytes.be32(0)
+        let tagged = file(flags: 0x0C, chunk("EXIF", exif) + chunk("XMP ", Array("<x:xmpmeta>Jane Sender</x:xmpmeta>".utf8))) + Array("trailer".utf8)
+        let rewrite = try #require(MetadataRewrite.picture(tagged, jpeg: nil, orientation: .up))
+        var out: [UInt8] = []
+        for piece in rewrite.pieces {
+            switch piece {
+            case .source(let r): out += tagged[r]
+            case .bytes(let b): out += b
+            case .zeros(let n): out += [UInt8](repeating: 0, count: n)
+            }
+        }
+        #expect(out == file(flags: 0, []))
+        #expect(rewrite.found.removal == "device, XMP, other tags removed")
+        let decoded = try WebPDecoder.decode(out, options: DecodeOptions(maxPixels: 1 << 20))
+        #expect(decoded.pixels.bytes == (try WebPDecoder.decode(plain, options: DecodeOptions(maxPixels: 1 << 20))).pixels.bytes)
+    }
+
     @Test func theFixturesDoCarryMetadata() throws {
         // So the test above tests something: these inputs hold what must go.
         #expect(try Fixture.bytes("photo.jpg").contains(sequence: Array("secret comment".utf8)))

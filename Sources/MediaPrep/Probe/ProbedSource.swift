@@ -95,7 +95,7 @@ extension MediaProbe {
         func asFile(_ s: ProbedSource) throws -> ProbedSource {
             guard let w = s.probe.width, let h = s.probe.height, h > LongImage.maxAspect * w else { return s }
             var s = s
-            if !whole { try readWhole(); s = try still(head, isWhole: true, &r) }
+            if !whole { try readWhole(); s = try still(head, isWhole: true, &r) }  // JPEG and PNG (a WebP is read whole)
             s.rewrite = MetadataRewrite.picture(head, jpeg: s.jpeg, orientation: s.probe.orientation)
             return s
         }
@@ -177,7 +177,7 @@ extension MediaProbe {
             s.webp = h
             let m = JPEGMetadata(webp: head)
             if !m.isEmpty { s.metadata = m }
-            return s
+            return try asFile(s)
         case .gif, .bmp, .tiff:
             // Comments and XMP may sit anywhere in a GIF.
             if format == .gif {

@@ -3,10 +3,12 @@ import CPng
 /// A picture sent as a file (a long screenshot with `--long-images file`) keeps its own bytes and
 /// loses what names the sender, as an audio or video file does: a JPEG's Exif (but its orientation),
 /// XMP, comments, other APPn segments and whatever follows EOI; a PNG's text, eXIf and tIME chunks
-/// and whatever follows IEND. Colour profiles stay: the picture is shown with them.
+/// and whatever follows IEND; a WebP's EXIF and XMP chunks and whatever follows its RIFF. Colour
+/// profiles stay: the picture is shown with them.
 extension MetadataRewrite {
-    /// Nil when nothing is to go, or the data is not a whole JPEG or PNG.
+    /// Nil when nothing is to go, or the data is not a whole JPEG, PNG or WebP.
     static func picture(_ data: [UInt8], jpeg: JPEGSource?, orientation: ExifOrientation) -> MetadataRewrite? {
+        if jpeg == nil, data.count >= 12, Bytes.ascii(data, 0, 4) == "RIFF", Bytes.ascii(data, 8, 4) == "WEBP" { return webp(data) }
         var edits: [(Range<Int>, [Piece])] = []
         var found: PrivateFields = []
         var orientationKept = orientation == .up
@@ -57,6 +59,29 @@ extension MetadataRewrite {
             let end = last.body.upperBound + 4
             if end < data.count { edits.append((end..<data.count, [])); found.insert(.other) }
         }
+        return edits.isEmpty ? nil : MetadataRewrite(sourceSize: data.count, edits: edits, found: found)
+    }
+
+    /// EXIF and XMP chunks cut, the RIFF size and the VP8X flags saying so; a WebP shows no Exif
+    /// orientation (libwebp and browsers ignore it), so none is kept.
+    private static func webp(_ data: [UInt8]) -> MetadataRewrite? {
+        let riffEnd = 8 + Bytes.le(data, 4, 4)
+        guard riffEnd <= data.count else { return nil }
+        var edits: [(Range<Int>, [Piece])] = []
+        var found: PrivateFields = []
+        var removed = 0
+        for c in WebPChunks.chunks(Array(data[0..<riffEnd])) where c.tag == "EXIF" || c.tag == "XMP " {
+            let chunk = (c.body.lowerBound - 8)..<min(riffEnd, c.body.upperBound + (c.body.count & 1))
+            let body = data[c.body]
+            found.formUnion(c.tag == "XMP " ? .xmp : exifFields(body.starts(with: Array("Exif\0\0".utf8)) ? body.dropFirst(6) : body))
+            edits.append((chunk, []))
+            removed += chunk.count
+        }
+        if removed > 0 {
+            edits.append((4..<8, [.bytes(Bytes.le32(riffEnd - 8 - removed))]))
+            if Bytes.ascii(data, 12, 4) == "VP8X", data.count > 20 { edits.append((20..<21, [.bytes([data[20] & ~0x0C])])) }
+        }
+        if riffEnd < data.count { edits.append((riffEnd..<data.count, [])); found.insert(.other) }
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: data.count, edits: edits, found: found)
     }
 
