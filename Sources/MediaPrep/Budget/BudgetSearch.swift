@@ -76,10 +76,13 @@ package struct BudgetSearch: Sendable {
     }
 
     /// As `encodeJPEG(work:…)`, on pixels the caller keeps no other reference to.
-    /// - Parameter keepPreviewSource: false when the caller has its preview already: the view-size
-    ///   RGB then goes once its luma is taken (a 72 MP JPEG's climb: 5.1 MB less).
+    /// - Parameters:
+    ///   - keepPreviewSource: false when the caller has its preview already: the view-size
+    ///     RGB then goes once its luma is taken (a 72 MP JPEG's climb: 5.1 MB less).
+    ///   - preview: handed the pixels a preview is best made from, as soon as they exist: the source
+    ///     when its search gets past the sample (it may be sent at that size), else the view-size image.
     package func encodeJPEG(handing: Handover, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil,
-                            keepPreviewSource: Bool) throws -> Outcome {
+                            keepPreviewSource: Bool, preview: ((PixelBuffer) -> Void)? = nil) throws -> Outcome {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).
         let work = try WorkSize(handing.get())
         var search = QualitySearch()
@@ -92,7 +95,7 @@ package struct BudgetSearch: Sendable {
             var atLeast = QualitySearch(minQuality: sourceSideQuality, floorOnly: true, threads: min(threads, encodesAtOnce))
             atLeast.fullChroma = fullChroma
             let whole = try Trace.time("quality search at source") {
-                try atLeast.sampledTrials(handing.get(), maxBytes: profile.maxBytes, start: 88)
+                try atLeast.sampledTrials(handing.get(), maxBytes: profile.maxBytes, start: 88, beforeWhole: { if let p = try? handing.get() { preview?(p) } })
             }
             model.add(pixels: work.pixelCount, whole.sizes)
             Trace.note("source \(work.width)x\(work.height) q=\(whole.result?.quality ?? -1)")
@@ -105,6 +108,7 @@ package struct BudgetSearch: Sendable {
         // scaling straight into 4:2:0 was measured too, and lost 0.0005 SSIM on the 5120 px PNGs
         // (swscale's RGB→Y inside its scaler is less precise) without being faster end to end.
         let ref = try atView?() ?? Trace.time("resize to view") { try Resizer.resize(handing.get(), width: view.width, height: view.height, threads: threads) }
+        preview?(ref)
         let viewTrials = try Trace.time("quality search at view") {
             try search.sampledTrials(ref, maxBytes: profile.maxBytes,
                                      prior: model.prior(pixels: ref.pixelCount, maxBytes: profile.maxBytes))

@@ -56,12 +56,16 @@ struct QualitySearch: Sendable {
     /// whole image from that prediction: usually one round of whole encodes instead of three. A
     /// floor check the sample shows clearly out of reach ends there, before the whole image is
     /// even converted to YUV (garden-noisy-5640 at source: 71 → 38 ms).
-    func sampledTrials(_ image: PixelBuffer, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil) throws -> Trials {
+    /// - Parameter beforeWhole: called when the whole image is about to be searched (the sample did not end it).
+    func sampledTrials(_ image: PixelBuffer, maxBytes: Int, start: Int = 92, prior: RatePrior? = nil,
+                       beforeWhole: (() -> Void)? = nil) throws -> Trials {
         guard image.pixelCount >= Self.sampleFrom, let (sample, fraction) = image.sampledBands(every: Self.sampleEvery) else {
+            beforeWhole?()
             return try trials(planes: try JPEGEncoder().planes(image, fullChroma: fullChroma), maxBytes: maxBytes, start: start, prior: prior)
         }
         return try sampledTrials(sample: try JPEGEncoder().planes(sample, fullChroma: fullChroma), fraction: fraction,
-                                 whole: { try JPEGEncoder().planes(image, fullChroma: fullChroma) }, maxBytes: maxBytes, start: start, prior: prior)
+                                 whole: { beforeWhole?(); return try JPEGEncoder().planes(image, fullChroma: fullChroma) },
+                                 maxBytes: maxBytes, start: start, prior: prior)
     }
 
     /// The same for an image already in planes (a hill-climb candidate, converted as soon as it is

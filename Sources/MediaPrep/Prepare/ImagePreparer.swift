@@ -143,11 +143,10 @@ package struct ImagePreparer: Sendable {
         let fullChroma = converted || search.fullChroma
         try cancellation?.check()
         // The preview needs only these pixels, not the search's answer: with a core to spare it is
-        // made beside the search (10–17 ms an image, hidden). Its source is the view-size image when
-        // there is one, or `work` when that is at most twice the view (a resize from more costs more).
-        let previewJob = encoded == nil && threads > 1 ? try (max(work.width, work.height) <= 2 * max(view.width, view.height) ? work : atView?.pixels()).map { source in
-            Pending { try PreviewMaker.make(from: source, maxLength: previewMaxLength, fullChroma: fullChroma) }
-        } : nil
+        // made beside the search, from the view-size image as soon as there is one (the decoder's, or
+        // the search's), or from `work` when the search goes on at the source size (`PreviewStarter`).
+        let previewJob = encoded == nil && threads > 1 ? PreviewStarter(maxLength: previewMaxLength, fullChroma: fullChroma) : nil
+        if let job = previewJob, let v = atView { job.start(try v.pixels()) }
         let previewSource: PixelBuffer?
         let result: EncodedImage
         if let png = encoded {
@@ -157,7 +156,8 @@ package struct ImagePreparer: Sendable {
             // Handed over: the search may free the pixels before its last candidate's encodes.
             let handing = BudgetSearch.Handover(consume work)
             let outcome = try Trace.time("budget search") {
-                try search.encodeJPEG(handing: handing, view: view, atView: atView?.pixels, keepPreviewSource: previewJob == nil)
+                try search.encodeJPEG(handing: handing, view: view, atView: atView?.pixels, keepPreviewSource: previewJob == nil,
+                                      preview: previewJob.map { job in { job.start($0) } })
             }
             result = outcome.image
             previewSource = outcome.previewSource
@@ -167,7 +167,7 @@ package struct ImagePreparer: Sendable {
         }
         try cancellation?.check()
         if encoded == nil, let stale = pngPreview { _ = try? stale.wait() }  // made for a PNG that did not fit
-        let preview = try (encoded != nil ? pngPreview : previewJob).map { job in try Trace.time("preview (made beside the search)") { try job.wait() } }
+        let preview = try (encoded != nil ? pngPreview : previewJob?.job).map { job in try Trace.time("preview (made beside the search)") { try job.wait() } }
             ?? Trace.time("preview") {
                 guard let source = previewSource else { throw MediaPrepError(.encodeFailed, "internal: no pixels left for the preview") }
                 return try PreviewMaker.make(from: source, maxLength: profile.previewMaxLength, fullChroma: fullChroma)
