@@ -143,10 +143,11 @@ package struct ImagePreparer: Sendable {
         let fullChroma = converted || search.fullChroma
         try cancellation?.check()
         // The preview needs only these pixels, not the search's answer: with a core to spare it is
-        // made beside the search, from the view-size image as soon as there is one (the decoder's, or
-        // the search's), or from `work` when the search goes on at the source size (`PreviewStarter`).
+        // made beside the search, from the view-size image as soon as the search has one (the
+        // decoder's, or its own), or from `work` when it goes on at the source size (`PreviewStarter`;
+        // not before: a view packed early, for a source then sent at its size, is 5 MB more at peak
+        // for a 59 MP PNG).
         let previewJob = encoded == nil && threads > 1 ? PreviewStarter(maxLength: previewMaxLength, fullChroma: fullChroma) : nil
-        if let job = previewJob, let v = atView { job.start(try v.pixels()) }
         let previewSource: PixelBuffer?
         let result: EncodedImage
         if let png = encoded {
