@@ -390,8 +390,10 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         #expect(r.status == 75)
         let lines = try jsonLines(r.stdout)
         let codes = lines.map { (($0["error"] as? [String: Any])?["class"] as? String) ?? "-" }
-        // Which photo's output takes the space first depends on which finishes first (two jobs).
-        #expect(codes.prefix(2).sorted() == ["-", "environment"] && codes.last == "input", "\(r.stdout)")
+        // Which photo's output takes the space first depends on which finishes first (two jobs); when
+        // both stage theirs at once (seen under AddressSanitizer), neither fits.
+        let photos = codes.prefix(2)
+        #expect(photos.contains("environment") && photos.allSatisfy { ["-", "environment"].contains($0) } && codes.last == "input", "\(r.stdout)")
         #expect(r.stdout.contains("No space left on device"))
         #expect(!(try FileManager.default.contentsOfDirectory(atPath: mnt + "/o")).contains { $0.hasPrefix(".") })
         #expect(try run(["prepare", testdata + "/truncated.mp4", "--out", mnt + "/o"]).status == 1)
