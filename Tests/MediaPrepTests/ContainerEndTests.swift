@@ -123,10 +123,14 @@ import Testing
         let heic = try Fixture.bytes("orient-gps.heic") + [0, 0, 0, 0xFF] + [UInt8](repeating: 0xFF, count: 12)
         _ = try MediaProbe.source(path: try Fixture.write(heic, "junk.heic", in: dir))
         #expect(throws: MediaPrepError.self) { try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + [0, 0, 0, 0xFF] + Array("mdat".utf8)) }
-        // An ID3v1 tag: 'TAG' and a title read as a box claiming 1.4 GB, yet it is a tag.
+        // An ID3v1 tag, or any text: 'TAG' and a title read as a box claiming 1.4 GB, of a type no
+        // file has at its top level. A box that does ('mdat', 'meta') past the end is a cut.
         let tag = Array("TAGSECRET-TITLE".utf8) + [UInt8](repeating: 0, count: 113)
         try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + tag)
-        #expect(throws: MediaPrepError.self) { try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + tag.dropLast()) }
+        try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + Array("SECRET-TRAILER Jane Sender".utf8))
+        #expect(throws: MediaPrepError.self) { try ContainerEnd.isoBMFF(try Fixture.bytes("orient-gps.heic") + [0, 0, 0x10, 0] + Array("meta".utf8)) }
+        let junk = try Fixture.write(try Fixture.bytes("orient-gps.heic") + Array("SECRET-TRAILER Jane Sender".utf8), "trailer.heic", in: dir)
+        #expect(SendCheck().check(path: junk).verdict == .afterPreparation)
     }
 
     /// A WAV's data chunk says how long it is; FFmpeg reads what is there. Made a voice note, a cut

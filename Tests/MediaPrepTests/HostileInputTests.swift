@@ -81,7 +81,9 @@ import Testing
             (Fixture.path("claims-65000.jpg"), .truncated),
             (write("broken-exif.jpg", brokenExif), nil),
             (Fixture.path("stray-bytes.jpg"), nil),
-            (write("fake.mp4", [0, 0, 0, 0x18] + Array("ftypisom".utf8) + [UInt8](repeating: 0x42, count: 200)), .truncated),  // a box claiming 1.1 GB
+            // After its ftyp, a "box" of a type no file has at its top level claiming 1.1 GB: bytes
+            // that are no part of it, and nothing left to play.
+            (write("fake.mp4", [0, 0, 0, 0x18] + Array("ftypisom".utf8) + [UInt8](repeating: 0x42, count: 200)), .corrupt),
             (dir + "/missing.jpg", .unreadableFile),
             (dir, .unreadableFile),
             (sparse, .overLimit),

@@ -68,7 +68,8 @@ import Testing
     }
 
     /// The same tags after an M4A's or MP4's last box: 'TAG' and a long title read as a box claiming
-    /// gigabytes (the file was refused as cut), a short title as junk (it went out, title and all).
+    /// gigabytes (the file was refused as cut), a short title as junk (it went out, title and all);
+    /// and plain text, whose first bytes read as a box of a type no file has at its top level.
     @Test(arguments: ["private-memo.m4a", "private-android.mp4"])
     func aTagAfterTheLastBoxIsCut(_ name: String) throws {
         let dir = try Fixture.scratch()
@@ -84,7 +85,8 @@ import Testing
         let preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
         let plain = try FileBytes.read(try #require(preparer.prepare(path: Fixture.path(name)).output))
         let tails: [(String, [UInt8])] = [("long title", id3v1("A title long enough")), ("short title", id3v1("Hi")),
-                                          ("APEv2", ape), ("junk", [0, 0, 0, 32, 0xFF, 0xFE, 0, 1] + Array("Jane Sender".utf8))]
+                                          ("APEv2", ape), ("junk", [0, 0, 0, 32, 0xFF, 0xFE, 0, 1] + Array("Jane Sender".utf8)),
+                                          ("text", Array("Jane Sender, 12 rue de Rivoli".utf8))]
         for (what, tail) in tails {
             let path = try Fixture.write(try Fixture.bytes(name) + tail, what + "-" + name, in: dir)
             #expect(SendCheck().check(path: path).verdict == .afterPreparation, "\(name), \(what)")

@@ -35,13 +35,21 @@ enum ContainerEnd {
             }
             guard size >= header else { throw MediaPrepError(.corrupt, "'\(type)' box at offset \(at) claims \(size) bytes, less than its header") }
             guard size <= d.count - at else {
-                // An ID3v1 tag's 'TAG' and title read as such a header; a tag after the last box is no cut.
-                if let (audio, _) = try? AudioTagStripper.tagged(ByteReader(d)), audio.upperBound == at { return }
+                // Only a box a file has at its top level is cut short: anything else there is bytes
+                // appended after the last box (text, an ID3v1 tag whose 'TAG' and title read as a header).
+                guard isTopLevelBox(type) else { return }
                 throw MediaPrepError(.truncated, "the file is cut off: its '\(type)' box at offset \(at) claims \(size) bytes, \(d.count - at) are left")
             }
             at += size
         }
     }
+
+    /// Boxes found at an ISO BMFF file's top level (ISO/IEC 14496-12 and 23008-12, QuickTime, JPEG XL's
+    /// container): a file cut short ends inside one of them, mostly `mdat`.
+    static let topLevelBoxes: Set<String> = ["ftyp", "styp", "moov", "mdat", "free", "skip", "wide", "uuid", "moof", "mfra",
+                                             "meta", "pdin", "sidx", "ssix", "prft", "emsg", "pnot", "PICT", "jxlc", "jxlp",
+                                             "jxll", "jxli", "jbrd", "Exif", "xml ", "brob", "jumb", "JXL ", "idat", "iloc"]
+    static func isTopLevelBox(_ type: String) -> Bool { topLevelBoxes.contains(type) }
 
     /// Whether four bytes can name an ISO BMFF box (printable ASCII, as every registered type is).
     static func isBoxType(_ b: ArraySlice<UInt8>) -> Bool { b.count == 4 && b.allSatisfy { (0x20...0x7E).contains($0) } }

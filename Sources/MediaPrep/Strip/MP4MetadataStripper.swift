@@ -27,8 +27,8 @@ package enum MP4MetadataStripper {
         if let junk = walk.junk {
             // Bytes after the last box, which players skip: a tag a tagger appended (ID3v1, APEv2,
             // Lyrics3, as on any audio file: an M4A went out with its title and artist), or anything
-            // else; cut unless it is only zeros. A box header claiming more than is left is a cut file,
-            // unless what follows the last whole box is exactly such a tag ('TAG' + title reads as one).
+            // else; cut unless it is only zeros. A top-level box ('mdat', 'moov'…) claiming more than
+            // is left is a cut file, unless what follows the last whole box is exactly such a tag.
             let (audio, tags) = try AudioTagStripper.tagged(r)
             if audio.lowerBound == 0, audio.upperBound == junk.at, audio.upperBound < r.size {
                 (end, walk.found) = (junk.at, walk.found.union(tags.isEmpty ? .other : tags))
@@ -73,7 +73,8 @@ package enum MP4MetadataStripper {
                 guard size >= header, size <= left else {
                     // A top-level box past the file's end: the file was cut (a moov at the end is then gone too),
                     // unless its type is no type at all: junk after the last box, which players skip.
-                    if parent.isEmpty && !ContainerEnd.isBoxType(h[4..<8]) { junk = (at, nil); return }
+                    // So is a type no file has at its top level: bytes appended after the last box.
+                    if parent.isEmpty && (!ContainerEnd.isBoxType(h[4..<8]) || !ContainerEnd.isTopLevelBox(type)) { junk = (at, nil); return }
                     if parent.isEmpty && size >= header {
                         junk = (at, MediaPrepError(.truncated, "the file is cut off: its '\(type)' box at offset \(at) claims \(size) bytes, \(left) are left"))
                         return
