@@ -1,7 +1,7 @@
 /// The preview made on the other core from the first pixels that suit it, once: the search hands
 /// over the view-size image as soon as it exists, or its source when it searches at that size
-/// (corpus: a preview cut from 2820 px took 10 ms of the core the view's resize wanted, from
-/// 1600 px ~4). Used by the one thread that runs the search.
+/// (garden-noisy: a preview cut from 2820 px took 10 ms of the core the view's resize wanted, from
+/// 1600 px 5.3–6.6). Used by the one thread that runs the search.
 final class PreviewStarter: @unchecked Sendable {
     private let maxLength: Int
     private let fullChroma: Bool
