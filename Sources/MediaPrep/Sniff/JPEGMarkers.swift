@@ -68,6 +68,9 @@ struct JPEGMarkers: Sendable {
         /// Just after EOI; nil when the data ends first (a cut file, or only its head was read).
         let end: Int?
         let segments: [Segment]
+
+        /// Its APPn and COM segments, as `JPEGMarkers.metadataSegments` picks the header's.
+        func metadataSegments(in data: [UInt8]) -> [Segment] { segments.filter { JPEGMarkers.isMetadata($0, in: data) } }
     }
 
     /// Walks the entropy-coded data for markers: 0xFF then 0x00 (a stuffed byte), a fill 0xFF or

@@ -20,7 +20,7 @@ package struct JPEGMetadata: Sendable, Equatable {
 
     /// What a whole JPEG carries: its header's segments, and the tail's segments and trailing bytes.
     init(jpeg data: [UInt8], markers: JPEGMarkers, tail: JPEGMarkers.Tail) {
-        self.init(jpeg: data, segments: markers.metadataSegments(in: data) + tail.segments.filter { JPEGMarkers.isMetadata($0, in: data) })
+        self.init(jpeg: data, segments: markers.metadataSegments(in: data) + tail.metadataSegments(in: data))
         trailingBytes = tail.end.map { data.count - $0 } ?? 0
     }
 

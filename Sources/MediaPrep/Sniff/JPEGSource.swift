@@ -4,9 +4,9 @@ package struct JPEGSource: Sendable {
     let header: JPEGDecoder.Header
     let markers: JPEGMarkers
     let orientation: ExifOrientation
-    private(set) var metadata: JPEGMetadata
+    let metadata: JPEGMetadata
     /// After the first scan (`JPEGMarkers.tail`), read only from a whole file.
-    private(set) var tail: JPEGMarkers.Tail?
+    let tail: JPEGMarkers.Tail?
     /// The embedded ICC profile (APP2 segments joined), if any.
     let iccProfile: [UInt8]?
     /// The mean of the luma quantisation table (table 0), how finely the file was quantised.
@@ -24,7 +24,7 @@ package struct JPEGSource: Sendable {
             let t = markers.tail(in: data)
             (tail, metadata) = (t, JPEGMetadata(jpeg: data, markers: markers, tail: t))
         } else {
-            metadata = JPEGMetadata(jpeg: data, markers: markers)
+            (tail, metadata) = (nil, JPEGMetadata(jpeg: data, markers: markers))
         }
         iccProfile = EmbeddedProfile.fromJPEG(data, markers: markers)
         lumaQuantisation = Self.lumaQuantisation(data, markers)

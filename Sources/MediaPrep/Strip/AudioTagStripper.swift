@@ -21,8 +21,7 @@ package enum AudioTagStripper {
             default: try OggCommentStripper.rewrite(stream)
             }
             guard audio.upperBound < r.size else { return own }
-            var cut = own ?? MetadataRewrite(sourceSize: audio.upperBound, edits: [], found: [])
-            cut.sourceSize = r.size
+            var cut = (own ?? MetadataRewrite(sourceSize: audio.upperBound, edits: [], found: [])).cuttingAfter(fileSize: r.size)
             cut.found.formUnion(trailing.isEmpty ? .other : trailing)
             return cut
         default: return nil

@@ -13,7 +13,7 @@ enum JPEGStripper {
             out += data[(s.payload.lowerBound - 4)..<s.payload.upperBound]
         }
         var at = sos.payload.lowerBound - 4
-        for s in tail?.segments ?? [] where JPEGMarkers.isMetadata(s, in: data) {
+        for s in tail?.metadataSegments(in: data) ?? [] {
             out += data[at..<(s.payload.lowerBound - 4)]
             at = s.payload.upperBound
         }

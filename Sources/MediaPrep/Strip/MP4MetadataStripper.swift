@@ -39,9 +39,7 @@ package enum MP4MetadataStripper {
             }
         }
         guard end < r.size || !walk.edits.isEmpty else { return nil }
-        var rewrite = MetadataRewrite(sourceSize: end, edits: walk.edits, found: walk.found)
-        rewrite.sourceSize = r.size
-        return rewrite
+        return MetadataRewrite(sourceSize: end, edits: walk.edits, found: walk.found).cuttingAfter(fileSize: r.size)
     }
 
     private struct Walk {

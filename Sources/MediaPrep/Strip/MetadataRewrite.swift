@@ -74,6 +74,14 @@ package struct MetadataRewrite: Sendable, Equatable {
         (self.pieces, self.found, self.sourceSize) = (pieces, found, sourceSize)
     }
 
+    /// This rewrite of a file's first `sourceSize` bytes applied to the whole file of `size` bytes:
+    /// what follows them (a tag or junk after the stream or the last box) is cut.
+    func cuttingAfter(fileSize size: Int) -> MetadataRewrite {
+        var whole = self
+        whole.sourceSize = size
+        return whole
+    }
+
     /// Writes the rewritten file at `destination` (created, never replaced).
     package func write(from source: String, to destination: String) throws {
         try FileCopier.write(pieces, from: source, expectedSize: sourceSize, to: destination)

@@ -18,7 +18,7 @@ extension MetadataRewrite {
         }
         if let j = jpeg {
             guard let tail = j.tail else { return nil }
-            for s in j.markers.metadataSegments(in: data) + tail.segments.filter({ JPEGMarkers.isMetadata($0, in: data) }) {
+            for s in j.markers.metadataSegments(in: data) + tail.metadataSegments(in: data) {
                 let at = s.payload.lowerBound
                 if s.marker == 0xE2 && starts(at, "ICC_PROFILE\0") { continue }
                 var replacement: [Piece] = []
