@@ -61,6 +61,34 @@ import Testing
         #expect(score >= plainScore - 1e-9)
     }
 
+    /// A Huffman-bound JPEG halved on load with both cores has its view and the climb's candidates
+    /// made beside its decode: what it sends is byte for byte what one thread (which makes them in
+    /// the search) sends. Noisy detail at q95, a small view and budget so the
+    /// search climbs through both candidates (320 → 400 → 500 px).
+    @Test func candidatesMadeBesideTheDecodeSendTheSameImage() throws {
+        let (w, h) = (1000, 700)
+        var bytes = [UInt8](repeating: 0, count: w * h * 3)
+        var seed: UInt32 = 5
+        for i in 0..<(w * h) {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            let grain = Int(seed >> 26)  // 0–63
+            bytes[i * 3] = UInt8(min(255, i % w / 5 + grain))
+            bytes[i * 3 + 1] = UInt8(min(255, i / w / 4 + grain))
+            bytes[i * 3 + 2] = UInt8(min(255, 96 + grain))
+        }
+        let jpeg = try JPEGEncoder().encode(PixelBuffer(width: w, height: h, layout: .rgb, storage: bytes), quality: 95)
+        let src = try JPEGSource(jpeg)
+        #expect(JPEGDecoder.leavesScalerIdle(src.header, fileBytes: jpeg.count))
+        let profile = ImageProfile(name: "small", maxBytes: 6_000, displaySide: 320)
+        var two = ImagePreparer(profile: profile), one = two
+        (two.threads, one.threads) = (2, 1)
+        let sides = BudgetSearch(profile: profile).sidesAbove(work: (500, 350), view: profile.viewSize(width: w, height: h))
+        #expect(sides.map(\.long) == [400, 500])
+        let a = try two.prepare(data: jpeg, path: nil), b = try one.prepare(data: jpeg, path: nil)
+        #expect(a.data == b.data, "\(a.width) px q\(a.quality ?? -1) against \(b.width) px q\(b.quality ?? -1)")
+        #expect(a.width > 320, "the search climbed to \(a.width) px")
+    }
+
     @Test func noStepDownFromAHighViewQuality() throws {
         let work = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels  // 1440×1080: the view
         // A budget whose view-size answer is q84–87: under acceptQuality, so the search climbs, but

@@ -214,6 +214,65 @@ import Testing
         }
     }
 
+    /// A colour JPEG halved from its planes converts them to RGB a band at a time, and may scale the
+    /// view and make the climb's candidates' planes beside the decode: every one of them the bytes
+    /// the search would make from the whole halved image (`Resizer.resize`, `resizeToPlanes`), sizes
+    /// that end in a short MCU row or an odd row, and the halved image's own size.
+    @Test(arguments: ["photo.jpg", "progressive.jpg"], [1, 2])
+    func viewAndCandidatesMadeBesideTheDecodeAreTheSearchsOwn(name: String, threads: Int) throws {
+        let data = try Fixture.bytes(name)
+        let whole = try JPEGDecoder.decode(data).pixels
+        let half = (width: (whole.width + 1) / 2, height: (whole.height + 1) / 2)
+        var options = DecodeOptions(minimumWidth: half.width, minimumHeight: half.height)
+        options.lanczosShrink = true
+        options.threads = threads
+        let halved = try JPEGDecoder.decode(data, options: options).pixels
+        let candidates = [(5, 6), (8, 9)].map { n, d in
+            ClimbSize(long: half.width * n / d | 1, width: half.width * n / d | 1, height: half.height * n / d | 1)
+        } + [ClimbSize(long: half.width, width: half.width, height: half.height)]
+        let v = (width: half.width * 2 / 3, height: half.height * 2 / 3)
+        let r = try JPEGDecoder.decodeWhileResizing(data, options: options, candidates: candidates) { _, _ in v }
+        #expect(r.decoded.pixels == halved)
+        let view = try #require(r.scaled)
+        #expect(try view.pixels(keepAlpha: false) == (try Resizer.resize(halved, width: v.width, height: v.height)))
+        #expect(r.planes.count == candidates.count)
+        for c in candidates {
+            let got = try #require(r.planes[c.long])
+            let expected = try Resizer.resizeToPlanes(halved, width: c.width, height: c.height, fullChroma: false)
+            let same: Bool = got.storage == expected.storage && got.strides == expected.strides  // no megabytes printed
+            #expect(same, "\(c.width)×\(c.height)")
+        }
+        // A cut file stops every side of it.
+        #expect(throws: MediaPrepError.self) {
+            try JPEGDecoder.decodeWhileResizing(Array(data.prefix(data.count * 2 / 3)), options: options, candidates: candidates) { _, _ in v }
+        }
+    }
+
+    /// Which JPEGs have the view and the candidates made beside their decode: a dense file the budget
+    /// cannot hold at its decoded size (noise at q95), not a smooth one, not one read at a quarter.
+    @Test func denseFilesHaveTheirViewScaledBesideTheDecode() throws {
+        let (w, h) = (1200, 800)
+        var noise = [UInt8](repeating: 0, count: w * h * 3), ramp = noise
+        var seed: UInt32 = 11
+        for i in 0..<(w * h) {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            for c in 0..<3 { noise[i * 3 + c] = UInt8(truncatingIfNeeded: seed >> (8 + 8 * UInt32(c))) }
+            ramp[i * 3] = UInt8(i % w * 255 / (w - 1))
+            ramp[i * 3 + 1] = UInt8(i / w * 255 / (h - 1))
+        }
+        let view = (width: 500, height: 333)
+        func verdicts(_ bytes: [UInt8], minimum: (Int, Int)) throws -> (view: Bool, candidates: Bool) {
+            let jpeg = try JPEGEncoder().encode(PixelBuffer(width: w, height: h, layout: .rgb, storage: bytes), quality: 95)
+            let src = try JPEGSource(jpeg)
+            let options = DecodeOptions(minimumWidth: minimum.0, minimumHeight: minimum.1)
+            return (JPEGDecoder.scalesView(src.header, fileBytes: jpeg.count, maxBytes: 100_000, options: options, view: view),
+                    JPEGDecoder.leavesScalerIdle(src.header, fileBytes: jpeg.count))
+        }
+        #expect(try verdicts(noise, minimum: (600, 400)) == (true, true))
+        #expect(try verdicts(ramp, minimum: (600, 400)) == (false, false))
+        #expect(try verdicts(noise, minimum: (300, 200)).view == false)  // read at a quarter
+    }
+
     /// Lanczos halving is for files that hold fine detail: noise at q90 does, a smooth gradient
     /// does not, not even at q100 (whose quantisation is counted: the same bytes say less there).
     @Test func fineDetailIsToldFromTheFileItself() throws {

@@ -1,3 +1,8 @@
+/// A size the hill-climb may try: its long side, and the image's size there.
+package struct ClimbSize: Sendable, Equatable {
+    package let long: Int, width: Int, height: Int
+}
+
 /// Chooses output size and JPEG quality together to look best under a byte budget.
 ///
 /// At the view size (what the phone shows full screen) the highest fitting quality is found
@@ -58,7 +63,13 @@ package struct BudgetSearch: Sendable {
     /// a 2500 px candidate's coefficients, 12.5 MB). Used by one thread at a time.
     package final class Handover: @unchecked Sendable {
         fileprivate var pixels: PixelBuffer?
-        package init(_ pixels: consuming PixelBuffer) { self.pixels = pixels }
+        /// Climb candidates' 4:2:0 planes a decoder made beside it (`sidesAbove`), by long side; each
+        /// let go once taken, and used only where the search would make the same (RGB work, 4:2:0).
+        fileprivate var planes: [Int: YUVPlanes]
+        package init(_ pixels: consuming PixelBuffer, planes: [Int: YUVPlanes] = [:]) {
+            self.pixels = pixels
+            self.planes = planes
+        }
         /// Whether the search let the pixels go (its last candidate was scaled).
         package var isLetGo: Bool { pixels == nil }
 
@@ -85,6 +96,7 @@ package struct BudgetSearch: Sendable {
                             keepPreviewSource: Bool, preview: ((PixelBuffer) -> Void)? = nil) throws -> Outcome {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).
         let work = try WorkSize(handing.get())
+        if try handing.get().layout != .rgb || fullChroma { handing.planes = [:] }
         var search = QualitySearch()
         search.threads = min(threads, encodesAtOnce)
         search.fullChroma = fullChroma
@@ -135,9 +147,11 @@ package struct BudgetSearch: Sendable {
                 r = first  // already searched
             } else {
                 // Straight into planes: no packed RGB of the candidate is ever held.
-                let planes = try Trace.time("resize \(long)") {
+                let made = handing.planes.removeValue(forKey: long).flatMap { ($0.width, $0.height) == (size.width, size.height) ? $0 : nil }
+                let planes = try made ?? Trace.time("resize \(long)") {
                     try Resizer.resizeToPlanes(handing.get(), width: size.width, height: size.height, fullChroma: fullChroma, threads: threads)
                 }
+                if made != nil { Trace.note("\(long) made beside the decode") }
                 if last { handing.pixels = nil }
                 let pixelCount = size.width * size.height
                 let prior = model.prior(pixels: pixelCount, maxBytes: profile.maxBytes)
@@ -175,10 +189,7 @@ package struct BudgetSearch: Sendable {
         let directions = (first?.quality ?? 0) >= stepDownBelow ? [sideStep] : [sideStep, 1 / sideStep]
         for (d, direction) in directions.enumerated() {
             var long = bestLong
-            func step(_ from: Int) -> Int? {
-                let next = Int((Double(from) * direction).rounded())
-                return next != from && next <= maxLong && next >= 16 ? next : nil
-            }
+            func step(_ from: Int) -> Int? { Self.nextSide(from, direction, maxLong: maxLong) }
             while steps < maxSizeSteps, let next = step(long) {
                 steps += 1
                 // Whatever it scores, nothing follows: no step after it, and no way back down.
@@ -191,6 +202,26 @@ package struct BudgetSearch: Sendable {
             if bestLong != viewLong { break }  // moved up: no need to look down
         }
         return Outcome(image: current, previewSource: previewSource, sidesScored: scored)
+    }
+
+    /// The climb's next long side from `from`, one step in `direction`, or nil past the end.
+    private static func nextSide(_ from: Int, _ direction: Double, maxLong: Int) -> Int? {
+        let next = Int((Double(from) * direction).rounded())
+        return next != from && next <= maxLong && next >= 16 ? next : nil
+    }
+
+    /// The sizes the climb may try above the view, in its order, for an upright `work`: what
+    /// `encodeJPEG` asks a decoder to make beside it (`Handover.planes`).
+    package func sidesAbove(work: (width: Int, height: Int), view: (width: Int, height: Int)) -> [ClimbSize] {
+        let maxLong = min(max(work.width, work.height), profile.maxSide ?? Int.max)
+        var sides: [ClimbSize] = []
+        var long = max(view.width, view.height)
+        while sides.count < maxSizeSteps, let next = Self.nextSide(long, sideStep, maxLong: maxLong) {
+            let size = ImageProfile.scaled(width: work.width, height: work.height, longSide: next)
+            sides.append(ClimbSize(long: next, width: size.width, height: size.height))
+            long = next
+        }
+        return sides
     }
 
     /// PNG keeps transparency when it fits at ≥ `minSideFraction` of the view size; else nil

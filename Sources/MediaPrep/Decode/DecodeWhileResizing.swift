@@ -16,7 +16,9 @@ protocol RowDecoder: AnyObject {
 /// Decoded pixels and, when a size was asked for, the same pixels already scaled to it.
 struct ResizedDecode {
     let decoded: DecodedImage
-    let scaled: SliceResizer?
+    let scaled: (any ScaledBeside)?
+    /// Hill-climb candidates' planes made beside the decode, by long side.
+    var planes: [Int: YUVPlanes] = [:]
 }
 
 /// Decoding on this thread, a band of rows at a time, while a second thread scales the bands already
@@ -30,7 +32,7 @@ enum RowPipeline {
     static let ringSlots = 4
 
     /// Decodes into `base`, which holds the whole image, and feeds every band to `scaler` beside it.
-    static func run(_ decoder: RowDecoder, into base: UnsafeMutablePointer<UInt8>, scaler: SliceResizer?) throws {
+    static func run(_ decoder: RowDecoder, into base: UnsafeMutablePointer<UInt8>, scaler: (any ScaledBeside)?) throws {
         let bandBytes = band * decoder.width * decoder.channels
         try run(decoder, threads: scaler == nil ? 1 : 2, ahead: .max, bandAt: { base + $0 * bandBytes },
                 feed: scaler.map { s in { rows, count in try s.feed(rows, count: count) } })

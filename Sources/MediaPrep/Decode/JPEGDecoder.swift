@@ -81,11 +81,29 @@ package enum JPEGDecoder {
         h.width * h.height > ImageProfile.simplex.maxSentPixels && !h.costsFullSize
     }
 
-    /// Whether the budget search will certainly scale this image to `view`: when even after DCT
-    /// scaling it is over twice the view's long side (below that, the source size is tried first).
-    static func viewIsCertain(_ h: Header, options: DecodeOptions, view: (width: Int, height: Int)) -> Bool {
+    /// Whether the budget search will scale this image to `view`, so the view is best scaled beside
+    /// the decode: surely when even after DCT scaling it is over twice the view's long side (below
+    /// that, the source size is tried first); nearly surely when the file's bytes for the decoded
+    /// pixels are over twice the budget, which is also when its rows come slower than one thread
+    /// scales them (Huffman-bound: garden-noisy-5640 holds 4.9 bits a pixel, 3.04 MB for its
+    /// 2820 px decode; 188 against 198 ms a pass). Were the source size to fit after all, only a
+    /// spare core's time is lost. Not for a file read at a quarter or less (a 72 MP JPEG peaked at
+    /// 61.6 against 50.4 MiB with the view's planes beside its decoder's buffers), nor a
+    /// progressive one, whose rows come only after its scans, as fast as they are scaled.
+    static func scalesView(_ h: Header, fileBytes: Int, maxBytes: Int, options: DecodeOptions, view: (width: Int, height: Int)) -> Bool {
         let d = decodedSize(h, options: options)
-        return max(d.width, d.height) > 2 * max(view.width, view.height)
+        if max(d.width, d.height) > 2 * max(view.width, view.height) { return true }
+        let share = Double(d.width * d.height) / Double(max(1, h.width * h.height))
+        return share > 0.2 && !h.costsFullSize && Double(fileBytes) * share > 2 * Double(maxBytes)
+    }
+
+    /// Whether a decode halved from its planes leaves its scaling thread mostly idle, so the climb's
+    /// candidates can be made beside it: a baseline file of ≥ 3 bits a pixel is Huffman-bound
+    /// (garden-noisy-5640, 4.9 bits: the scaling thread busy 26 of 98 ms with the view beside it; its
+    /// two candidates, 2000 and 2500 px, add about 40 ms on that thread and save 23 ms after).
+    /// A progressive file's rows come only after its scans, as fast as they are scaled.
+    static func leavesScalerIdle(_ h: Header, fileBytes: Int) -> Bool {
+        !h.costsFullSize && Double(fileBytes) * 8 >= 3 * Double(h.width) * Double(h.height)
     }
 
     /// The power-of-two DCT scale (1, 1/2, 1/4, 1/8) that keeps both sides at or above the minimum.
@@ -114,8 +132,11 @@ package enum JPEGDecoder {
 
     /// - Parameter size: a size to scale the decoded (stored-orientation) pixels to while later rows
     ///   are still being decoded (`RowPipeline`); not for CMYK, which is converted afterwards.
+    /// - Parameter candidates: hill-climb sizes whose 4:2:0 planes are made beside a decode halved from
+    ///   its planes (`halvedFromPlanes`); any other decode makes none.
     static func decodeWhileResizing(_ data: [UInt8], file: InputFile? = nil, parsed: JPEGSource? = nil, options: DecodeOptions,
-                                    lumaOnly: Bool = false, to size: ((Int, Int) -> (width: Int, height: Int)?)?) throws -> ResizedDecode {
+                                    lumaOnly: Bool = false, candidates: [ClimbSize] = [],
+                                    to size: ((Int, Int) -> (width: Int, height: Int)?)?) throws -> ResizedDecode {
         let src = try parsed ?? JPEGSource(data)
         let hdr = src.header
         let d = scaleDenominator(width: hdr.width, height: hdr.height, options: options)
@@ -141,17 +162,18 @@ package enum JPEGDecoder {
         let (rw, rh) = ((hdr.width + readScale - 1) / readScale, (hdr.height + readScale - 1) / readScale)
         // A colour file halved is read as its Y, Cb and Cr planes (`halvedFromPlanes`).
         let readSpace = halves && !gray ? cjpeg_space_raw() : space
-        let (out, scaler): ([UInt8], SliceResizer?) = try JPEGDecoder.withReader(data, file: file, scale: readScale, space: readSpace, width: rw, height: rh,
+        var planes: [Int: YUVPlanes] = [:]
+        let (out, scaler): ([UInt8], (any ScaledBeside)?) = try JPEGDecoder.withReader(data, file: file, scale: readScale, space: readSpace, width: rw, height: rh,
                                                                                  channels: channels, maxMemory: maxMemory, split: split) { reader in
             if reader.isSplit { Trace.note("luma and chroma scans decoded at once") }
+            let view = hdr.isCMYK ? nil : size?(w, ht).flatMap { s in (s.width, s.height) != (w, ht) ? s : nil }
             if !reader.planes.isEmpty {
                 Trace.note("read whole as Y, Cb, Cr and halved by Lanczos")
-                return (try halvedFromPlanes(reader, to: (w, ht), threads: options.threads).bytes, nil)
+                let (halved, scaler, beside) = try halvedFromPlanes(reader, to: (w, ht), view: view, candidates: candidates, threads: options.threads)
+                for c in beside { planes[c.long] = try c.planes() }
+                return (halved.bytes, scaler)
             }
-            var scaler: SliceResizer? = nil
-            if !hdr.isCMYK, let s = size?(w, ht), (s.width, s.height) != (w, ht) {
-                scaler = try SliceResizer(width: w, height: ht, layout: layout, toWidth: s.width, height: s.height)
-            }
+            let scaler = try view.map { try PackingSliceResizer(width: w, height: ht, layout: layout, toWidth: $0.width, height: $0.height, band: RowPipeline.band) }
             guard halves else {
                 var out = PixelBuffer.storage(w * ht * channels)
                 try out.withUnsafeMutableBufferPointer { p in
@@ -181,7 +203,7 @@ package enum JPEGDecoder {
         }
         let decoded = DecodedImage(pixels: pixels, format: .jpeg, sourceWidth: hdr.width, sourceHeight: hdr.height,
                                    orientation: src.orientation)
-        return ResizedDecode(decoded: decoded, scaled: scaler)
+        return ResizedDecode(decoded: decoded, scaled: scaler, planes: planes)
     }
 
     /// What decoding will cost, checked before anything is allocated: Huffman coding spends at least one

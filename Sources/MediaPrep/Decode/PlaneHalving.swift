@@ -4,48 +4,67 @@ extension JPEGDecoder {
     /// A colour JPEG shrunk on load from its own planes (`lanczosShrink`): Y, read whole, is halved by
     /// Lanczos as its rows come; Cb and Cr, which 4:2:0 already holds at that size, are taken as
     /// they are (scaled only when their sampling differs); then libjpeg's own colour conversion
-    /// makes RGB at the half size (TurboJPEG's YUV decode). A third of the scaling work of halving
-    /// the RGB decode, and no full-size upsampling or colour conversion: a 12 MP photo's decode
-    /// 78 → 66 ms (the scaled IDCT it replaces: 46 ms). Luma is what halving the RGB would give, up
-    /// to rounding (mean 0.09 level on photo.jpg); the chroma is the file's own.
-    static func halvedFromPlanes(_ reader: JPEGRowReader, to size: (width: Int, height: Int), threads: Int) throws -> PixelBuffer {
-        let planes = reader.planes
-        let (w, h) = size
-        let band = RowPipeline.band
-        let luma = try PackingSliceResizer(width: planes[0].width, height: planes[0].height, layout: .gray,
-                                           toWidth: w, height: h, band: band)
-        let chroma = try planes.dropFirst().map { try ChromaPlane($0, to: size) }
-        let perBand = band / planes[0].rows  // iMCU rows a band holds
-        try RowPipeline.run(reader, threads: threads) { rows, count in
-            try luma.feed(rows, count: count, stride: planes[0].padded)
-            for (c, plane) in chroma.enumerated() {
-                try plane.take(rows + reader.planeOffset(c + 1), upTo: perBand * planes[c + 1].rows)
-            }
+    /// makes RGB at the half size (TurboJPEG's YUV decode), a band at a time as the rows come. A
+    /// third of the scaling work of halving the RGB decode, and no full-size upsampling or colour
+    /// conversion: a 12 MP photo's decode 78 → 66 ms (the scaled IDCT it replaces: 46 ms). Luma is
+    /// what halving the RGB would give, up to rounding (mean 0.09 level on photo.jpg); the chroma is
+    /// the file's own.
+    /// - Parameters:
+    ///   - view: a size to scale the halved RGB to beside the decode, as its rows are converted (the
+    ///     same pixels as scaling the halved image afterwards).
+    ///   - candidates: hill-climb sizes whose planes are made beside it too (`PlanesBeside`).
+    static func halvedFromPlanes(_ reader: JPEGRowReader, to size: (width: Int, height: Int), view: (width: Int, height: Int)? = nil,
+                                 candidates: [ClimbSize] = [], threads: Int) throws -> (PixelBuffer, PackingSliceResizer?, [PlanesBeside]) {
+        // Allocated here, where the pixels are used next (a buffer a worker allocates comes from its
+        // own malloc arena, which the search cannot reuse: garden-noisy-5640 peaked 10 MiB higher);
+        // swscale's contexts are built on the scaling thread while the first band decodes (its Lanczos
+        // filters, for the halving, the view and two candidates: 12 ms off the decoder's path).
+        let s = try HalvingStages(reader, to: size, view: view, candidates: candidates)
+        try RowPipeline.run(reader, threads: threads) { rows, count in try s.feed(rows, count: count) }
+        guard s.rgb.rowsDone == size.height else {
+            throw MediaPrepError(.resizeFailed, "only \(s.rgb.rowsDone) of \(size.height) rows were converted")
         }
-        let y = try luma.pixels()
-        let (cb, cr) = (try chroma[0].pixels(), try chroma[1].pixels())
-        return try rgb(y: y.bytes, cb: cb, cr: cr, width: w, height: h)
+        return (PixelBuffer(width: size.width, height: size.height, layout: .rgb, storage: s.rgb.out), s.scaler, s.beside)
+    }
+}
+
+/// What `halvedFromPlanes` runs on each band, on the scaling thread.
+private final class HalvingStages {
+    let planes: [JPEGRowReader.Plane]
+    let offsets: [Int]
+    let luma: PackingSliceResizer
+    let chroma: [ChromaPlane]
+    let rgb: BandColour
+    let scaler: PackingSliceResizer?
+    let beside: [PlanesBeside]
+
+    init(_ reader: JPEGRowReader, to size: (width: Int, height: Int), view: (width: Int, height: Int)?, candidates: [ClimbSize]) throws {
+        planes = reader.planes
+        offsets = planes.indices.map { reader.planeOffset($0) }
+        let (w, h) = size
+        luma = try PackingSliceResizer(width: planes[0].width, height: planes[0].height, layout: .gray,
+                                       toWidth: w, height: h, band: RowPipeline.band)
+        chroma = try planes.dropFirst().map { try ChromaPlane($0, to: size) }
+        rgb = try BandColour(width: w, height: h)
+        scaler = try view.map { try PackingSliceResizer(width: w, height: h, layout: .rgb, toWidth: $0.width, height: $0.height, band: RowPipeline.band) }
+        beside = try candidates.map { try PlanesBeside(source: w, h, to: ($0.width, $0.height), long: $0.long) }
     }
 
-    /// Y, Cb and Cr planes of one size (`width` bytes a row) to RGB through TurboJPEG, which runs
-    /// libjpeg's decoder's colour conversion.
-    static func rgb(y: [UInt8], cb: [UInt8], cr: [UInt8], width: Int, height: Int) throws -> PixelBuffer {
-        let handle = try TurboJPEGHandle(.decompress)
-        var out = PixelBuffer.storage(width * height * 3)
-        let strides = [Int32](repeating: Int32(width), count: 3)
-        let rc = y.withUnsafeBufferPointer { yp in cb.withUnsafeBufferPointer { bp in cr.withUnsafeBufferPointer { rp in
-            out.withUnsafeMutableBufferPointer { o in
-                var sources: [UnsafePointer<UInt8>?] = [yp.baseAddress, bp.baseAddress, rp.baseAddress]
-                return sources.withUnsafeMutableBufferPointer { s in
-                    strides.withUnsafeBufferPointer { st in
-                        tjDecodeYUVPlanes(handle.raw, s.baseAddress, st.baseAddress, Int32(TJSAMP_444.rawValue), o.baseAddress,
-                                          Int32(width), Int32(width * 3), Int32(height), Int32(TJPF_RGB.rawValue), 0)
-                    }
-                }
+    func feed(_ rows: UnsafePointer<UInt8>, count: Int) throws {
+        let perBand = RowPipeline.band / planes[0].rows  // iMCU rows a band holds
+        for (c, plane) in chroma.enumerated() {
+            try plane.take(rows + offsets[c + 1], upTo: perBand * planes[c + 1].rows)
+        }
+        try luma.feed(rows, count: count, stride: planes[0].padded)
+        // RGB as soon as a row has all three planes: converted, and scaled, beside the decode.
+        let ready = min(luma.rowsOut, chroma[0].rowsReady, chroma[1].rowsReady)
+        let w = rgb.width
+        try luma.withRows { y in try chroma[0].withRows { cb in try chroma[1].withRows { cr in
+            try rgb.convert(upTo: ready, y: y, cb: cb, cr: cr) { image, from, count in
+                try scaler?.feed(image + from * w * 3, count: count)
+                for c in beside { try c.feed(image, from: from, count: count) }
             }
         } } }
-        guard rc == 0 else { throw MediaPrepError(.decodeFailed, "TurboJPEG could not convert the planes: \(handle.lastError)") }
-        return PixelBuffer(width: width, height: height, layout: .rgb, storage: out)
     }
 }
 
@@ -82,9 +101,53 @@ private final class ChromaPlane {
         fed += n
     }
 
-    func pixels() throws -> [UInt8] {
-        if let scaler { return try scaler.pixels().bytes }
-        guard fed == plane.height else { throw MediaPrepError(.resizeFailed, "only \(fed) of \(plane.height) chroma rows came") }
-        return kept
+    /// Rows of the half-size plane made so far.
+    var rowsReady: Int { scaler?.rowsOut ?? fed }
+
+    /// The half-size plane's rows made so far (`rowsReady`), `size.width` bytes apart.
+    func withRows<R>(_ body: (UnsafePointer<UInt8>) throws -> R) throws -> R {
+        if let scaler { return try scaler.withRows(body) }
+        return try kept.withUnsafeBufferPointer { k in
+            guard let kb = k.baseAddress else { throw MediaPrepError(.resizeFailed, "no chroma rows came") }
+            return try body(kb)
+        }
+    }
+}
+
+/// Half-size Y, Cb and Cr rows to RGB a band at a time, through TurboJPEG (libjpeg's decoder's colour
+/// conversion: 4:4:4, so each row on its own, the same bytes as converting the whole image at once).
+private final class BandColour {
+    let width: Int, height: Int
+    private let handle: TurboJPEGHandle
+    private(set) var out: [UInt8]
+    private(set) var rowsDone = 0
+
+    init(width: Int, height: Int) throws {
+        (self.width, self.height) = (width, height)
+        handle = try TurboJPEGHandle(.decompress)
+        out = PixelBuffer.storage(width * height * 3)
+    }
+
+    /// Converts rows up to `rows` (each plane `width` bytes a row), then hands them to `then`: the
+    /// image's first row, the first new row, their count.
+    func convert(upTo rows: Int, y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>,
+                 then: (UnsafePointer<UInt8>, Int, Int) throws -> Void) throws {
+        let (w, from) = (width, rowsDone)
+        let n = min(rows, height) - from
+        guard n > 0 else { return }
+        let strides = [Int32](repeating: Int32(w), count: 3)
+        var sources: [UnsafePointer<UInt8>?] = [y + from * w, cb + from * w, cr + from * w]
+        let rc = out.withUnsafeMutableBufferPointer { o in
+            sources.withUnsafeMutableBufferPointer { s in strides.withUnsafeBufferPointer { st in
+                tjDecodeYUVPlanes(handle.raw, s.baseAddress, st.baseAddress, Int32(TJSAMP_444.rawValue), o.baseAddress.map { $0 + from * w * 3 },
+                                  Int32(w), Int32(w * 3), Int32(n), Int32(TJPF_RGB.rawValue), 0)
+            } }
+        }
+        guard rc == 0 else { throw MediaPrepError(.decodeFailed, "TurboJPEG could not convert the planes: \(handle.lastError)") }
+        rowsDone += n
+        try out.withUnsafeBufferPointer { o in
+            guard let ob = o.baseAddress else { return }
+            try then(ob, from, n)
+        }
     }
 }

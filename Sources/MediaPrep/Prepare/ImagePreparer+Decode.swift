@@ -1,12 +1,14 @@
 /// Decoding for `ImagePreparer`: with a core to spare, the view-size image is scaled from the rows
 /// as they are decoded.
 extension ImagePreparer {
-    /// The decoded image and, when it was made on the side, the same pixels scaled to the view.
+    /// The decoded image and, when they were made on the side, the same pixels scaled to the view and
+    /// the climb's candidates.
     ///
     /// A PNG's rows come slower than one thread scales them (free in wall time); a JPEG's come
-    /// faster, so only JPEGs that will surely need the view (over twice its size after DCT
-    /// scaling) do it (measured: Shell-5120.jpg 141 → 151 ms, YellowFlower.jpg 128 → 151 ms when
-    /// every JPEG did). Sources scaled in another orientation or to another size give no view.
+    /// faster, so only JPEGs that will need the view and whose rows come slowly do it
+    /// (`JPEGDecoder.scalesView`; measured: Shell-5120.jpg 141 → 151 ms, YellowFlower.jpg 128 →
+    /// 151 ms when every JPEG did), and the Huffman-bound ones the climb's candidates too
+    /// (`leavesScalerIdle`). Sources scaled in another orientation or to another size give neither.
     /// Shrink-on-load only needs to keep the view size: a JPEG's minimum decoded size.
     func decodeOptions(_ jpeg: JPEGSource?, webp: WebPDecoder.Header? = nil, colour: SourceColour?, fileBytes: Int) -> DecodeOptions {
         var options = decode
@@ -30,14 +32,14 @@ extension ImagePreparer {
         alone.threads = 1  // no view scaled beside the decode
         let stream = [.png, .jpeg].contains(source.probe.format) && !source.isWhole ? source.probe.path : nil
         return try alone.decodeScalingToView(source.data ?? [], stream: stream, jpeg: source.jpeg, format: source.probe.format,
-                                             already: source.firstFrame, options: options).0
+                                             already: source.firstFrame, options: options).decoded
     }
 
     /// - Parameter stream: a PNG's or JPEG's path when `data` is only its head: shrunk on load from
     ///   the file, or (a PNG the row reader cannot take) read whole after all.
     func decodeScalingToView(_ head: [UInt8], stream: String? = nil, jpeg: JPEGSource?, format: MediaFormat,
-                             already: DecodedImage?, options: DecodeOptions) throws -> (DecodedImage, SliceResizer?) {
-        if let already { return (already, nil) }
+                             already: DecodedImage?, options: DecodeOptions) throws -> ResizedDecode {
+        if let already { return ResizedDecode(decoded: already, scaled: nil) }
         var data = head
         // Colours converted after decoding cannot be scaled beside it (a CMYK JPEG converts inside the decoder).
         let converts = options.colour.map { !$0.isCMYK } ?? false
@@ -69,20 +71,22 @@ extension ImagePreparer {
                 }
             }
         } else if threads > 1, !converts, let j = jpeg, !j.header.isCMYK, j.orientation == .up,
-                  JPEGDecoder.viewIsCertain(j.header, options: options, view: profile.viewSize(width: j.header.width, height: j.header.height)) {
-            let v = profile.viewSize(width: j.header.width, height: j.header.height)
+                  case let (v, fileBytes) = (profile.viewSize(width: j.header.width, height: j.header.height), file?.size ?? data.count),
+                  JPEGDecoder.scalesView(j.header, fileBytes: fileBytes, maxBytes: profile.maxBytes, options: options, view: v) {
+            let climb = JPEGDecoder.leavesScalerIdle(j.header, fileBytes: fileBytes)
+                ? BudgetSearch(profile: profile).sidesAbove(work: JPEGDecoder.decodedSize(j.header, options: options), view: v) : []
             result = try Trace.time("decode, resizing to view beside it") {
-                try JPEGDecoder.decodeWhileResizing(data, file: file, parsed: j, options: options) { _, _ in (v.width, v.height) }
+                try JPEGDecoder.decodeWhileResizing(data, file: file, parsed: j, options: options, candidates: climb) { _, _ in (v.width, v.height) }
             }
         }
         guard let r = result else {
-            return (try Trace.time("decode") {
+            return ResizedDecode(decoded: try Trace.time("decode") {
                 if let j = jpeg { return try JPEGDecoder.decode(data, file: file, parsed: j, options: options) }
                 return try ImageLoader.load(data: data, path: nil, options: options)
-            }, nil)
+            }, scaled: nil)
         }
         let view = profile.viewSize(width: r.decoded.displayWidth, height: r.decoded.displayHeight)
         let usable = r.decoded.orientation == .up && r.scaled.map { ($0.width, $0.height) == (view.width, view.height) } == true
-        return (r.decoded, usable ? r.scaled : nil)
+        return ResizedDecode(decoded: r.decoded, scaled: usable ? r.scaled : nil, planes: r.decoded.orientation == .up ? r.planes : [:])
     }
 }

@@ -70,13 +70,13 @@ package struct ImagePreparer: Sendable {
             return kept
         }
         let options = decodeOptions(jpeg, webp: webp, colour: colour, fileBytes: fileBytes ?? data.count)
-        var (decoded, scaled) = try decodeScalingToView(data, stream: stream, jpeg: jpeg, format: format,
-                                                         already: already, options: options)
+        let made = try decodeScalingToView(data, stream: stream, jpeg: jpeg, format: format, already: already, options: options)
+        var (decoded, scaled, candidates) = (made.decoded, made.scaled, made.planes)
         _ = consume data
         if let c = colour, !c.isCMYK {
             // Before anything is resized: a view scaled beside the decode would carry the old colours.
             decoded.pixels = try Trace.time("colours to sRGB") { try c.toSRGB(decoded.pixels, threads: threads) }
-            scaled = nil
+            (scaled, candidates) = (nil, [:])
         }
         try cancellation?.check()
         var upright = Trace.time("orient") { Orienter.apply(decoded.orientation, to: decoded.pixels) }
@@ -155,7 +155,8 @@ package struct ImagePreparer: Sendable {
             previewSource = work
         } else {
             // Handed over: the search may free the pixels before its last candidate's encodes.
-            let handing = BudgetSearch.Handover(consume work)
+            let handing = BudgetSearch.Handover(consume work, planes: candidates)
+            candidates = [:]
             let outcome = try Trace.time("budget search") {
                 try search.encodeJPEG(handing: handing, view: view, atView: atView?.pixels, keepPreviewSource: previewJob == nil,
                                       preview: previewJob.map { job in { job.start($0) } })

@@ -4,12 +4,14 @@ import CFFmpeg
 /// (the precise path, see `Resizer`) passes through a ring of a few rows and is packed as it
 /// comes, so only the packed result is ever whole. `SliceResizer` holds both, which for a PNG
 /// shrunk on load to 3200×2399 was 2 × 23 MB. Downscaling only; one thread at a time.
-final class PackingSliceResizer {
+final class PackingSliceResizer: ScaledBeside {
     let source: (width: Int, height: Int, layout: PixelLayout)
     let width: Int
     let height: Int
-    private let scaler: Scaler
-    private let pack: Scaler?  // nil for gray: one plane is already packed
+    private let planar: AVPixelFormat
+    /// swscale's contexts, built by the first `feed`: on the thread that scales, off a decoder's path
+    /// (a Lanczos context's filters take a few ms). The pack is nil for gray: one plane is packed.
+    private var contexts: (scaler: Scaler, pack: Scaler?)?
     private let planes: Int
     /// Rows of planar output a slice of `band` source rows can complete, with room to spare: a
     /// downscale completes at most one row per source row, plus the rows its filter held back
@@ -18,23 +20,35 @@ final class PackingSliceResizer {
     private var ring: [UInt8]
     private var out: [UInt8]
     private(set) var rowsFed = 0
-    private var rowsOut = 0
+    /// Rows of the scaled image packed so far.
+    private(set) var rowsOut = 0
 
-    init(width sw: Int, height sh: Int, layout: PixelLayout, toWidth dw: Int, height dh: Int, band: Int) throws {
+    /// - Parameter keeps: false when the caller takes each slice's rows itself (`feed(_:count:packingAt:)`):
+    ///   then the scaled image is never whole here.
+    init(width sw: Int, height sh: Int, layout: PixelLayout, toWidth dw: Int, height dh: Int, band: Int, keeps: Bool = true) throws {
         guard dw > 0, dh > 0, dw <= sw, dh <= sh, layout != .rgbx else {
             throw MediaPrepError(.invalidDimensions, "cannot shrink \(sw)×\(sh) to \(dw)×\(dh)")
         }
         source = (sw, sh, layout)
         (width, height) = (dw, dh)
-        let planar: AVPixelFormat
         (planar, planes) = Resizer.planar(layout)
-        let util = try FFmpegLibraries.util()
-        scaler = try Scaler(util: util, sw, sh, Resizer.avFormat(layout), dw, dh, planar, flags: Resizer.flags, threads: 1)
-        pack = planes == 1 ? nil : try Scaler(plain: util, dw, dh, planar, dw, dh, Resizer.avFormat(layout), flags: Resizer.flags)
         ringRows = band + 64
         ring = HugePages.zeroed(dw * ringRows * planes + 64)
-        out = PixelBuffer.storage(dw * dh * layout.channels)
+        out = keeps ? PixelBuffer.storage(dw * dh * layout.channels) : []
     }
+
+    private func built() throws -> (scaler: Scaler, pack: Scaler?) {
+        if let c = contexts { return c }
+        let util = try FFmpegLibraries.util()
+        let (sw, sh, layout) = source
+        let c = (try Scaler(util: util, sw, sh, Resizer.avFormat(layout), width, height, planar, flags: Resizer.flags, threads: 1),
+                 planes == 1 ? nil : try Scaler(plain: util, width, height, planar, width, height, Resizer.avFormat(layout), flags: Resizer.flags))
+        contexts = c
+        return c
+    }
+
+    /// Most rows one slice of `band` source rows completes: room a caller packing them itself needs.
+    var rowsASliceAtMost: Int { ringRows }
 
     /// Scales the next `count` source rows, which start at `rows`, and packs the rows they complete.
     /// - Parameters:
@@ -42,7 +56,27 @@ final class PackingSliceResizer {
     ///   - then: given the packed rows this slice completed (their first row, their count).
     func feed(_ rows: UnsafePointer<UInt8>, count: Int, stride: Int? = nil,
               then: ((UnsafePointer<UInt8>, Int) throws -> Void)? = nil) throws {
+        guard !out.isEmpty else { throw MediaPrepError(.resizeFailed, "internal: this resizer keeps no rows") }
+        let done = rowsOut
+        let rowBytes = width * source.layout.channels
+        let made = try out.withUnsafeMutableBufferPointer { o in
+            guard let ob = o.baseAddress else { return 0 }
+            return try feed(rows, count: count, stride: stride, packingAt: ob + done * rowBytes)
+        }
+        if let then, made > 0 {
+            try out.withUnsafeBufferPointer { o in
+                guard let ob = o.baseAddress else { return }
+                try then(ob + done * rowBytes, made)
+            }
+        }
+    }
+
+    /// The same, the rows this slice completes packed at `destination` (room for `rowsASliceAtMost`);
+    /// returns how many.
+    @discardableResult
+    func feed(_ rows: UnsafePointer<UInt8>, count: Int, stride: Int? = nil, packingAt destination: UnsafeMutablePointer<UInt8>) throws -> Int {
         let (w, ringRows, planes, done) = (width, ringRows, planes, rowsOut)
+        let (scaler, pack) = try built()
         let src = Scaler.packed(UnsafeMutablePointer(mutating: rows), stride: stride ?? source.width * source.layout.channels)
         let made = try ring.withUnsafeMutableBufferPointer { r -> Int in
             guard let base = r.baseAddress else { return 0 }
@@ -59,28 +93,40 @@ final class PackingSliceResizer {
         guard made <= ringRows, done + made <= height else {
             throw MediaPrepError(.resizeFailed, "swscale completed \(made) rows of a \(ringRows)-row ring")
         }
-        guard made > 0 else { return }
+        guard made > 0 else { return 0 }
         let rowBytes = w * source.layout.channels
         try ring.withUnsafeMutableBufferPointer { r in
-            try out.withUnsafeMutableBufferPointer { o in
-                guard let rb = r.baseAddress, let ob = o.baseAddress else { return }
-                guard let pack else {
-                    (ob + done * rowBytes).update(from: rb, count: made * w)
-                    return
-                }
-                // The ring's rows [0, made) as a slice at `done` of the packing stage.
-                let slice = Scaler.planar(rb, width: w, height: ringRows, planes: planes)
-                try pack.scale(slice, y: done, h: made, into: Scaler.packed(ob, stride: rowBytes))
+            guard let rb = r.baseAddress else { return }
+            guard let pack else {
+                destination.update(from: rb, count: made * w)
+                return
             }
+            // The ring's rows [0, made) as a slice at `done` of the packing stage, which writes output
+            // row k at destination + (k − done) rows (the pointer set back as the ring's are).
+            let slice = Scaler.planar(rb, width: w, height: ringRows, planes: planes)
+            let at = UnsafeMutablePointer<UInt8>(bitPattern: Int(bitPattern: destination) - done * rowBytes)
+            try pack.scale(slice, y: done, h: made, into: Scaler.packed(at, stride: rowBytes))
         }
         rowsOut += made
-        if let then {
-            let rowBytes = w * source.layout.channels
-            try out.withUnsafeBufferPointer { o in
-                guard let ob = o.baseAddress else { return }
-                try then(ob + done * rowBytes, made)
-            }
+        return made
+    }
+
+    /// The packed rows made so far (`rowsOut` of them), `width × channels` bytes apart.
+    func withRows<R>(_ body: (UnsafePointer<UInt8>) throws -> R) throws -> R {
+        try out.withUnsafeBufferPointer { o in
+            guard let ob = o.baseAddress else { throw MediaPrepError(.resizeFailed, "no rows were scaled") }
+            return try body(ob)
         }
+    }
+
+    func feed(_ rows: UnsafePointer<UInt8>, count: Int) throws {
+        try feed(rows, count: count, stride: nil, then: nil)
+    }
+
+    /// As `pixels()`: its rows are packed as they come, RGB or gray (an RGBA source keeps its alpha).
+    func pixels(keepAlpha: Bool) throws -> PixelBuffer {
+        guard keepAlpha || source.layout != .rgba else { throw MediaPrepError(.resizeFailed, "internal: this resizer keeps the alpha it packed") }
+        return try pixels()
     }
 
     /// The scaled image, once every source row was fed.

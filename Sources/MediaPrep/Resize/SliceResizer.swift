@@ -1,9 +1,24 @@
 import CFFmpeg
 
+/// An image scaled from rows fed beside a decode, top to bottom, and packed when asked for.
+protocol ScaledBeside: AnyObject {
+    var width: Int { get }
+    var height: Int { get }
+    /// Scales the next `count` source rows, which start at `rows`.
+    func feed(_ rows: UnsafePointer<UInt8>, count: Int) throws
+    /// The scaled image once every source row was fed; RGBA without its alpha when `keepAlpha` is false.
+    func pixels(keepAlpha: Bool) throws -> PixelBuffer
+}
+
+extension ScaledBeside {
+    /// The scaled image with whatever alpha it has.
+    func pixels() throws -> PixelBuffer { try pixels(keepAlpha: true) }
+}
+
 /// Resizes an image fed top to bottom in bands (swscale's slice interface), so scaling runs while
 /// the decoder is still producing later rows. Same filters and flags as `Resizer`, one thread.
 /// A class owning two swscale contexts (freed in deinit); one thread at a time.
-final class SliceResizer {
+final class SliceResizer: ScaledBeside {
     let source: (width: Int, height: Int, layout: PixelLayout)
     let width: Int
     let height: Int
