@@ -317,6 +317,21 @@ import Testing
         #expect(try s.encodePNG(work: tall, view: (1040, 1040)) == nil)
     }
 
+    /// On two threads the sample is written as two PNGs side by side, its upper and lower halves:
+    /// the prediction within 0.5 % of one PNG's, at any level, and the whole image when too short.
+    @Test func aSampleWrittenInTwoHalvesPredictsAsOne() throws {
+        let sticker = try PNGDecoder.decode(try Fixture.bytes("sticker.png")).pixels  // 520×520 RGBA
+        let tall = try Resizer.resize(sticker, width: 1040, height: 1040)
+        for (every, level) in [(16, 1), (8, 1), (8, 6)] {
+            let one = try PNGEncoder.estimate(tall, every: every, level: level)
+            let two = try PNGEncoder.estimate(tall, every: every, level: level, threads: 2)
+            #expect(abs(Double(two) / Double(one) - 1) < 0.005, "every \(every), level \(level): \(two) against \(one)")
+        }
+        let halves = PNGEncoder.sample(tall, every: 8, parts: 2)
+        #expect(halves.count == 2 && halves[0].height + halves[1].height == PNGEncoder.sample(tall, every: 8)[0].height)
+        #expect(try PNGEncoder.estimate(sticker, every: 32, level: 1, threads: 2) == (try PNGEncoder.size(sticker, level: 1)))  // 520 rows: whole
+    }
+
     @Test func detailedPhotoSizeAndQualityChoice() throws {
         // The size search on a detailed picture: at 60,000 bytes a smaller picture at q74 scores
         // above the full 1440 px at a lower quality; at 120,000 the full size keeps q72.

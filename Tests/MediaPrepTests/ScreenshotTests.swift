@@ -71,6 +71,9 @@ import UploadPlanner
             #expect(try PNGDecoder.decode(whole.data).pixels.rgba(x: 5, y: 9).r == px[(9 * w + 5) * 3])
             #expect(try LosslessFlat.encode(image, maxBytes: whole.data.count / 2) == nil)
             #expect(try LosslessFlat.encode(image, maxBytes: whole.data.count)?.data == whole.data)
+            for budget in [whole.data.count / 2, whole.data.count, whole.data.count * 2] {  // its predictions on two threads
+                #expect(try LosslessFlat.encode(image, maxBytes: budget, threads: 2)?.data == LosslessFlat.encode(image, maxBytes: budget)?.data)
+            }
         }
     }
 

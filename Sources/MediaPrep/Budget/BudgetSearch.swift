@@ -247,10 +247,10 @@ package struct BudgetSearch: Sendable {
         // there are enough: gulp-rgba 21 → 11 ms, kay-radial-alpha 11 → 6 ms, predictions within
         // 0.5 % of every 8th band's, far inside that margin.
         let every = atView.height >= 16 * 16 * 2 ? 16 : 8
-        let glance = try Trace.time("png glance") { try PNGEncoder.estimate(atView, every: every, level: 1) }
+        let glance = try Trace.time("png glance") { try PNGEncoder.estimate(atView, every: every, level: 1, threads: threads) }
         Trace.note("png glance \(glance) bytes at \(viewLong) px (zlib level 1)")
         let clearlyOver = Double(glance) * atSmallest > 2.5 * Double(profile.maxBytes) * Self.pngSkipMargin
-        let predicted = clearlyOver ? glance : try Trace.time("png estimate") { try PNGEncoder.estimate(atView) }
+        let predicted = clearlyOver ? glance : try Trace.time("png estimate") { try PNGEncoder.estimate(atView, threads: threads) }
         let smallest = Double(predicted) * atSmallest
         Trace.note("png predicted \(predicted) bytes at \(viewLong) px, ≥ \(Int(smallest)) at the smallest allowed side")
         if smallest > Double(profile.maxBytes) * Self.pngSkipMargin { return nil }

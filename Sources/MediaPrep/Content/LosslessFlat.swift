@@ -17,7 +17,8 @@ enum LosslessFlat {
     static let estimateFrom = 1_000_000
 
     /// The PNG, or nil when the image has more than 256 colours or the PNG is over `maxBytes`.
-    static func encode(_ image: PixelBuffer, maxBytes: Int) throws -> EncodedImage? {
+    /// - Parameter threads: the predictions' sampled bands written in two halves side by side (`PNGEncoder.estimate`).
+    static func encode(_ image: PixelBuffer, maxBytes: Int, threads: Int = 1) throws -> EncodedImage? {
         guard image.layout != .rgba else { return nil }  // transparency has its own PNG path
         // Every 8th row first: a photo or gradient shows its 257th colour there at an eighth of the cost.
         var index = ColourIndex()
@@ -25,18 +26,14 @@ enum LosslessFlat {
         if image.pixelCount >= estimateFrom {
             // Sampled bands only, written as the whole would be: gray while every colour so far is.
             var sampled = index
+            for rows in PNGEncoder.sample(image) { guard sampled.collect(rows, everyRow: 1) else { return nil } }
+            let colours = sampled
             // A glance at zlib level 1 first, as for a transparent picture (BudgetSearch.encodePNG):
             // gulp-rgba.png flattened, 51 colours, glanced 0.94 MB against 0.83 MB at the default
             // level: the step 26 → 6 ms. Only a glance 2.5× past the skip line decides alone.
-            let glance = try PNGEncoder.estimate(image) { rows in
-                guard sampled.collect(rows, everyRow: 1) else { return Int(Int32.max) }
-                return try size(rows, sampled, level: 1)
-            }
+            let glance = try PNGEncoder.estimate(image, threads: threads) { rows in try size(rows, colours, level: 1) }
             guard Double(glance) <= Double(maxBytes) * skipMargin * glanceMargin else { return nil }
-            let predicted = try PNGEncoder.estimate(image) { rows in
-                guard sampled.collect(rows, everyRow: 1) else { return Int(Int32.max) }
-                return try encoded(rows, sampled).count
-            }
+            let predicted = try PNGEncoder.estimate(image, threads: threads) { rows in try encoded(rows, colours).count }
             guard Double(predicted) <= Double(maxBytes) * skipMargin else { return nil }
         }
         guard index.collect(image, everyRow: 1) else { return nil }
@@ -61,7 +58,7 @@ enum LosslessFlat {
 
 /// Up to 256 colours → their palette index, by open addressing in 1024 slots (a quarter full at
 /// most); the scans read raw pointers.
-private struct ColourIndex {
+private struct ColourIndex: Sendable {
     private var keys = [UInt32](repeating: 0, count: 1024)  // colour + 1; 0 is an empty slot
     private var values = [UInt8](repeating: 0, count: 1024)
     private(set) var count = 0

@@ -131,7 +131,7 @@ package struct ImagePreparer: Sendable {
             let losslessSource = [.png, .gif, .bmp, .tiff].contains(format) || webp?.isLossless == true
             // …and only at its own size: a PNG shrunk on load was resampled already.
             let withinPixels = work.pixelCount <= profile.maxSentPixels && decodedWhole
-            if verdict.isFlat, withinSide, withinPixels, losslessSource, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes) }) {
+            if verdict.isFlat, withinSide, withinPixels, losslessSource, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes, threads: threads) }) {
                 encoded = png
             } else if verdict.isFlat && verdict.isGray && work.layout != .gray {
                 work = Trace.time("to gray") { work.grayscale() }
