@@ -404,11 +404,13 @@ import Testing
         let image = PixelBuffer(width: 800, height: 450, layout: .rgba, storage: bytes)
         let uri = try PreviewMaker.make(from: image)
         #expect(uri.count <= 14_000 && uri.hasPrefix(PreviewMaker.pngPrefix))
-        // The walk with every side encoded.
+        // The walk with every side encoded, one after another (the preview writes each side beside
+        // the next one down the list, which a miss usually skips to: the same answer).
         let budget = PreviewMaker.byteBudget(maxLength: 14_000, prefix: PreviewMaker.pngPrefix)
         let top = try Resizer.resize(image, width: 384, height: 216, filter: PreviewMaker.firstFilter(width: 800, height: 450))
-        var limit = 384, expected: [UInt8]? = nil
+        var limit = 384, expected: [UInt8]? = nil, tried: [Int] = []
         for side in PreviewMaker.sides where side <= limit && side >= 64 {
+            tried.append(side)
             let s = Resizer.fit(width: 384, height: 216, maxSide: side)
             let data = try PNGEncoder.encode(try Resizer.resize(top, width: s.width, height: s.height))
             if data.count <= budget { expected = data; break }
@@ -417,6 +419,48 @@ import Testing
         }
         let png = try #require(expected)
         #expect(uri == PreviewMaker.pngPrefix + Base64.encode(png))
+        #expect(tried.count >= 2, "sides walked: \(tried)")
+    }
+
+    /// The PNG preview writes each side beside the next one down the list: the answer is the walk's
+    /// one side at a time, over noise from faint to strong (some end at their first side, some
+    /// after a miss whose skip lands on the guess, some skip past it).
+    @Test func aPNGPreviewWrittenTwoSidesAtATimeIsTheWalksAnswer() throws {
+        let budget = PreviewMaker.byteBudget(maxLength: 14_000, prefix: PreviewMaker.pngPrefix)
+        func walk(_ image: PixelBuffer) throws -> (String?, sides: [Int]) {
+            var limit = max(image.width, image.height), encodes: [Int] = []
+            func skip(_ side: Int, _ bytes: Int) -> Int { min(side - 1, Int(Double(side) * (Double(budget) / Double(bytes)).squareRoot() * 0.97)) }
+            let estimate = try PNGEncoder.estimate(image, every: 4)
+            if Double(estimate) > Double(budget) * PreviewMaker.clearMiss { limit = skip(limit, estimate) }
+            for side in PreviewMaker.sides where side <= limit && side >= 64 {
+                let s = Resizer.fit(width: image.width, height: image.height, maxSide: side)
+                let data = try PNGEncoder.encode(try Resizer.resize(image, width: s.width, height: s.height))
+                encodes.append(side)
+                if data.count <= budget { return (PreviewMaker.pngPrefix + Base64.encode(data), encodes) }
+                limit = skip(side, data.count)
+            }
+            return (nil, encodes)
+        }
+        // Faint noise only in bands the estimate does not sample (it reads every 4th band of 16 rows
+        // from the first), so the walk starts at 384 px, misses, and skips by the bytes it wrote.
+        var guessed = 0, walked: [[Int]] = []
+        for amplitude in 1...16 {
+            var bytes = [UInt8](repeating: 0, count: 384 * 288 * 4), seed = UInt32(amplitude)
+            for y in 0..<288 {
+                for x in 0..<384 {
+                    seed = seed &* 1_664_525 &+ 1_013_904_223
+                    let n = (y / 16) % 4 == 2 ? Int(seed >> 24) * amplitude / 255 : 0
+                    let i = (y * 384 + x) * 4
+                    (bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]) = (UInt8(x / 2 + n / 2), UInt8(n), UInt8(200 - y / 2), UInt8(x * 255 / 383))
+                }
+            }
+            let image = PixelBuffer(width: 384, height: 288, layout: .rgba, storage: bytes)
+            let (expected, sides) = try walk(image)
+            #expect(try PreviewMaker.pngPreview(image, maxLength: 14_000) == expected, "noise \(amplitude)")
+            walked.append(sides)
+            if sides.starts(with: [384, 320]) { guessed += 1 }
+        }
+        #expect(guessed > 0 && guessed < walked.count, "sides walked: \(walked)")
     }
 
     /// A kept JPEG whose DCT scaling lands between the first two preview sides has its preview cut

@@ -33,6 +33,12 @@ import UploadPlanner
         // Flat colour graphics (the quadrants) are flat but not gray: they keep their chroma.
         let q = try Self.verdict("rgb.png")
         #expect(q.isFlat && !q.isGray)
+        // Counted in two halves side by side: the same verdict, share and all (a megapixel or more).
+        for name in ["photo.jpg", "screenshot-long.png", "panorama.jpg"] {
+            let pixels = try ImageLoader.load(data: Fixture.bytes(name), path: Fixture.path(name)).pixels
+            let tall = try Resizer.resize(pixels, width: pixels.width * 2, height: pixels.height * 2)
+            #expect(ContentDetector.detect(tall, threads: 2) == ContentDetector.detect(tall), "\(name)")
+        }
     }
 
     @Test func aScreenshotPNGThatFitsGoesAsItIs() throws {

@@ -123,7 +123,7 @@ package struct ImagePreparer: Sendable {
         // Text and flat graphics keep their chroma, or go as one gray channel (ContentDetector).
         var content: ContentDetector.Verdict? = nil
         if encoded == nil {
-            let verdict = Trace.time("content check") { ContentDetector.detect(work) }
+            let verdict = Trace.time("content check") { ContentDetector.detect(work, threads: threads) }
             content = verdict
             let withinSide = max(work.width, work.height) <= (profile.maxSide ?? Int.max)
             // Lossless only for what was captured losslessly (screenshots are PNG, some lossless WebP):

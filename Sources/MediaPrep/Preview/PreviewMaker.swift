@@ -88,9 +88,19 @@ package enum PreviewMaker {
             let estimate = try PNGEncoder.estimate(image, every: 4)
             if Double(estimate) > Double(budget) * Self.clearMiss { limit = skip(from: limit, bytes: estimate) }
         }
-        for side in sides where side <= limit && side >= 64 {
-            let s = Resizer.fit(width: image.width, height: image.height, maxSide: side)
-            let data = try PNGEncoder.encode(try Resizer.resize(image, width: s.width, height: s.height))
+        // Each side tried is written beside the next one down the list, which a miss usually skips
+        // to (arc-transparent: 224 then 192 px); a guess the skip passes over is dropped unread.
+        let tried = sides.filter { $0 >= 64 }
+        var next: (side: Int, data: [UInt8])? = nil
+        for (i, side) in tried.enumerated() where side <= limit {
+            let pair = [side] + (i + 1 < tried.count ? [tried[i + 1]] : [])
+            let guessed: [[UInt8]]? = next.flatMap { $0.side == side ? [$0.data] : nil }
+            let made = try guessed ?? Parallel.map(pair.count, threads: 2) { k in
+                let s = Resizer.fit(width: image.width, height: image.height, maxSide: pair[k])
+                return try PNGEncoder.encode(try Resizer.resize(image, width: s.width, height: s.height, threads: 1))
+            }
+            let data = made[0]
+            next = made.count > 1 ? (pair[1], made[1]) : nil
             if data.count <= budget { return pngPrefix + Base64.encode(data) }
             limit = skip(from: side, bytes: data.count)
         }
