@@ -16,7 +16,7 @@ protocol RowDecoder: AnyObject {
 /// Decoded pixels and, when a size was asked for, the same pixels already scaled to it.
 struct ResizedDecode {
     let decoded: DecodedImage
-    let scaled: (any ScaledBeside)?
+    let scaled: PackingSliceResizer?
     /// Hill-climb candidates' planes made beside the decode, by long side.
     var planes: [Int: YUVPlanes] = [:]
 }
@@ -32,7 +32,7 @@ enum RowPipeline {
     static let ringSlots = 4
 
     /// Decodes into `base`, which holds the whole image, and feeds every band to `scaler` beside it.
-    static func run(_ decoder: RowDecoder, into base: UnsafeMutablePointer<UInt8>, scaler: (any ScaledBeside)?) throws {
+    static func run(_ decoder: RowDecoder, into base: UnsafeMutablePointer<UInt8>, scaler: PackingSliceResizer?) throws {
         let bandBytes = band * decoder.width * decoder.channels
         try run(decoder, threads: scaler == nil ? 1 : 2, ahead: .max, bandAt: { base + $0 * bandBytes },
                 feed: scaler.map { s in { rows, count in try s.feed(rows, count: count) } })
@@ -100,10 +100,10 @@ extension PNGDecoder {
         return try PNGRowReader.with(data, inflateFirst: !options.sentAsItIs) { r -> ResizedDecode in
             try checkSize(r.width, r.height, options)
             var out = PixelBuffer.storage(r.width * r.height * r.layout.channels)
-            var scaler: SliceResizer? = nil
+            var scaler: PackingSliceResizer? = nil
             if let s = size(r.width, r.height), (s.width, s.height) != (r.width, r.height) {
-                scaler = try SliceResizer(width: r.width, height: r.height, layout: r.layout, toWidth: s.width, height: s.height,
-                                          filter: filter(r.width, r.height))
+                scaler = try PackingSliceResizer(width: r.width, height: r.height, layout: r.layout, toWidth: s.width, height: s.height,
+                                                 band: RowPipeline.band, filter: filter(r.width, r.height))
             }
             try out.withUnsafeMutableBufferPointer { p in
                 guard let base = p.baseAddress else { return }
@@ -138,7 +138,7 @@ extension PNGDecoder {
             let work = try PackingSliceResizer(width: r.width, height: r.height, layout: r.layout,
                                                toWidth: target.shrunk.width, height: target.shrunk.height, band: RowPipeline.band)
             let view = try target.view.map { v in
-                try SliceResizer(width: r.width, height: r.height, layout: r.layout, toWidth: v.width, height: v.height)
+                try PackingSliceResizer(width: r.width, height: r.height, layout: r.layout, toWidth: v.width, height: v.height, band: RowPipeline.band)
             }
             try RowPipeline.run(r, threads: threads) { rows, count in
                 try work.feed(rows, count: count)

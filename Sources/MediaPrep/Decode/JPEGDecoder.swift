@@ -163,7 +163,7 @@ package enum JPEGDecoder {
         // A colour file halved is read as its Y, Cb and Cr planes (`halvedFromPlanes`).
         let readSpace = halves && !gray ? cjpeg_space_raw() : space
         var planes: [Int: YUVPlanes] = [:]
-        let (out, scaler): ([UInt8], (any ScaledBeside)?) = try JPEGDecoder.withReader(data, file: file, scale: readScale, space: readSpace, width: rw, height: rh,
+        let (out, scaler): ([UInt8], PackingSliceResizer?) = try JPEGDecoder.withReader(data, file: file, scale: readScale, space: readSpace, width: rw, height: rh,
                                                                                  channels: channels, maxMemory: maxMemory, split: split) { reader in
             if reader.isSplit { Trace.note("luma and chroma scans decoded at once") }
             let view = hdr.isCMYK ? nil : size?(w, ht).flatMap { s in (s.width, s.height) != (w, ht) ? s : nil }

@@ -2,13 +2,16 @@ import CFFmpeg
 
 /// Scales rows fed top to bottom in bands straight into a packed image: swscale's planar output
 /// (the precise path, see `Resizer`) passes through a ring of a few rows and is packed as it
-/// comes, so only the packed result is ever whole. `SliceResizer` holds both, which for a PNG
-/// shrunk on load to 3200×2399 was 2 × 23 MB. Downscaling only; one thread at a time.
-final class PackingSliceResizer: ScaledBeside {
+/// comes, so only the packed result is ever whole (holding both, the planar scale then its packing,
+/// was 2 × 23 MB for a PNG shrunk on load to 3200×2399, and 2 × 4.8 MB for every 1600 px view
+/// scaled beside a decode). Downscaling only; one thread at a time. What a decoder scales beside
+/// its rows (`RowPipeline`): the same pixels as scaling the whole image afterwards.
+final class PackingSliceResizer {
     let source: (width: Int, height: Int, layout: PixelLayout)
     let width: Int
     let height: Int
     private let planar: AVPixelFormat
+    private let filter: Resizer.Filter
     /// swscale's contexts, built by the first `feed`: on the thread that scales, off a decoder's path
     /// (a Lanczos context's filters take a few ms). The pack is nil for gray: one plane is packed.
     private var contexts: (scaler: Scaler, pack: Scaler?)?
@@ -25,13 +28,15 @@ final class PackingSliceResizer: ScaledBeside {
 
     /// - Parameter keeps: false when the caller takes each slice's rows itself (`feed(_:count:packingAt:)`):
     ///   then the scaled image is never whole here.
-    init(width sw: Int, height sh: Int, layout: PixelLayout, toWidth dw: Int, height dh: Int, band: Int, keeps: Bool = true) throws {
+    init(width sw: Int, height sh: Int, layout: PixelLayout, toWidth dw: Int, height dh: Int, band: Int, keeps: Bool = true,
+         filter: Resizer.Filter = .lanczos) throws {
         guard dw > 0, dh > 0, dw <= sw, dh <= sh, layout != .rgbx else {
             throw MediaPrepError(.invalidDimensions, "cannot shrink \(sw)×\(sh) to \(dw)×\(dh)")
         }
         source = (sw, sh, layout)
         (width, height) = (dw, dh)
         (planar, planes) = Resizer.planar(layout)
+        self.filter = filter
         ringRows = band + 64
         ring = HugePages.zeroed(dw * ringRows * planes + 64)
         out = keeps ? PixelBuffer.storage(dw * dh * layout.channels) : []
@@ -41,7 +46,7 @@ final class PackingSliceResizer: ScaledBeside {
         if let c = contexts { return c }
         let util = try FFmpegLibraries.util()
         let (sw, sh, layout) = source
-        let c = (try Scaler(util: util, sw, sh, Resizer.avFormat(layout), width, height, planar, flags: Resizer.flags, threads: 1),
+        let c = (try Scaler(util: util, sw, sh, Resizer.avFormat(layout), width, height, planar, flags: filter.flags, threads: 1),
                  planes == 1 ? nil : try Scaler(plain: util, width, height, planar, width, height, Resizer.avFormat(layout), flags: Resizer.flags))
         contexts = c
         return c
@@ -119,14 +124,10 @@ final class PackingSliceResizer: ScaledBeside {
         }
     }
 
-    func feed(_ rows: UnsafePointer<UInt8>, count: Int) throws {
-        try feed(rows, count: count, stride: nil, then: nil)
-    }
-
-    /// As `pixels()`: its rows are packed as they come, RGB or gray (an RGBA source keeps its alpha).
+    /// As `pixels()`; RGBA without its alpha when `keepAlpha` is false (the RGB `SliceResizer` packs).
     func pixels(keepAlpha: Bool) throws -> PixelBuffer {
-        guard keepAlpha || source.layout != .rgba else { throw MediaPrepError(.resizeFailed, "internal: this resizer keeps the alpha it packed") }
-        return try pixels()
+        let packed = try pixels()
+        return keepAlpha || packed.layout != .rgba ? packed : AlphaOps.dropX(packed)
     }
 
     /// The scaled image, once every source row was fed.
