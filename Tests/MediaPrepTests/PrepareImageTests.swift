@@ -89,6 +89,21 @@ import Testing
         #expect(a.width > 320, "the search climbed to \(a.width) px")
     }
 
+    /// A candidate's luma as the viewer sees it, scaled down as its rows are decoded on two threads:
+    /// the pixels of decoding and then scaling (the score the climb compares); a smaller candidate
+    /// is scaled up after its decode.
+    @Test func aCandidateScaledBesideItsDecodeIsSeenAsBefore() throws {
+        let photo = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels  // 1440×1080
+        for (w, h) in [(1440, 1080), (1001, 751), (600, 450)] {
+            let jpeg = try JPEGEncoder().encode(try Resizer.resize(photo, width: w, height: h), quality: 60)
+            let view = (width: 800, height: 600)
+            let larger = w >= view.width && h >= view.height
+            let two = try BudgetSearch.seen(jpeg, at: view, larger: larger, threads: 2)
+            let one = try BudgetSearch.seen(jpeg, at: view, larger: larger, threads: 1)
+            #expect(two == one && (two.width, two.height) == (800, 600) && two.layout == .gray, "\(w)×\(h)")
+        }
+    }
+
     @Test func noStepDownFromAHighViewQuality() throws {
         let work = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels  // 1440×1080: the view
         // A budget whose view-size answer is q84–87: under acceptQuality, so the search climbs, but
