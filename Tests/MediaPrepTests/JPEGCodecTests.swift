@@ -40,6 +40,11 @@ import Testing
         let fromRGB = SSIM.luma(rgb)
         let maxDiff = zip(y.bytes, fromRGB).map { abs(Int($0) - Int($1)) }.max() ?? 0
         #expect(maxDiff <= 3)
+        // On two threads, the same bytes (and the same spare capacity past the end).
+        let photo = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels  // 1.5 MP
+        let two = photo.luma(threads: 2)
+        #expect(two == photo.luma() && two.capacity >= two.count + 64)
+        #expect(photo.grayscale(threads: 2) == photo.grayscale())
     }
 
     @Test func cmykComesOutAsRGB() throws {

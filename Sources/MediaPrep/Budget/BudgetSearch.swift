@@ -133,7 +133,7 @@ package struct BudgetSearch: Sendable {
             return Outcome(image: image, previewSource: keepPreviewSource ? ref : nil)
         }
         // Hill-climb the long side on measured SSIM.
-        let refLuma = Trace.time("view luma") { SSIM.luma(ref) }
+        let refLuma = Trace.time("view luma") { ref.luma(threads: threads) }
         let previewSource = keepPreviewSource ? ref : nil
         _ = consume ref
         var cache: [Int: EncodedImage?] = [:]

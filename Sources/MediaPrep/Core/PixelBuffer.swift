@@ -133,23 +133,35 @@ enum HugePages {
 extension PixelBuffer {
     /// Luma, Pillow's "L" conversion (ITU-R 601-2: what quality.py scores), one byte a pixel, with the
     /// same spare capacity past the end as `storage` (swscale may read there when it is resized).
-    func luma() -> [UInt8] {
+    /// - Parameter threads: 2 converts the two halves side by side (a 1600 px view's took 1.5 ms on one core).
+    func luma(threads: Int = 1) -> [UInt8] {
         if layout == .gray { return bytes }
         let n = pixelCount, c = layout.channels
-        return [UInt8](unsafeUninitializedCapacity: n + 64) { d, count in
-            bytes.withUnsafeBufferPointer { s in
-                for i in 0..<n {
-                    let r = Int(s[i * c]), g = Int(s[i * c + 1]), b = Int(s[i * c + 2])
-                    d[i] = UInt8((r * 299 + g * 587 + b * 114 + 500) / 1000)
+        guard threads > 1, n >= 500_000 else {
+            return [UInt8](unsafeUninitializedCapacity: n + 64) { d, count in
+                bytes.withUnsafeBufferPointer { s in
+                    guard let sb = s.baseAddress, let db = d.baseAddress else { return }
+                    Self.luma(sb, c, into: db, 0..<n)
                 }
+                count = n
             }
-            count = n
+        }
+        var out = [UInt8](repeating: 0, count: n + 64)
+        Parallel.pixels(n, from: bytes, into: &out, threads: threads) { s, d, range in Self.luma(s, c, into: d, range) }
+        out.removeLast(64)  // kept as capacity: swscale may read there
+        return out
+    }
+
+    private static func luma(_ s: UnsafePointer<UInt8>, _ c: Int, into d: UnsafeMutablePointer<UInt8>, _ range: Range<Int>) {
+        for i in range {
+            let r = Int(s[i * c]), g = Int(s[i * c + 1]), b = Int(s[i * c + 2])
+            d[i] = UInt8((r * 299 + g * 587 + b * 114 + 500) / 1000)
         }
     }
 
     /// One gray channel, for content the detector found gray: the luma the score sees.
-    func grayscale() -> PixelBuffer {
-        layout == .gray ? self : PixelBuffer(width: width, height: height, layout: .gray, storage: luma())
+    func grayscale(threads: Int = 1) -> PixelBuffer {
+        layout == .gray ? self : PixelBuffer(width: width, height: height, layout: .gray, storage: luma(threads: threads))
     }
 }
 

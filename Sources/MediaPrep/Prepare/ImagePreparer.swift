@@ -134,8 +134,8 @@ package struct ImagePreparer: Sendable {
             if verdict.isFlat, withinSide, withinPixels, losslessSource, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes, threads: threads) }) {
                 encoded = png
             } else if verdict.isFlat && verdict.isGray && work.layout != .gray {
-                work = Trace.time("to gray") { work.grayscale() }
-                if let v = atView { atView = LazyView { try v.pixels().grayscale() } }
+                work = Trace.time("to gray") { work.grayscale(threads: threads) }
+                if let v = atView { atView = LazyView { [threads] in try v.pixels().grayscale(threads: threads) } }
             } else if verdict.isFlat {
                 search.fullChroma = true
             }
