@@ -47,6 +47,13 @@ import UploadPlanner
         var halved = DecodeOptions(maxPixels: pixels, minimumWidth: 16, minimumHeight: 16)
         (halved.threads, halved.lanczosShrink) = (2, true)
         _ = try? JPEGDecoder.decode(d, options: halved)
+        // The same with the view and the climb's candidates made beside it (PlanesBeside), of any shape.
+        if let h = try? JPEGDecoder.header(d) {
+            let (w, ht) = JPEGDecoder.decodedSize(h, options: halved)
+            let sides = [ClimbSize(long: max(w, ht), width: w, height: ht),
+                         ClimbSize(long: 1, width: max(1, w * 4 / 5 | 1), height: max(1, ht * 4 / 5 | 1))]
+            _ = try? JPEGDecoder.decodeWhileResizing(d, options: halved, candidates: sides) { w, h in (max(1, w / 2 + 1), max(1, h / 3)) }
+        }
         _ = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels), lumaOnly: true)
         // From the file as it goes (the shim's file source, as `prepare` reads a large baseline file),
         // its head ending anywhere: one file a process, rewritten each run.
