@@ -181,11 +181,8 @@ import Testing
     /// rounding, and its colours within a level or two. One thread or two, the same pixels.
     @Test(arguments: ["photo.jpg", "progressive.jpg", "gray.jpg"], [1, 2])
     func jpegShrunkOnLoadIsHalvedByLanczos(name: String, threads: Int) throws {
-        let data = try Fixture.bytes(name)
-        let whole = try JPEGDecoder.decode(data).pixels
-        let half = (width: (whole.width + 1) / 2, height: (whole.height + 1) / 2)
-        var options = DecodeOptions(minimumWidth: half.width, minimumHeight: half.height)
-        options.threads = threads
+        var (data, whole, half, options) = try Self.halving(name, threads: threads)
+        options.lanczosShrink = false
         let dct = try JPEGDecoder.decode(data, options: options).pixels
         options.lanczosShrink = true
         let got = try JPEGDecoder.decode(data, options: options)
@@ -220,12 +217,7 @@ import Testing
     /// that end in a short MCU row or an odd row, and the halved image's own size.
     @Test(arguments: ["photo.jpg", "progressive.jpg"], [1, 2])
     func viewAndCandidatesMadeBesideTheDecodeAreTheSearchsOwn(name: String, threads: Int) throws {
-        let data = try Fixture.bytes(name)
-        let whole = try JPEGDecoder.decode(data).pixels
-        let half = (width: (whole.width + 1) / 2, height: (whole.height + 1) / 2)
-        var options = DecodeOptions(minimumWidth: half.width, minimumHeight: half.height)
-        options.lanczosShrink = true
-        options.threads = threads
+        let (data, _, half, options) = try Self.halving(name, threads: threads)
         let halved = try JPEGDecoder.decode(data, options: options).pixels
         let candidates = [(5, 6), (8, 9)].map { n, d in
             ClimbSize(long: half.width * n / d | 1, width: half.width * n / d | 1, height: half.height * n / d | 1)
@@ -271,6 +263,17 @@ import Testing
         #expect(try verdicts(noise, minimum: (600, 400)) == (true, true))
         #expect(try verdicts(ramp, minimum: (600, 400)) == (false, false))
         #expect(try verdicts(noise, minimum: (300, 200)).view == false)  // read at a quarter
+    }
+
+    /// A fixture, its whole decode, half its size, and the options that read it halved by Lanczos.
+    static func halving(_ name: String, threads: Int) throws
+        -> (data: [UInt8], whole: PixelBuffer, half: (width: Int, height: Int), options: DecodeOptions) {
+        let data = try Fixture.bytes(name)
+        let whole = try JPEGDecoder.decode(data).pixels
+        let half = (width: (whole.width + 1) / 2, height: (whole.height + 1) / 2)
+        var options = DecodeOptions(minimumWidth: half.width, minimumHeight: half.height)
+        (options.lanczosShrink, options.threads) = (true, threads)
+        return (data, whole, half, options)
     }
 
     /// Lanczos halving is for files that hold fine detail: noise at q90 does, a smooth gradient
