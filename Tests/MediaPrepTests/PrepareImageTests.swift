@@ -153,6 +153,21 @@ import Testing
         }
         #expect((encodes.max() ?? 0) <= 10)
         #expect(encodes.filter { $0 <= 6 }.count * 4 >= encodes.count * 3)  // ≥ 75 % within 3 rounds
+        // A preview's sizes (384×240, 200×150), measured too since `measureFrom` is 20,000 pixels:
+        // the preview's own search (20–90), at budgets around its 10,482 bytes.
+        for (w, h) in [(384, 240), (200, 150)] {
+            let small = try Resizer.resize(pixels, width: w, height: h)
+            #expect(w * h >= QualitySearch.measureFrom)
+            for budget in stride(from: 2_000, through: 20_000, by: 750) {
+                guard let r = try QualitySearch(minQuality: 20, maxQuality: 90).search(small, maxBytes: budget, start: 70) else {
+                    #expect(try enc.encode(small, quality: 20).count > budget)
+                    continue
+                }
+                let same = try r.data == enc.encode(enc.planes(small), quality: r.quality)  // what writing each probe wrote
+                #expect(r.data.count <= budget && same)
+                if r.quality < 90 { #expect(try enc.encode(small, quality: r.quality + 1).count > budget, "\(w)×\(h), budget \(budget)") }
+            }
+        }
     }
 
     /// On one thread the search probes one quality a round: the same answer, fewer encodes. The
