@@ -28,9 +28,11 @@ package struct ContentDetector {
         }
         let rows = (image.height + rowStep - 1) / rowStep  // sampled rows
         let parts = threads > 1 && image.pixelCount >= 1_000_000 ? 2 : 1
+        // The jobs cannot throw; were a half lost, the rows are counted here (never an empty count,
+        // which would read as a gray image).
         let counts = (try? Parallel.map(parts, threads: threads) { k in
             count(image, sampledRows: (k * rows / parts)..<((k + 1) * rows / parts))
-        }) ?? []
+        }) ?? [count(image, sampledRows: 0..<rows)]
         var histogram = [Int32](repeating: 0, count: 1 << 15)
         for c in counts { for i in histogram.indices { histogram[i] &+= c.histogram[i] } }
         let gray = counts.allSatisfy(\.gray)

@@ -64,7 +64,12 @@ package enum PNGEncoder {
     /// The same prediction for any row-by-row PNG writer (`encodedSize` of the sampled rows).
     static func estimate(_ image: PixelBuffer, every: Int = 8, threads: Int = 1,
                          encodedSize: @Sendable (PixelBuffer) throws -> Int) throws -> Int {
-        let samples = sample(image, every: every, parts: threads > 1 ? 2 : 1)
+        try estimate(image, samples: sample(image, every: every, parts: threads > 1 ? 2 : 1), threads: threads, encodedSize: encodedSize)
+    }
+
+    /// The same from the rows `sample` cut already (one part a thread).
+    static func estimate(_ image: PixelBuffer, samples: [PixelBuffer], threads: Int,
+                         encodedSize: @Sendable (PixelBuffer) throws -> Int) throws -> Int {
         let sizes = try Parallel.map(samples.count, threads: threads) { try encodedSize(samples[$0]) }
         let rows = samples.reduce(0) { $0 + $1.height }
         return rows == image.height ? sizes.reduce(0, +) : Int(Double(sizes.reduce(0, +)) * Double(image.height) / Double(rows))

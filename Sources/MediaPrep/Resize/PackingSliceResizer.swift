@@ -124,7 +124,8 @@ final class PackingSliceResizer {
         }
     }
 
-    /// As `pixels()`; RGBA without its alpha when `keepAlpha` is false (the RGB `SliceResizer` packs).
+    /// As `pixels()`; RGBA without its alpha when `keepAlpha` is false (its R, G and B as packed: the
+    /// view of an RGBA source found opaque).
     func pixels(keepAlpha: Bool) throws -> PixelBuffer {
         let packed = try pixels()
         return keepAlpha || packed.layout != .rgba ? packed : AlphaOps.dropX(packed)
