@@ -54,3 +54,56 @@ extension JPEGMeasureTests {
         #expect(checked >= 8)
     }
 }
+
+extension JPEGMeasureTests {
+    /// Qualities measured together (each block's DCT once, quantized per quality) are libjpeg's own
+    /// measure, to the byte and the table: every layout, edges cut through blocks and MCUs, the rows
+    /// split over one to three threads (the parts' DC predictors joined), with AVX2 and without.
+    @Test func qualitiesMeasuredTogetherAreEachMeasuredAlone() throws {
+        let photo = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels  // 1440×1080
+        var checked = 0
+        for (w, h) in [(1440, 1080), (301, 227), (17, 9), (8, 8), (1, 1), (9, 33), (640, 17)] {
+            let image = try Resizer.resize(photo, width: w, height: h)
+            for (gray, full) in [(false, false), (false, true), (true, false)] {
+                let planes = try JPEGEncoder().planes(gray ? image.grayscale() : image, fullChroma: full)
+                let qs = [1, 12, 50, 71, 88, 100]
+                for (threads, simd) in [(1, true), (2, true), (3, true), (2, false)] {
+                    let together = try JPEGEncoder.measure(planes, qualities: qs, threads: threads, simd: simd)
+                    #expect(together.map(\.quality) == qs)
+                    for m in together {
+                        let alone = try JPEGEncoder.measure(planes, quality: m.quality)
+                        let label = "\(w)×\(h) gray \(gray) 4:4:4 \(full) q\(m.quality), \(threads) threads, simd \(simd)"
+                        #expect(m.lower == alone.lower && m.dataBytes == alone.dataBytes, "\(label): \(m.lower) against \(alone.lower)")
+                        #expect(try JPEGEncoder().encode(planes, quality: m.quality, tables: m.tables)
+                                == JPEGEncoder().encode(planes, quality: m.quality, tables: alone.tables), "\(label)")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked == 7 * 3 * 4 * 6)
+    }
+
+    /// Our DCT gives libjpeg's `jpeg_fdct_islow` integers on every kind of block, extremes included
+    /// (a checkerboard of 0 and 255 drives the column pass's sums to the ends of 16 bits).
+    @Test func theDCTIsLibjpegs() {
+        var rng = SystemRandomNumberGenerator()
+        var mismatches = 0
+        for i in 0..<20_000 {
+            var a = [UInt8](repeating: 0, count: 64), b = a
+            for k in 0..<64 {
+                let (r, c) = (k / 8, k % 8)
+                switch i % 5 {
+                case 0: a[k] = UInt8.random(in: 0...255, using: &rng)
+                case 1: a[k] = (r + c) % 2 == 0 ? 0 : 255
+                case 2: a[k] = Bool.random(using: &rng) ? 255 : 0
+                case 3: a[k] = i % 2 == 0 ? 255 : 0
+                default: a[k] = UInt8(truncatingIfNeeded: r * c * 4 + Int.random(in: 0...2, using: &rng))
+                }
+                b[k] = i % 5 == 3 ? 255 &- a[k] : UInt8.random(in: 0...255, using: &rng)
+            }
+            if !FuzzEntryPoints.dctMatchesLibjpeg(a, b) { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
+    }
+}

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Prepares every file of the given folders with two builds of mediaprep and compares what each sent,
 byte for byte (the output file and its preview; error codes where both failed).
-usage: compare-outputs.py BASE_BINARY NEW_BINARY DIR... — exits 1 when any output differs."""
+usage: compare-outputs.py BASE_BINARY NEW_BINARY DIR... [-- PREPARE_ARGS...] — exits 1 when any output differs
+(PREPARE_ARGS, e.g. `--max-bytes 60000`, go to both builds' `prepare`)."""
 import json, os, subprocess, sys, tempfile, filecmp
 
-base, new, dirs = sys.argv[1], sys.argv[2], sys.argv[3:]
+args = sys.argv[1:]
+extra = args[args.index("--") + 1:] if "--" in args else []
+args = args[:args.index("--")] if "--" in args else args
+base, new, dirs = args[0], args[1], args[2:]
 files = sorted(os.path.join(d, f) for d in dirs for f in os.listdir(d) if os.path.isfile(os.path.join(d, f)))
 differ = 0
 with tempfile.TemporaryDirectory() as tmp:
@@ -12,7 +16,7 @@ with tempfile.TemporaryDirectory() as tmp:
         got = {}
         for name, binary in (("base", base), ("new", new)):
             out = os.path.join(tmp, f"{name}-{i}")
-            r = subprocess.run([binary, "prepare", f, "--out", out, "--json"], capture_output=True, text=True)
+            r = subprocess.run([binary, "prepare", f, "--out", out, "--json", *extra], capture_output=True, text=True)
             try:
                 item = json.loads(r.stdout)[0]
             except (ValueError, IndexError):

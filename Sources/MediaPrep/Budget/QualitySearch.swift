@@ -141,7 +141,7 @@ struct QualitySearch: Sendable {
 
     /// The qualities measured side by side.
     private func measure(_ qs: [Int], _ yuv: YUVPlanes) throws -> [JPEGMeasure] {
-        try Parallel.map(qs.count, threads: threads) { i in try JPEGEncoder.measure(yuv, quality: qs[i]) }
+        try JPEGEncoder.measure(yuv, qualities: qs, threads: threads)
     }
 
     /// Below this many pixels every probe is written: a measure costs a small encode's set-up too,
@@ -174,7 +174,7 @@ struct QualitySearch: Sendable {
         let files = FileCache()
         func lower(_ q: Int) throws -> Int {
             if let m = measured[q] { return m.lower }
-            let m = try JPEGEncoder.measure(yuv, quality: q)
+            let m = try JPEGEncoder.measure(yuv, qualities: [q], threads: threads)[0]
             measured[q] = m
             return m.lower
         }

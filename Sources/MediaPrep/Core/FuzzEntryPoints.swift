@@ -1,3 +1,4 @@
+import CJpeg
 import Foundation
 import Glibc
 import UploadPlanner
@@ -101,7 +102,17 @@ import UploadPlanner
               let m = try? JPEGEncoder.measure(planes, quality: quality),
               let twoPass = try? encoder.encode(planes, quality: quality),
               let onePass = try? encoder.encode(planes, quality: quality, tables: m.tables) else { return false }
+        // Measured together with a neighbour, on two threads (the DCT once, the rows split): the same.
+        let other = quality < 100 ? quality + 1 : quality - 1
+        guard let together = try? JPEGEncoder.measure(planes, qualities: [other, quality], threads: 2),
+              together.count == 2, together[1].lower == m.lower, together[1].dataBytes == m.dataBytes else { return false }
         return onePass == twoPass && m.lower + Self.stuffedZeros(twoPass) == twoPass.count
+    }
+
+    /// Whether our two-block DCT gives libjpeg's integers for blocks `a` and `b` (64 bytes each).
+    static func dctMatchesLibjpeg(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == 64, b.count == 64 else { return false }
+        return a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in cjpeg_dct_agrees(pa.baseAddress, pb.baseAddress) == 1 } }
     }
 
     /// The zero bytes stuffed after each 0xFF of a baseline file's one scan (after its SOS, before EOI).

@@ -97,6 +97,66 @@ package final class JPEGEncoder {
         }
     }
 
+    /// Qualities measured together: each block's DCT is done once and quantized for every quality
+    /// (`cjpeg_multi_rows`), the image's MCU rows split over `threads`. 2000×1250 4:2:0 on one
+    /// thread: two qualities 4.3 ms against 5.8 for two of libjpeg's own passes, four 7.3 against
+    /// 11.5; one alone 3.1 against 2.9, so a single quality on one thread goes through libjpeg.
+    /// - Parameter simd: false takes the plain C path where AVX2 is there too (tests).
+    static func measure(_ yuv: YUVPlanes, qualities: [Int], threads: Int, simd: Bool = true) throws -> [JPEGMeasure] {
+        if qualities.count == 1 && threads <= 1 && simd { return [try measure(yuv, quality: qualities[0])] }
+        let gray: Int32 = yuv.subsampling == TJSAMP_GRAY ? 1 : 0, full: Int32 = yuv.subsampling == TJSAMP_444 ? 1 : 0
+        var out: [JPEGMeasure] = []
+        for start in stride(from: 0, to: qualities.count, by: Int(CJPEG_MULTI_MAX)) {
+            let qs = qualities[start..<min(qualities.count, start + Int(CJPEG_MULTI_MAX))].map { Int32(min(100, max(1, $0))) }
+            var divisors = [cjpeg_divisors](repeating: cjpeg_divisors(), count: qs.count)
+            for (i, q) in qs.enumerated() {
+                try Self.checked("JPEG measuring failed") { m, n in cjpeg_divisors_for(q, gray, &divisors[i], m, n) }
+            }
+            var layout = cjpeg_layout()
+            cjpeg_layout_of(Int32(yuv.width), Int32(yuv.height), gray, full, &layout)
+            let rows = Int(layout.mcu_rows), parts = max(1, min(threads, rows))
+            let counted = MultiParts(parts)
+            defer { counted.free() }
+            let divs = divisors
+            _ = try Parallel.map(parts, threads: threads) { p in
+                divs.withUnsafeBufferPointer { d in
+                    yuv.withReadOnlyPlanePointers { planes, strides in
+                        cjpeg_multi_rows(planes, strides, Int32(yuv.width), Int32(yuv.height), gray, full, d.baseAddress, Int32(d.count),
+                                         Int32(rows * p / parts), Int32(rows * (p + 1) / parts), simd ? 1 : 0, counted.parts[p])
+                    }
+                }
+            }
+            for (i, q) in qs.enumerated() {
+                var tables = cjpeg_tables()
+                var lower: Int64 = 0, data: Int64 = 0
+                try counted.parts.withUnsafeBufferPointer { p in
+                    try Self.checked("JPEG measuring failed") { m, n in
+                        cjpeg_multi_finish(p.baseAddress, Int32(p.count), Int32(i), gray, &tables, &lower, &data, m, n)
+                    }
+                }
+                out.append(JPEGMeasure(quality: Int(q), lower: Int(lower), dataBytes: Int(data), tables: .init(raw: tables)))
+            }
+        }
+        return out
+    }
+
+    /// Counts of a multi-quality measure, one per range of rows (33 KB each: kept off the stack).
+    private final class MultiParts: @unchecked Sendable {
+        let parts: [UnsafeMutablePointer<cjpeg_multi_part>?]
+        init(_ n: Int) { parts = (0..<n).map { _ in UnsafeMutablePointer<cjpeg_multi_part>.allocate(capacity: 1) } }
+        func free() { for p in parts { p?.deallocate() } }
+    }
+
+    /// Runs a C call that fills a message and returns nonzero on failure; throws that message.
+    private static func checked(_ what: String, _ call: (UnsafeMutablePointer<CChar>?, Int32) -> Int32) throws {
+        var message = [CChar](repeating: 0, count: 200)
+        let rc = message.withUnsafeMutableBufferPointer { m in call(m.baseAddress, Int32(m.count)) }
+        guard rc == 0 else {
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw MediaPrepError(.encodeFailed, "\(what): \(text)")
+        }
+    }
+
     /// The baseline file `encode(yuv, quality:)` would write, measured without writing it.
     static func measure(_ yuv: YUVPlanes, quality: Int) throws -> JPEGMeasure {
         let q = Int32(min(100, max(1, quality))), gray: Int32 = yuv.subsampling == TJSAMP_GRAY ? 1 : 0
