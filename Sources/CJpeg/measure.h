@@ -530,9 +530,22 @@ static inline int cjpeg_frame_bytes(int gray, long long *out, char *message, int
     return 0;
 }
 
+/* The coded bits of one part's rows under `tables`, its first DCs counted from a predictor of 0:
+   the exact length of those rows' data in a file that starts with them. */
+static inline long long cjpeg_part_bits(const cjpeg_multi_part *part, int q, int gray, const cjpeg_tables *tables) {
+    long long bits = part->magnitude_bits[q];
+    for (int t = 0; t < (gray ? 2 : 4); t++) {
+        int s = 0;
+        for (int len = 1; len <= 16; len++)
+            for (int i = 0; i < tables->bits[t][len]; i++, s++) bits += (long long)len * part->freq[q][t][tables->huffval[t][s]];
+    }
+    return bits;
+}
+
 /* Joins the parts (in row order) for quality slot `q`: tables, *lower and *data as cjpeg_measure_planes gives them. */
 static inline int cjpeg_multi_finish(cjpeg_multi_part *const *parts, int part_count, int q, int gray, cjpeg_tables *tables,
-                                     long long *lower, long long *data, char *message, int message_len) {
+                                     long long *lower, long long *data, long long *total_bits, long long *first_bits,
+                                     char *message, int message_len) {
     long long frame;
     if (cjpeg_frame_bytes(gray, &frame, message, message_len) != 0) return -1;
     long freq[4][257];
@@ -580,6 +593,8 @@ static inline int cjpeg_multi_finish(cjpeg_multi_part *const *parts, int part_co
     free(w.buffer);
     *data = (bits + 7) / 8;
     *lower = headers + *data + 2;
+    *total_bits = bits;
+    *first_bits = cjpeg_part_bits(parts[0], q, gray, tables);
     return 0;
 }
 

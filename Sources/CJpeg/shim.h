@@ -612,4 +612,5 @@ static inline long cjpeg_encode_planes(const unsigned char *const planes[3], con
 }
 
 #include "measure.h"
+#include "splice.h"
 #endif

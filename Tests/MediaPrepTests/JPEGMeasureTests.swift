@@ -107,3 +107,31 @@ extension JPEGMeasureTests {
         #expect(mismatches == 0)
     }
 }
+
+extension JPEGMeasureTests {
+    /// A measured quality written in two parts on two threads, joined at the bit, is libjpeg's file
+    /// to the byte: every layout, cuts through blocks and MCUs at the edges, the first rows' data
+    /// ending at every bit offset (many sizes and qualities), one MCU row on either side of the cut.
+    @Test func aFileWrittenInTwoPartsIsTheFileWrittenWhole() throws {
+        let photo = try JPEGDecoder.decode(try Fixture.bytes("photo.jpg")).pixels  // 1440×1080
+        var split = 0, offsets = Set<Int>()
+        for (w, h) in [(1440, 1080), (301, 227), (640, 17), (33, 16), (8, 9), (1001, 31)] {
+            let image = try Resizer.resize(photo, width: w, height: h)
+            for (gray, full) in [(false, false), (false, true), (true, false)] {
+                let planes = try JPEGEncoder().planes(gray ? image.grayscale() : image, fullChroma: full)
+                for q in [5, 30, 55, 77, 90, 99] {
+                    let m = try JPEGEncoder.measure(planes, qualities: [q, q + 1], threads: 2)[0]
+                    let whole = try JPEGEncoder().encode(planes, quality: q, tables: m.tables)
+                    let label = "\(w)×\(h) gray \(gray) 4:4:4 \(full) q\(q)"
+                    #expect(try JPEGEncoder().encode(planes, measured: m, threads: 2) == whole, "\(label)")
+                    guard let s = m.split, let parts = try JPEGEncoder.encodeSplit(planes, measured: m, s) else { continue }
+                    #expect(parts == whole, "\(label)")
+                    split += 1
+                    offsets.insert(s.firstBits % 8)
+                }
+            }
+        }
+        #expect(split >= 90)  // all but the one-MCU-row images
+        #expect(offsets.count == 8)
+    }
+}

@@ -114,7 +114,7 @@ struct QualitySearch: Sendable {
         guard yuv.width * yuv.height >= Self.measureFrom else {
             let files = FileCache()
             let b = try bracket(maxBytes: maxBytes, start: start, prior: prior) { qs in
-                try files.write(qs, yuv, threads: threads, tables: { _ in nil }).mapValues(\.count)
+                try files.write(qs, yuv, threads: threads, measured: { _ in nil }).mapValues(\.count)
             }
             guard let q = b.fit, let data = files.files[q] else { return Trials(result: nil, sizes: b.sizes) }
             return Trials(result: Result(quality: q, data: data, encodes: files.files.count), sizes: b.sizes)
@@ -154,11 +154,13 @@ struct QualitySearch: Sendable {
     private final class FileCache {
         var files: [Int: [UInt8]] = [:]
         /// Writes the qualities not written yet, side by side; their sizes.
-        func write(_ qs: [Int], _ yuv: YUVPlanes, threads: Int, tables: (Int) -> JPEGMeasure.Tables?) throws -> [Int: [UInt8]] {
+        /// One file alone has the threads to itself: its rows split over them when its measure was (`encode(_:measured:threads:)`).
+        func write(_ qs: [Int], _ yuv: YUVPlanes, threads: Int, measured: (Int) -> JPEGMeasure?) throws -> [Int: [UInt8]] {
             let todo = Array(Set(qs.filter { files[$0] == nil })).sorted()
-            let t = todo.map(tables)
+            let t = todo.map(measured)
             let out = try Parallel.map(todo.count, threads: threads) { i in
-                try JPEGEncoder().encode(yuv, quality: todo[i], progressive: false, tables: t[i])
+                if todo.count == 1, let m = t[i] { return try JPEGEncoder().encode(yuv, measured: m, threads: threads) }
+                return try JPEGEncoder().encode(yuv, quality: todo[i], progressive: false, tables: t[i]?.tables)
             }
             for (q, d) in zip(todo, out) { files[q] = d }
             return files.filter { qs.contains($0.key) }
@@ -190,7 +192,7 @@ struct QualitySearch: Sendable {
                         batch.append(q - 1)
                     }
                 }
-                for (q, d) in try files.write(batch, yuv, threads: threads, tables: { measured[$0]?.tables }) { sizes[q] = d.count }
+                for (q, d) in try files.write(batch, yuv, threads: threads, measured: { measured[$0] }) { sizes[q] = d.count }
             }
             return (files.files[q]?.count ?? Int.max) <= maxBytes
         }

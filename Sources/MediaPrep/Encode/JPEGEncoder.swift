@@ -81,6 +81,45 @@ package final class JPEGEncoder {
         guard rc == 0 else { throw MediaPrepError(.encodeFailed, "YUV conversion failed: \(handle.lastError)") }
     }
 
+    /// The measured quality written with its tables, its first and last MCU rows on two threads when
+    /// the measure counted them apart (`JPEGMeasure.Split`), joined at the bit (`cjpeg_splice`): the
+    /// same bytes as `encode(yuv, quality:tables:)`, which it falls back to. 2000×1250 4:2:0: 3.6 →
+    /// 2.1 ms.
+    func encode(_ yuv: YUVPlanes, measured m: JPEGMeasure, threads: Int) throws -> [UInt8] {
+        guard threads > 1, let split = m.split, let data = try Self.encodeSplit(yuv, measured: m, split) else {
+            return try encode(yuv, quality: m.quality, tables: m.tables)
+        }
+        return data
+    }
+
+    /// The two parts written side by side and joined, or nil when they cannot be (the caller then
+    /// writes the file whole).
+    static func encodeSplit(_ yuv: YUVPlanes, measured m: JPEGMeasure, _ split: JPEGMeasure.Split) throws -> [UInt8]? {
+        let gray: Int32 = yuv.subsampling == TJSAMP_GRAY ? 1 : 0, full: Int32 = yuv.subsampling == TJSAMP_444 ? 1 : 0
+        let (w, h, q, rows) = (Int32(yuv.width), Int32(yuv.height), Int32(m.quality), Int32(split.rows))
+        let tables = m.tables.raw
+        let parts = try Parallel.map(2, threads: 2) { part in
+            try collect { out, message, length in
+                yuv.withReadOnlyPlanePointers { p, strides in
+                    withUnsafePointer(to: tables) { cjpeg_encode_part(p, strides, w, h, gray, full, q, $0, rows, Int32(part), out, message, length) }
+                }
+            }
+        }
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var message = [CChar](repeating: 0, count: 200)
+        let size = message.withUnsafeMutableBufferPointer { msg in
+            yuv.withReadOnlyPlanePointers { p, strides in
+                withUnsafePointer(to: tables) { t in
+                    cjpeg_splice(parts[0], parts[0].count, parts[1], parts[1].count, p, strides, w, h, gray, full, q, t, rows,
+                                 Int64(split.firstBits), Int64(split.totalBits), &out, msg.baseAddress, Int32(msg.count))
+                }
+            }
+        }
+        defer { free(out) }
+        guard size > 0, let out else { return nil }
+        return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+
     /// Compresses YUV planes (from `planes(_:)` or a resize straight to 4:2:0). With the tables a
     /// `measure` of the same planes and quality found, in one pass: the same bytes as libjpeg's two.
     package func encode(_ yuv: YUVPlanes, quality: Int, progressive: Bool = false, tables: JPEGMeasure.Tables? = nil) throws -> [UInt8] {
@@ -128,13 +167,14 @@ package final class JPEGEncoder {
             }
             for (i, q) in qs.enumerated() {
                 var tables = cjpeg_tables()
-                var lower: Int64 = 0, data: Int64 = 0
+                var lower: Int64 = 0, data: Int64 = 0, total: Int64 = 0, first: Int64 = 0
                 try counted.parts.withUnsafeBufferPointer { p in
                     try Self.checked("JPEG measuring failed") { m, n in
-                        cjpeg_multi_finish(p.baseAddress, Int32(p.count), Int32(i), gray, &tables, &lower, &data, m, n)
+                        cjpeg_multi_finish(p.baseAddress, Int32(p.count), Int32(i), gray, &tables, &lower, &data, &total, &first, m, n)
                     }
                 }
-                out.append(JPEGMeasure(quality: Int(q), lower: Int(lower), dataBytes: Int(data), tables: .init(raw: tables)))
+                let split = parts > 1 ? JPEGMeasure.Split(rows: rows / parts, firstBits: Int(first), totalBits: Int(total)) : nil
+                out.append(JPEGMeasure(quality: Int(q), lower: Int(lower), dataBytes: Int(data), tables: .init(raw: tables), split: split))
             }
         }
         return out
@@ -189,6 +229,11 @@ package struct JPEGMeasure: Sendable {
     /// The coded data's bytes before stuffing.
     let dataBytes: Int
     let tables: Tables
+    /// Where a measure split over threads cut the rows, and the coded bits before the cut and in all.
+    struct Split: Sendable {
+        let rows: Int, firstBits: Int, totalBits: Int
+    }
+    var split: Split? = nil
     /// The file's expected size: coded data has one 0xFF in 260–580 bytes (photo.jpg at 7 qualities, 4 sizes).
     var expected: Int { lower + dataBytes / Self.stuffingEvery }
     static let stuffingEvery = 300
