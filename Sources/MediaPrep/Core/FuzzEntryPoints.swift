@@ -106,6 +106,10 @@ import UploadPlanner
         let other = quality < 100 ? quality + 1 : quality - 1
         guard let together = try? JPEGEncoder.measure(planes, qualities: [other, quality], threads: 2),
               together.count == 2, together[1].lower == m.lower, together[1].dataBytes == m.dataBytes else { return false }
+        // And written in two parts joined at the bit (`JPEGEncoder.encodeSplit`): the same file.
+        if let split = together[1].split {
+            guard let parts = try? JPEGEncoder.encodeSplit(planes, measured: together[1], split), parts == twoPass else { return false }
+        }
         return onePass == twoPass && m.lower + Self.stuffedZeros(twoPass) == twoPass.count
     }
 
