@@ -120,6 +120,82 @@ static inline long long cjpeg_dht_bytes(const UINT8 bits[17]) {
     return n;
 }
 
+/* libjpeg's jpeg_gen_optimal_table as libjpeg-turbo 3 computes it: the two smallest counts found
+   in one pass over the symbols in use (ties go to the larger symbol, as in the two full scans of
+   every merge that 2.1 makes), then lengths over 16 bits folded and the symbols listed by length,
+   so the same table. 2.1's took 4–13 µs a table (2000×1250 at q69: 8–43 symbols), four a measure.
+   Returns -1 where libjpeg fails (a code longer than 32 bits). */
+static inline int cjpeg_optimal_table(const long counts[257], unsigned char bits_out[17], unsigned char huffval[256]) {
+    enum { MAX_CLEN = 32 };
+    unsigned char bits[MAX_CLEN + 2];
+    int bit_pos[MAX_CLEN + 1], codesize[257], symbol[257], others[257], n = 0;
+    long freq[257];
+    memset(bits, 0, sizeof(bits));
+    for (int i = 0; i < 257; i++) {
+        long c = i == 256 ? 1 : counts[i];  /* a pseudo-symbol, so no real code is all ones */
+        if (c) { symbol[n] = i; freq[n] = c; codesize[n] = 0; others[n] = -1; n++; }
+    }
+    for (;;) {
+        int c1 = -1, c2 = -1;
+        long v = 1000000000L, v2 = 1000000000L;
+        for (int i = 0; i < n; i++) {
+            if (freq[i] <= v2) {
+                if (freq[i] <= v) { c2 = c1; v2 = v; v = freq[i]; c1 = i; }
+                else { v2 = freq[i]; c2 = i; }
+            }
+        }
+        if (c2 < 0) break;
+        freq[c1] += freq[c2];
+        freq[c2] = 1000000001L;
+        codesize[c1]++;
+        while (others[c1] >= 0) { c1 = others[c1]; codesize[c1]++; }
+        others[c1] = c2;
+        codesize[c2]++;
+        while (others[c2] >= 0) { c2 = others[c2]; codesize[c2]++; }
+    }
+    for (int i = 0; i < n; i++) {
+        if (codesize[i] > MAX_CLEN) return -1;
+        bits[codesize[i]]++;
+    }
+    int p = 0, i;
+    for (i = 1; i <= MAX_CLEN; i++) { bit_pos[i] = p; p += bits[i]; }
+    for (i = MAX_CLEN; i > 16; i--) {
+        while (bits[i] > 0) {
+            int j = i - 2;
+            while (bits[j] == 0) j--;
+            bits[i] -= 2; bits[i - 1]++; bits[j + 1] += 2; bits[j]--;
+        }
+    }
+    while (bits[i] == 0) i--;
+    bits[i]--;  /* the pseudo-symbol's code, the longest */
+    memcpy(bits_out, bits, 17);
+    for (int k = 0; k < n - 1; k++) huffval[bit_pos[codesize[k]]++] = (unsigned char)symbol[k];
+    return 0;
+}
+
+/* Tests: 1 when cjpeg_optimal_table and libjpeg's jpeg_gen_optimal_table build the same table from
+   `counts` (257), 0 when not, -1 when libjpeg fails on them. Both tables in table 0 of the outputs. */
+static inline int cjpeg_optimal_table_check(const long counts[257], cjpeg_tables *ours, cjpeg_tables *theirs) {
+    cjpeg_writer w;
+    cjpeg_writer_open(&w);
+    if (setjmp(w.err.jump)) { jpeg_destroy_compress(&w.c); free(w.buffer); return -1; }
+    JHUFF_TBL h;
+    memset(&h, 0, sizeof(h));
+    long f[257];
+    memcpy(f, counts, sizeof(f));
+    jpeg_gen_optimal_table(&w.c, &h, f);
+    jpeg_destroy_compress(&w.c);
+    free(w.buffer);
+    memset(ours, 0, sizeof(*ours));
+    memset(theirs, 0, sizeof(*theirs));
+    memcpy(theirs->bits[0], h.bits, 17);
+    if (cjpeg_optimal_table(counts, ours->bits[0], ours->huffval[0]) != 0) return 0;
+    int n = 0;
+    for (int l = 1; l <= 16; l++) n += h.bits[l];
+    memcpy(theirs->huffval[0], h.huffval, (size_t)n);
+    return memcmp(ours, theirs, sizeof(*ours)) == 0;
+}
+
 /* Quantizes the planes at `quality` as cjpeg_encode_planes would and measures the baseline file it
    would write with optimized tables: *lower = every byte but the stuffed zeros, *data = the coded
    data's bytes, `tables` = those optimized tables. 0, or -1 with a message. */
@@ -157,9 +233,11 @@ static inline int cjpeg_measure_planes(const unsigned char *const planes[3], con
     for (int t = 0; t < used; t++) {
         JHUFF_TBL *h = cjpeg_table_slot(&w.c, t);
         headers -= cjpeg_dht_bytes(h->bits);
-        long freq[257];
-        memcpy(freq, g->freq[t], sizeof(freq));
-        jpeg_gen_optimal_table(&w.c, h, freq);
+        if (cjpeg_optimal_table(g->freq[t], h->bits, h->huffval) != 0) {
+            snprintf(w.err.message, sizeof(w.err.message), "Huffman code length overflow");
+            free(g);
+            return (int)cjpeg_writer_fail(&w, message, message_len);
+        }
         headers += cjpeg_dht_bytes(h->bits);
         memcpy(tables->bits[t], h->bits, sizeof(h->bits));
         memcpy(tables->huffval[t], h->huffval, sizeof(h->huffval));
@@ -219,18 +297,23 @@ static inline void cjpeg_reciprocal(unsigned int divisor, unsigned short *recip,
     *shift = (unsigned char)r;
 }
 
-/* The divisors libjpeg would use at `quality` (its own tables, scaled by jpeg_set_quality). 0, or -1 with a message. */
-static inline int cjpeg_divisors_for(int quality, int gray, cjpeg_divisors *d, char *message, int message_len) {
+/* Every quality's divisors, table[q] for q in 1...100, from one compressor (0.1 ms; one set up for
+   each measure was 20 µs of it): the caller keeps them for the process. The same for gray
+   (jpeg_set_quality sets both tables). 0, or -1 with a message. */
+static inline int cjpeg_divisor_table(cjpeg_divisors table[101], char *message, int message_len) {
     cjpeg_writer w;
     cjpeg_writer_open(&w);
     if (setjmp(w.err.jump)) return (int)cjpeg_writer_fail(&w, message, message_len);
-    cjpeg_writer_defaults(&w, 16, 16, JCS_EXT_RGB, 3, gray, 0, quality, 0);
-    d->quality = quality;
-    for (int t = 0; t < 2; t++) {
-        JQUANT_TBL *q = w.c.quant_tbl_ptrs[t];
-        for (int i = 0; i < 64; i++) {
-            unsigned int v = q ? q->quantval[i] : 1;
-            cjpeg_reciprocal(v << 3, &d->recip[t][i], &d->corr[t][i], &d->scale[t][i], &d->shift[t][i]);
+    cjpeg_writer_defaults(&w, 16, 16, JCS_EXT_RGB, 3, 0, 0, 75, 0);
+    memset(table, 0, sizeof(cjpeg_divisors) * 101);
+    for (int quality = 1; quality <= 100; quality++) {
+        jpeg_set_quality(&w.c, quality, TRUE);
+        cjpeg_divisors *d = &table[quality];
+        d->quality = quality;
+        for (int t = 0; t < 2; t++) {
+            JQUANT_TBL *q = w.c.quant_tbl_ptrs[t];
+            for (int i = 0; i < 64; i++)
+                cjpeg_reciprocal((q ? q->quantval[i] : 1) << 3, &d->recip[t][i], &d->corr[t][i], &d->scale[t][i], &d->shift[t][i]);
         }
     }
     jpeg_destroy_compress(&w.c);
@@ -515,7 +598,8 @@ static inline __attribute__((always_inline)) void cjpeg_multi_rows_impl(int avx2
 }
 
 /* The bytes of everything but the coded data with the optimal tables, less their DHT markers:
-   the same for every size and quality (8-bit DQT: jpeg_set_quality forces baseline). */
+   the same for every size and quality (8-bit DQT: jpeg_set_quality forces baseline), so the caller
+   keeps them (a whole small measure: 20 µs). */
 static inline int cjpeg_frame_bytes(int gray, long long *out, char *message, int message_len) {
     unsigned char plane[16 * 16];
     memset(plane, 128, sizeof(plane));
@@ -542,12 +626,11 @@ static inline long long cjpeg_part_bits(const cjpeg_multi_part *part, int q, int
     return bits;
 }
 
-/* Joins the parts (in row order) for quality slot `q`: tables, *lower and *data as cjpeg_measure_planes gives them. */
-static inline int cjpeg_multi_finish(cjpeg_multi_part *const *parts, int part_count, int q, int gray, cjpeg_tables *tables,
-                                     long long *lower, long long *data, long long *total_bits, long long *first_bits,
-                                     char *message, int message_len) {
-    long long frame;
-    if (cjpeg_frame_bytes(gray, &frame, message, message_len) != 0) return -1;
+/* Joins the parts (in row order) for quality slot `q`: tables, *lower and *data as cjpeg_measure_planes
+   gives them (`frame`: cjpeg_frame_bytes). */
+static inline int cjpeg_multi_finish(cjpeg_multi_part *const *parts, int part_count, int q, int gray, long long frame,
+                                     cjpeg_tables *tables, long long *lower, long long *data, long long *total_bits,
+                                     long long *first_bits, char *message, int message_len) {
     long freq[4][257];
     memset(freq, 0, sizeof(freq));
     long long bits = 0;
@@ -571,26 +654,18 @@ static inline int cjpeg_multi_finish(cjpeg_multi_part *const *parts, int part_co
         }
         for (int ci = 0; ci < components; ci++) last[ci] = part->last_dc[q][ci];
     }
-    cjpeg_writer w;
-    cjpeg_writer_open(&w);
-    if (setjmp(w.err.jump)) return (int)cjpeg_writer_fail(&w, message, message_len);
     memset(tables, 0, sizeof(*tables));
     long long headers = frame;
     for (int t = 0; t < (gray ? 2 : 4); t++) {
-        JHUFF_TBL h;
-        memset(&h, 0, sizeof(h));
-        long f[257];
-        memcpy(f, freq[t], sizeof(f));
-        jpeg_gen_optimal_table(&w.c, &h, f);
-        headers += cjpeg_dht_bytes(h.bits);
-        memcpy(tables->bits[t], h.bits, sizeof(h.bits));
-        memcpy(tables->huffval[t], h.huffval, sizeof(h.huffval));
+        if (cjpeg_optimal_table(freq[t], tables->bits[t], tables->huffval[t]) != 0) {
+            snprintf(message, (size_t)message_len, "Huffman code length overflow");
+            return -1;
+        }
+        headers += cjpeg_dht_bytes(tables->bits[t]);
         int s = 0;
         for (int len = 1; len <= 16; len++)
-            for (int i = 0; i < h.bits[len]; i++, s++) bits += (long long)len * freq[t][h.huffval[s]];
+            for (int i = 0; i < tables->bits[t][len]; i++, s++) bits += (long long)len * freq[t][tables->huffval[t][s]];
     }
-    jpeg_destroy_compress(&w.c);
-    free(w.buffer);
     *data = (bits + 7) / 8;
     *lower = headers + *data + 2;
     *total_bits = bits;

@@ -35,12 +35,12 @@ static inline long cjpeg_scan_start(const unsigned char *f, long size, long *hei
     return -1;
 }
 
-/* Joins the parts cjpeg_encode_part wrote. `first_bits`, `total_bits`: the measured lengths of the
-   top rows' coded data and of all of it (cjpeg_multi_finish). Returns the size with the malloc'd
+/* Joins the parts cjpeg_encode_part wrote at the quality of `divisors`. `first_bits`, `total_bits`:
+   the measured lengths of the top rows' coded data and of all of it (cjpeg_multi_finish). Returns the size with the malloc'd
    file in *out, or -1 (message set) when the parts are not the lengths counted for them. */
 static inline long cjpeg_splice(const unsigned char *top, long top_size, const unsigned char *bottom, long bottom_size,
                                 const unsigned char *const planes[3], const int strides[3], int width, int height, int gray,
-                                int full_chroma, int quality, const cjpeg_tables *tables, int split_rows,
+                                int full_chroma, const cjpeg_divisors *divisors, const cjpeg_tables *tables, int split_rows,
                                 long long first_bits, long long total_bits, unsigned char **out, char *message, int message_len) {
     long height_at, unused;
     long ts = cjpeg_scan_start(top, top_size, &height_at), bs = cjpeg_scan_start(bottom, bottom_size, &unused);
@@ -54,14 +54,9 @@ static inline long cjpeg_splice(const unsigned char *top, long top_size, const u
     int first = (split_rows - 1) * 8 * l.maxv;
     const unsigned char *p[3] = { planes[0], planes[1], planes[2] };
     for (int c = 0; c < l.components; c++) p[c] = planes[c] + (size_t)(first * l.v[c] / l.maxv) * (size_t)strides[c];
-    cjpeg_divisors d;
     cjpeg_multi_part *overlap = malloc(sizeof(cjpeg_multi_part));
-    if (!overlap || cjpeg_divisors_for(quality, gray, &d, message, message_len) != 0) {
-        if (!overlap) snprintf(message, (size_t)message_len, "out of memory");
-        free(overlap);
-        return -1;
-    }
-    cjpeg_multi_rows(p, strides, width, height - first, gray, full_chroma, &d, 1, 0, 1, 1, overlap);
+    if (!overlap) { snprintf(message, (size_t)message_len, "out of memory"); return -1; }
+    cjpeg_multi_rows(p, strides, width, height - first, gray, full_chroma, divisors, 1, 0, 1, 1, overlap);
     long long skip = cjpeg_part_bits(overlap, 0, gray, tables);
     free(overlap);
     /* The bottom's coded data unstuffed, ones past its end (libjpeg pads with ones too). */

@@ -135,3 +135,30 @@ extension JPEGMeasureTests {
         #expect(offsets.count == 8)
     }
 }
+
+extension JPEGMeasureTests {
+    /// Our optimal-table builder gives libjpeg's `jpeg_gen_optimal_table` tables: counts of every
+    /// shape, ties everywhere, one symbol alone, all 256, and counts skewed enough to fold codes
+    /// longer than 16 bits.
+    @Test func optimalTablesAreLibjpegs() {
+        var rng = SystemRandomNumberGenerator()
+        var mismatches = 0, sixteen = 0
+        for i in 0..<3_000 {
+            var counts = [Int](repeating: 0, count: 257)
+            let used = [1, 2, 12, 43, 160, 256][i % 6]
+            for s in (0..<256).shuffled(using: &rng).prefix(used) {
+                switch i % 4 {
+                case 0: counts[s] = Int.random(in: 1...5, using: &rng)  // ties
+                case 1: counts[s] = Int.random(in: 1...1_000_000, using: &rng)
+                case 2: counts[s] = 1 << Int.random(in: 0...28, using: &rng)  // skewed: codes past 16 bits, folded
+                default: counts[s] = Int.random(in: 1...100, using: &rng) * (s % 7 == 0 ? 10_000 : 1)
+                }
+            }
+            guard let r = FuzzEntryPoints.optimalTableMatchesLibjpeg(counts) else { continue }  // libjpeg fails too
+            if !r.same { mismatches += 1 }
+            if r.longest == 16 { sixteen += 1 }
+        }
+        #expect(mismatches == 0)
+        #expect(sixteen > 100)  // many tables had their longest codes folded to 16 bits
+    }
+}

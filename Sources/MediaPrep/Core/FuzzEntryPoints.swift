@@ -113,6 +113,18 @@ import UploadPlanner
         return onePass == twoPass && m.lower + Self.stuffedZeros(twoPass) == twoPass.count
     }
 
+    /// Whether `cjpeg_optimal_table` builds libjpeg's table from these 257 counts, and that table's
+    /// longest code; nil when libjpeg fails on them (a code longer than 32 bits).
+    static func optimalTableMatchesLibjpeg(_ counts: [Int]) -> (same: Bool, longest: Int)? {
+        guard counts.count == 257 else { return (false, 0) }
+        var ours = cjpeg_tables(), theirs = cjpeg_tables()
+        let c = counts.map { CLong($0) }
+        let rc = c.withUnsafeBufferPointer { cjpeg_optimal_table_check($0.baseAddress, &ours, &theirs) }
+        if rc < 0 { return nil }
+        let bits = withUnsafeBytes(of: theirs.bits.0) { Array($0) }
+        return (rc == 1, bits.lastIndex { $0 > 0 } ?? 0)
+    }
+
     /// Whether our two-block DCT gives libjpeg's integers for blocks `a` and `b` (64 bytes each).
     static func dctMatchesLibjpeg(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == 64, b.count == 64 else { return false }

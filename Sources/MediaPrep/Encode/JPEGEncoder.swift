@@ -95,9 +95,11 @@ package final class JPEGEncoder {
     /// The two parts written side by side and joined, or nil when they cannot be (the caller then
     /// writes the file whole).
     static func encodeSplit(_ yuv: YUVPlanes, measured m: JPEGMeasure, _ split: JPEGMeasure.Split) throws -> [UInt8]? {
+        guard (1...100).contains(m.quality) else { return nil }
         let gray: Int32 = yuv.subsampling == TJSAMP_GRAY ? 1 : 0, full: Int32 = yuv.subsampling == TJSAMP_444 ? 1 : 0
         let (w, h, q, rows) = (Int32(yuv.width), Int32(yuv.height), Int32(m.quality), Int32(split.rows))
         let tables = m.tables.raw
+        let divisors = try Self.divisorTable.get()[Int(q)]
         let parts = try Parallel.map(2, threads: 2) { part in
             try collect { out, message, length in
                 yuv.withReadOnlyPlanePointers { p, strides in
@@ -110,8 +112,10 @@ package final class JPEGEncoder {
         let size = message.withUnsafeMutableBufferPointer { msg in
             yuv.withReadOnlyPlanePointers { p, strides in
                 withUnsafePointer(to: tables) { t in
-                    cjpeg_splice(parts[0], parts[0].count, parts[1], parts[1].count, p, strides, w, h, gray, full, q, t, rows,
+                    withUnsafePointer(to: divisors) { d in
+                    cjpeg_splice(parts[0], parts[0].count, parts[1], parts[1].count, p, strides, w, h, gray, full, d, t, rows,
                                  Int64(split.firstBits), Int64(split.totalBits), &out, msg.baseAddress, Int32(msg.count))
+                    }
                 }
             }
         }
@@ -147,18 +151,16 @@ package final class JPEGEncoder {
         var out: [JPEGMeasure] = []
         for start in stride(from: 0, to: qualities.count, by: Int(CJPEG_MULTI_MAX)) {
             let qs = qualities[start..<min(qualities.count, start + Int(CJPEG_MULTI_MAX))].map { Int32(min(100, max(1, $0))) }
-            var divisors = [cjpeg_divisors](repeating: cjpeg_divisors(), count: qs.count)
-            for (i, q) in qs.enumerated() {
-                try Self.checked("JPEG measuring failed") { m, n in cjpeg_divisors_for(q, gray, &divisors[i], m, n) }
-            }
+            let table = try Self.divisorTable.get()
+            let divisors = qs.map { table[Int($0)] }
+            let frame = try Self.frameBytes.get()[Int(gray)]
             var layout = cjpeg_layout()
             cjpeg_layout_of(Int32(yuv.width), Int32(yuv.height), gray, full, &layout)
             let rows = Int(layout.mcu_rows), parts = max(1, min(threads, rows))
             let counted = MultiParts(parts)
             defer { counted.free() }
-            let divs = divisors
             _ = try Parallel.map(parts, threads: threads) { p in
-                divs.withUnsafeBufferPointer { d in
+                divisors.withUnsafeBufferPointer { d in
                     yuv.withReadOnlyPlanePointers { planes, strides in
                         cjpeg_multi_rows(planes, strides, Int32(yuv.width), Int32(yuv.height), gray, full, d.baseAddress, Int32(d.count),
                                          Int32(rows * p / parts), Int32(rows * (p + 1) / parts), simd ? 1 : 0, counted.parts[p])
@@ -170,7 +172,7 @@ package final class JPEGEncoder {
                 var lower: Int64 = 0, data: Int64 = 0, total: Int64 = 0, first: Int64 = 0
                 try counted.parts.withUnsafeBufferPointer { p in
                     try Self.checked("JPEG measuring failed") { m, n in
-                        cjpeg_multi_finish(p.baseAddress, Int32(p.count), Int32(i), gray, &tables, &lower, &data, &total, &first, m, n)
+                        cjpeg_multi_finish(p.baseAddress, Int32(p.count), Int32(i), gray, frame, &tables, &lower, &data, &total, &first, m, n)
                     }
                 }
                 let split = parts > 1 ? JPEGMeasure.Split(rows: rows / parts, firstBits: Int(first), totalBits: Int(total)) : nil
@@ -178,6 +180,24 @@ package final class JPEGEncoder {
             }
         }
         return out
+    }
+
+    /// Every quality's divisors (`cjpeg_divisor_table`), made the first time a measure needs them.
+    private static let divisorTable: Result<[cjpeg_divisors], Error> = Result {
+        var table = [cjpeg_divisors](repeating: cjpeg_divisors(), count: 101)
+        try table.withUnsafeMutableBufferPointer { t in
+            try checked("JPEG quantization tables failed") { m, n in cjpeg_divisor_table(t.baseAddress, m, n) }
+        }
+        return table
+    }
+
+    /// The bytes of a file's headers but its Huffman tables, colour and gray (`cjpeg_frame_bytes`).
+    private static let frameBytes: Result<[Int64], Error> = Result {
+        try [0, 1].map { gray in
+            var n: Int64 = 0
+            try checked("JPEG measuring failed") { m, len in cjpeg_frame_bytes(Int32(gray), &n, m, len) }
+            return n
+        }
     }
 
     /// Counts of a multi-quality measure, one per range of rows (33 KB each: kept off the stack).
