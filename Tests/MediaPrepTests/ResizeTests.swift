@@ -124,6 +124,35 @@ import Testing
         #expect(r.decoded.pixels == (try PNGDecoder.decode(data).pixels))
     }
 
+    /// A decoder done first takes half the rows still to scale over (`PackingSliceResizer.takeOver`):
+    /// whenever it steps in, the rows come out as one resizer makes them, in every layout.
+    @Test(arguments: [PixelLayout.rgb, .rgba, .gray])
+    func aTakeOverGivesTheSamePixels(layout: PixelLayout) throws {
+        let image = try PNGDecoder.decode(try Self.png(layout)).pixels  // 700×525
+        let expected = try Resizer.resize(image, width: 333, height: 250, threads: 2)
+        var tookOver = 0
+        for fedBands in [0, 1, 3, 6, 9, 12, 17] {
+            let r = try PackingSliceResizer(width: 700, height: 525, layout: layout, toWidth: 333, height: 250, band: RowPipeline.band)
+            let rowBytes = 700 * layout.channels
+            let source = Resizer.withSlack(image)
+            try source.withUnsafeBufferPointer { s in
+                let base = try #require(s.baseAddress)
+                var y = 0
+                func band() throws {
+                    let n = min(RowPipeline.band, 525 - y)
+                    try r.feed(base + y * rowBytes, count: n)
+                    y += n
+                }
+                for _ in 0..<fedBands where y < 525 { try band() }
+                let took = try r.takeOver(from: base, minimumRows: 1)
+                while y < 525 && !r.reachedLimit { try band() }
+                if took { r.tookOverRest(); tookOver += 1 }
+            }
+            #expect(try r.pixels() == expected, "after \(fedBands) bands")
+        }
+        #expect(tookOver >= 5)  // not once every row is fed, nor with less than a ring of rows left
+    }
+
     /// A kept PNG's preview starts from pixels scaled beside its decode: with the filter the
     /// preview's first pass would use afterwards (bicubic from 768 px on), so the same pixels.
     @Test func previewFirstPassBesideTheDecodeIsTheSame() throws {

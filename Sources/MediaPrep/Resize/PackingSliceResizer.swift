@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 
 /// Scales rows fed top to bottom in bands straight into a packed image: swscale's planar output
 /// (the precise path, see `Resizer`) passes through a ring of a few rows and is packed as it
@@ -23,8 +24,11 @@ final class PackingSliceResizer {
     private var ring: [UInt8]
     private var out: [UInt8]
     private(set) var rowsFed = 0
-    /// Rows of the scaled image packed so far.
+    /// Rows of the scaled image packed so far (or being packed: reserved under `lock`).
     private(set) var rowsOut = 0
+    /// Rows this resizer packs: fewer once another thread takes the rest over (`takeOver`).
+    private var limit: Int
+    private let lock = NSLock()
 
     /// - Parameter keeps: false when the caller takes each slice's rows itself (`feed(_:count:packingAt:)`):
     ///   then the scaled image is never whole here.
@@ -40,6 +44,7 @@ final class PackingSliceResizer {
         ringRows = band + 64
         ring = HugePages.zeroed(dw * ringRows * planes + 64)
         out = keeps ? PixelBuffer.storage(dw * dh * layout.channels) : []
+        limit = dh
     }
 
     private func built() throws -> (scaler: Scaler, pack: Scaler?) {
@@ -83,7 +88,7 @@ final class PackingSliceResizer {
         let (w, ringRows, planes, done) = (width, ringRows, planes, rowsOut)
         let (scaler, pack) = try built()
         let src = Scaler.packed(UnsafeMutablePointer(mutating: rows), stride: stride ?? source.width * source.layout.channels)
-        let made = try ring.withUnsafeMutableBufferPointer { r -> Int in
+        let completed = try ring.withUnsafeMutableBufferPointer { r -> Int in
             guard let base = r.baseAddress else { return 0 }
             // swscale writes output row k at plane + k × width: each plane pointer is set back by the
             // rows already out, so this slice's rows land at the ring's start (integer arithmetic:
@@ -95,8 +100,15 @@ final class PackingSliceResizer {
             return try scaler.scaleSlice(src, y: rowsFed, h: count, into: dst)
         }
         rowsFed += count
-        guard made <= ringRows, done + made <= height else {
-            throw MediaPrepError(.resizeFailed, "swscale completed \(made) rows of a \(ringRows)-row ring")
+        guard completed <= ringRows, done + completed <= height else {
+            throw MediaPrepError(.resizeFailed, "swscale completed \(completed) rows of a \(ringRows)-row ring")
+        }
+        // Rows from `limit` on are another thread's: reserved before they are packed, so a limit set
+        // after this reservation always lies past them.
+        let made = lock.withLock { () -> Int in
+            let k = max(0, min(completed, limit - done))
+            rowsOut += k
+            return k
         }
         guard made > 0 else { return 0 }
         let rowBytes = w * source.layout.channels
@@ -112,8 +124,64 @@ final class PackingSliceResizer {
             let at = UnsafeMutablePointer<UInt8>(bitPattern: Int(bitPattern: destination) - done * rowBytes)
             try pack.scale(slice, y: done, h: made, into: Scaler.packed(at, stride: rowBytes))
         }
-        rowsOut += made
         return made
+    }
+
+    /// Whether this resizer has packed every row it will (the rest, if any, taken over).
+    var reachedLimit: Bool { lock.withLock { rowsOut >= limit } }
+
+    /// Takes the rows still to come over in part, once every source row is in `source` (the whole
+    /// image, with swscale's 64 bytes of slack past it): the lower half of the rows not yet reserved
+    /// is scaled here, on the calling thread, from the whole source (`Scaler.scaleRows`: the same
+    /// pixels), while the feeding thread packs the upper half. Nothing when too little is left
+    /// (`minimumRows`). Returns whether it took any.
+    func takeOver(from source: UnsafePointer<UInt8>, minimumRows: Int) throws -> Bool {
+        guard !out.isEmpty else { return false }
+        let from = lock.withLock { () -> Int? in
+            // Past the rows a slice being packed may still complete (at most a ring).
+            let split = rowsOut + max(ringRows, (height - rowsOut) / 2)
+            guard height - split >= minimumRows else { return nil }
+            limit = split
+            return split
+        }
+        guard let from else { return false }
+        let util = try FFmpegLibraries.util()
+        let (sw, sh, layout) = self.source
+        let scaler = try Scaler(util: util, sw, sh, Resizer.avFormat(layout), width, height, planar, flags: filter.flags, threads: 1)
+        let band = BandedScale.rowsABand
+        let planeStride = (width + 63) / 64 * 64 + 64
+        var planarBand = [UInt8](repeating: 0, count: planeStride * band * planes + 64)
+        let rowBytes = width * layout.channels
+        let pack = planes == 1 ? nil : try Scaler(plain: util, width, band, planar, width, band, Resizer.avFormat(layout), flags: Resizer.flags)
+        let src = Scaler.packed(UnsafeMutablePointer(mutating: source), stride: sw * layout.channels)
+        var packed = [UInt8](repeating: 0, count: rowBytes * band + 64)
+        try planarBand.withUnsafeMutableBufferPointer { m in
+            try packed.withUnsafeMutableBufferPointer { pk in
+                try out.withUnsafeMutableBufferPointer { o in
+                    guard let mb = m.baseAddress, let pb = pk.baseAddress, let ob = o.baseAddress else { return }
+                    let bandPlanes = Scaler.planar(mb, width: width, height: band, planes: planes, stride: planeStride)
+                    for y in stride(from: from, to: height, by: band) {
+                        let rows = min(band, height - y)
+                        try scaler.scaleRows(src, sw, sh, Resizer.avFormat(layout), into: bandPlanes, rows: y..<(y + rows),
+                                             width, height, planar, context: 0)
+                        if let pack {
+                            // Packed apart, then copied: the SIMD overrun past a band stays in this thread's buffer.
+                            try pack.scale(bandPlanes, y: 0, h: rows, into: Scaler.packed(pb, stride: rowBytes))
+                            (ob + y * rowBytes).update(from: pb, count: rows * rowBytes)
+                        } else {
+                            for r in 0..<rows { (ob + (y + r) * rowBytes).update(from: mb + r * planeStride, count: width) }
+                        }
+                    }
+                }
+            }
+        }
+        return true
+    }
+
+    /// After a `takeOver`, once the feeding thread stopped: every row is packed.
+    func tookOverRest() {
+        lock.withLock { rowsOut = height }
+        rowsFed = source.height
     }
 
     /// The packed rows made so far (`rowsOut` of them), `width × channels` bytes apart.
