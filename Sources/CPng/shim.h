@@ -396,4 +396,56 @@ static inline long cpng_inflate(const unsigned char *in, size_t len, unsigned ch
     inflateEnd(&z);
     return size;
 }
+
+/* ---- An RGBA picture composited on a background (r, g, b) into RGB, as a viewer shows it:
+   (c·a + bg·(255 − a) + 127) / 255, rounded down as (x + 1 + (x >> 8)) >> 8 (exact over this
+   range: AlphaOps.div255), every sum within 16 bits. Eight pixels at a time with AVX2 (2560×1440:
+   10 ms on one core a pixel at a time), the rest one by one. ---- */
+
+static inline void cpng_flatten_plain(const unsigned char *s, unsigned char *d, size_t n, unsigned r, unsigned g, unsigned b) {
+    for (size_t i = 0; i < n; i++, s += 4, d += 3) {
+        unsigned a = s[3], ia = 255 - a;
+        unsigned x0 = s[0] * a + r * ia + 127, x1 = s[1] * a + g * ia + 127, x2 = s[2] * a + b * ia + 127;
+        d[0] = (unsigned char)((x0 + 1 + (x0 >> 8)) >> 8);
+        d[1] = (unsigned char)((x1 + 1 + (x1 >> 8)) >> 8);
+        d[2] = (unsigned char)((x2 + 1 + (x2 >> 8)) >> 8);
+    }
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+__attribute__((target("avx2")))
+static void cpng_flatten_avx2(const unsigned char *s, unsigned char *d, size_t n, unsigned r, unsigned g, unsigned b) {
+    const __m256i zero = _mm256_setzero_si256(), full = _mm256_set1_epi16(255), round = _mm256_set1_epi16(127);
+    const __m256i one = _mm256_set1_epi16(1);
+    const __m256i bg = _mm256_setr_epi16((short)r, (short)g, (short)b, 0, (short)r, (short)g, (short)b, 0,
+                                         (short)r, (short)g, (short)b, 0, (short)r, (short)g, (short)b, 0);
+    const __m256i rgb = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                         0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+    size_t i = 0;
+    /* Each lane's 12 bytes are stored 16 wide: two pixels of room must follow. */
+    for (; i + 10 <= n; i += 8) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(s + 4 * i));
+        __m256i out[2];
+        for (int h = 0; h < 2; h++) {
+            __m256i c = h ? _mm256_unpackhi_epi8(v, zero) : _mm256_unpacklo_epi8(v, zero);
+            __m256i a = _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(c, 0xFF), 0xFF);
+            __m256i x = _mm256_add_epi16(_mm256_add_epi16(_mm256_mullo_epi16(c, a), _mm256_mullo_epi16(bg, _mm256_sub_epi16(full, a))), round);
+            out[h] = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(x, one), _mm256_srli_epi16(x, 8)), 8);
+        }
+        __m256i packed = _mm256_shuffle_epi8(_mm256_packus_epi16(out[0], out[1]), rgb);
+        _mm_storeu_si128((__m128i *)(d + 3 * i), _mm256_castsi256_si128(packed));
+        _mm_storeu_si128((__m128i *)(d + 3 * i + 12), _mm256_extracti128_si256(packed, 1));
+    }
+    cpng_flatten_plain(s + 4 * i, d + 3 * i, n - i, r, g, b);
+}
+#endif
+
+/* `n` RGBA pixels at `s` onto (r, g, b) as RGB at `d`. */
+static inline void cpng_flatten(const unsigned char *s, unsigned char *d, size_t n, unsigned r, unsigned g, unsigned b) {
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx2")) { cpng_flatten_avx2(s, d, n, r, g, b); return; }
+#endif
+    cpng_flatten_plain(s, d, n, r, g, b);
+}
 #endif

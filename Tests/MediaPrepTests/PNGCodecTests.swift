@@ -131,6 +131,22 @@ import Testing
         #expect((0...65279).allSatisfy { Int(AlphaOps.div255($0)) == $0 / 255 })
     }
 
+    /// Every pixel, every alpha and background, lengths that leave every tail to the one-by-one loop.
+    @Test func flatteningEightAtATimeIsTheFormula() {
+        var rng = SystemRandomNumberGenerator()
+        for (n, background) in [(1, UInt32(0xFFFFFF)), (9, 0x000000), (10, 0x123456), (17, 0xFF00FF), (600_001, 0x7F80FE)] {
+            let bytes = (0..<(n * 4)).map { i in i % 4 == 3 && i % 12 == 3 ? 255 : UInt8.random(in: 0...255, using: &rng) }
+            let flat = AlphaOps.flatten(PixelBuffer(width: n, height: 1, layout: .rgba, storage: bytes), onto: background)
+            let bg = [Int(background >> 16 & 0xFF), Int(background >> 8 & 0xFF), Int(background & 0xFF)]
+            var wrong = 0
+            for i in 0..<n {
+                let a = Int(bytes[i * 4 + 3])
+                for k in 0..<3 where Int(flat.bytes[i * 3 + k]) != (Int(bytes[i * 4 + k]) * a + (255 - a) * bg[k] + 127) / 255 { wrong += 1 }
+            }
+            #expect(wrong == 0, "\(n) pixels")
+        }
+    }
+
     @Test func flatteningMatchesTheFormulaOnEveryPixel() throws {
         let sticker = try PNGDecoder.decode(try Fixture.bytes("sticker.png")).pixels  // 520×520, two halves
         let flat = AlphaOps.flattenOnWhite(sticker)

@@ -1,3 +1,5 @@
+import CPng
+
 /// Transparency checks and flattening, as SimpleX's `imageHasAlpha` and a white chat bubble need.
 package enum AlphaOps {
     /// True only when some pixel is not fully opaque; an RGBA file that is all 255 counts as opaque.
@@ -27,14 +29,10 @@ package enum AlphaOps {
         guard image.layout == .rgba else { return image }
         let (br, bg, bb) = (Int(background >> 16 & 0xFF), Int(background >> 8 & 0xFF), Int(background & 0xFF))
         var out = PixelBuffer.storage(image.pixelCount * 3)
-        // Two halves side by side (kay-radial-alpha.png, 2560×1440: 26 ms on one core).
+        // Two halves side by side, eight pixels at a time (`cpng_flatten`; kay-radial-alpha.png,
+        // 2560×1440: 26 ms on one core a pixel at a time, 5.0 on two).
         Parallel.pixels(image.pixelCount, from: image.bytes, into: &out, threads: 2) { s, d, range in
-            for i in range {
-                let a = Int(s[i * 4 + 3]), ia = 255 - a
-                d[i * 3] = div255(Int(s[i * 4]) * a + br * ia + 127)
-                d[i * 3 + 1] = div255(Int(s[i * 4 + 1]) * a + bg * ia + 127)
-                d[i * 3 + 2] = div255(Int(s[i * 4 + 2]) * a + bb * ia + 127)
-            }
+            cpng_flatten(s + range.lowerBound * 4, d + range.lowerBound * 3, range.count, UInt32(br), UInt32(bg), UInt32(bb))
         }
         return PixelBuffer(width: image.width, height: image.height, layout: .rgb, storage: out)
     }

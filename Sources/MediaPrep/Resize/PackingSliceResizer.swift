@@ -69,10 +69,7 @@ final class PackingSliceResizer {
         guard !out.isEmpty else { throw MediaPrepError(.resizeFailed, "internal: this resizer keeps no rows") }
         let done = rowsOut
         let rowBytes = width * source.layout.channels
-        let made = try out.withUnsafeMutableBufferPointer { o in
-            guard let ob = o.baseAddress else { return 0 }
-            return try feed(rows, count: count, stride: stride, packingAt: ob + done * rowBytes)
-        }
+        let made = try withOut { ob in try feed(rows, count: count, stride: stride, packingAt: ob + done * rowBytes) }
         if let then, made > 0 {
             try out.withUnsafeBufferPointer { o in
                 guard let ob = o.baseAddress else { return }
@@ -127,6 +124,15 @@ final class PackingSliceResizer {
         return made
     }
 
+    /// The packed image's bytes for writing rows, borrowed (not mutated as an array): a thread that
+    /// took rows over writes other rows of it at the same time (`takeOver`).
+    private func withOut<R>(_ body: (UnsafeMutablePointer<UInt8>) throws -> R) throws -> R {
+        try out.withUnsafeBufferPointer { o in
+            guard let base = o.baseAddress else { throw MediaPrepError(.resizeFailed, "internal: this resizer keeps no rows") }
+            return try body(UnsafeMutablePointer(mutating: base))
+        }
+    }
+
     /// Whether this resizer has packed every row it will (the rest, if any, taken over).
     var reachedLimit: Bool { lock.withLock { rowsOut >= limit } }
 
@@ -157,8 +163,8 @@ final class PackingSliceResizer {
         var packed = [UInt8](repeating: 0, count: rowBytes * band + 64)
         try planarBand.withUnsafeMutableBufferPointer { m in
             try packed.withUnsafeMutableBufferPointer { pk in
-                try out.withUnsafeMutableBufferPointer { o in
-                    guard let mb = m.baseAddress, let pb = pk.baseAddress, let ob = o.baseAddress else { return }
+                try withOut { ob in
+                    guard let mb = m.baseAddress, let pb = pk.baseAddress else { return }
                     let bandPlanes = Scaler.planar(mb, width: width, height: band, planes: planes, stride: planeStride)
                     for y in stride(from: from, to: height, by: band) {
                         let rows = min(band, height - y)
