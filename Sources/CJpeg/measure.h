@@ -80,35 +80,39 @@ static inline unsigned long long cjpeg_zigzag_nonzero(const JCOEF *b) {
     return m;
 }
 
+/* Counts one quantized block's symbols into a DC and an AC table and the value bits after them:
+   `coef` its coefficients, signed or as magnitudes (only the AC ones are read), `dc` its signed DC. */
+static inline void cjpeg_count_block(long *dcf, long *acf, long long *bits, int *last_dc, int dc, const JCOEF *coef) {
+    int d = dc - *last_dc;
+    *last_dc = dc;
+    unsigned a = (unsigned)(d < 0 ? -d : d);
+    int nbits = a ? 32 - __builtin_clz(a) : 0;
+    dcf[nbits]++;
+    *bits += nbits;
+    unsigned long long m = cjpeg_zigzag_nonzero(coef) & ~1ULL;
+    int last = 0;
+    while (m) {
+        int k = __builtin_ctzll(m);
+        m &= m - 1;
+        int r = k - last - 1;
+        while (r > 15) { acf[0xF0]++; r -= 16; }
+        int v = coef[jpeg_natural_order[k]];
+        int n = 32 - __builtin_clz((unsigned)(v < 0 ? -v : v));
+        acf[(r << 4) + n]++;
+        *bits += n;
+        last = k;
+    }
+    if (last < 63) acf[0]++;
+}
+
 static boolean cjpeg_gather_mcu(j_compress_ptr c, JBLOCKROW *data) {
     cjpeg_gather *g = (cjpeg_gather *)c->dest;
     if (g->headers < 0) g->headers = g->written + (long long)(sizeof(g->buf) - g->pub.free_in_buffer);
     for (int blkn = 0; blkn < c->blocks_in_MCU; blkn++) {
         int ci = c->MCU_membership[blkn];
         jpeg_component_info *comp = c->cur_comp_info[ci];
-        long *dc = g->freq[comp->dc_tbl_no * 2], *ac = g->freq[comp->ac_tbl_no * 2 + 1];
         const JCOEF *b = data[blkn][0];
-        int d = b[0] - g->last_dc[ci];
-        g->last_dc[ci] = b[0];
-        unsigned a = (unsigned)(d < 0 ? -d : d);
-        int nbits = a ? 32 - __builtin_clz(a) : 0;
-        dc[nbits]++;
-        g->magnitude_bits += nbits;
-        unsigned long long m = cjpeg_zigzag_nonzero(b) & ~1ULL;
-        int last = 0;
-        while (m) {
-            int k = __builtin_ctzll(m);
-            m &= m - 1;
-            int r = k - last - 1;
-            while (r > 15) { ac[0xF0]++; r -= 16; }
-            int v = b[jpeg_natural_order[k]];
-            unsigned av = (unsigned)(v < 0 ? -v : v);
-            int n = 32 - __builtin_clz(av);
-            ac[(r << 4) + n]++;
-            g->magnitude_bits += n;
-            last = k;
-        }
-        if (last < 63) ac[0]++;
+        cjpeg_count_block(g->freq[comp->dc_tbl_no * 2], g->freq[comp->ac_tbl_no * 2 + 1], &g->magnitude_bits, &g->last_dc[ci], b[0], b);
     }
     return TRUE;
 }
@@ -466,29 +470,6 @@ static inline int cjpeg_has_avx2(void) {
 #else
     return 0;
 #endif
-}
-
-/* Counts one quantized block's symbols (cjpeg_gather_mcu's count) from its magnitudes. */
-static inline void cjpeg_count_block(long *dcf, long *acf, long long *bits, int *last_dc, int dcq, const short mag[64]) {
-    int d = dcq - *last_dc;
-    *last_dc = dcq;
-    unsigned a = (unsigned)(d < 0 ? -d : d);
-    int nbits = a ? 32 - __builtin_clz(a) : 0;
-    dcf[nbits]++;
-    *bits += nbits;
-    unsigned long long m = cjpeg_zigzag_nonzero(mag) & ~1ULL;
-    int last = 0;
-    while (m) {
-        int k = __builtin_ctzll(m);
-        m &= m - 1;
-        int r = k - last - 1;
-        while (r > 15) { acf[0xF0]++; r -= 16; }
-        int n = 32 - __builtin_clz((unsigned)mag[jpeg_natural_order[k]]);
-        acf[(r << 4) + n]++;
-        *bits += n;
-        last = k;
-    }
-    if (last < 63) acf[0]++;
 }
 
 /* The geometry cjpeg_feed_planes and libjpeg's coefficient controller give the planes. */
