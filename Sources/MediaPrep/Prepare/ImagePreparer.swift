@@ -172,7 +172,7 @@ package struct ImagePreparer: Sendable {
         let preview = try (encoded != nil ? pngPreview : previewJob?.job).map { job in try Trace.time("preview (made beside the search)") { try job.wait() } }
             ?? Trace.time("preview") {
                 guard let source = previewSource else { throw MediaPrepError(.encodeFailed, "internal: no pixels left for the preview") }
-                return try PreviewMaker.make(from: source, maxLength: profile.previewMaxLength, fullChroma: fullChroma)
+                return try PreviewMaker.make(from: source, maxLength: profile.previewMaxLength, fullChroma: fullChroma, threads: threads)
             }
         var prepared = PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
                                      quality: result.quality, route: .encoded, preview: preview, sourceFormat: format,

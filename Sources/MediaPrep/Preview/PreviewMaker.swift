@@ -49,20 +49,24 @@ package enum PreviewMaker {
 
     /// - Parameter image: upright pixels; RGBA with real alpha gets a PNG preview when one fits.
     /// - Parameter fullChroma: 4:4:4, for colours converted from a wide gamut or HDR (see `BudgetSearch.fullChroma`).
+    /// - Parameter threads: 1 inside a batch that fills the cores (its search then probes one quality a
+    ///   round, its resizes take no slice threads), as the image's own search does.
     package static func make(from full: PixelBuffer, maxLength: Int = SimplexLimits.simplex.maxPreviewLength,
-                             fullChroma: Bool = false) throws -> String {
+                             fullChroma: Bool = false, threads: Int = 2) throws -> String {
         // One pass down to the largest candidate; the smaller ones are cut from that.
         let top = firstSize(width: full.width, height: full.height)
-        let image = try Resizer.resize(full, width: top.width, height: top.height, filter: firstFilter(width: full.width, height: full.height))
+        let image = try Resizer.resize(full, width: top.width, height: top.height, threads: threads,
+                                       filter: firstFilter(width: full.width, height: full.height))
         if AlphaOps.hasRealAlpha(image), let png = try pngPreview(image, maxLength: maxLength) { return png }
         let opaque = AlphaOps.flattenOnWhite(image)
         let budget = byteBudget(maxLength: maxLength, prefix: jpegPrefix)
         var search = QualitySearch(minQuality: 20, maxQuality: 90)
         search.fullChroma = fullChroma
+        search.threads = threads
         var fallback: [UInt8]? = nil
         for side in sides where side <= max(opaque.width, opaque.height) || side == sides.last {
             let s = Resizer.fit(width: opaque.width, height: opaque.height, maxSide: side)
-            let small = try Resizer.resize(opaque, width: s.width, height: s.height)
+            let small = try Resizer.resize(opaque, width: s.width, height: s.height, threads: threads)
             guard let r = try search.search(small, maxBytes: budget, start: 70) else { continue }
             if r.quality >= minQuality { return jpegPrefix + Base64.encode(r.data) }
             if fallback == nil { fallback = r.data }
