@@ -84,6 +84,10 @@ import UploadPlanner
             // Scaled a band at a time on two threads (`BandedScale`), in whatever layout it came.
             _ = try? Resizer.resize(p, width: max(1, p.width * 2 / 3), height: max(1, p.height * 3 / 4 + 1), threads: 2)
         }
+        // Scaled beside its rows, the decoder taking rows over when it finishes first (`RowPipeline`).
+        if let r = try? PNGDecoder.decodeWhileResizing(d, options: DecodeOptions(maxPixels: pixels), to: { w, h in (max(1, w / 2), max(1, h / 2)) }) {
+            _ = try? r.scaled?.pixels()
+        }
         // Shrink-on-load, both sides of the band ring: to a third and to a quarter of the size.
         _ = try? PNGDecoder.decodeShrinking(d, options: DecodeOptions(maxPixels: pixels)) { w, h in
             ((max(1, w / 3), max(1, h / 3)), (max(1, w / 4), max(1, h / 4)))
