@@ -147,6 +147,21 @@ import Testing
         }
     }
 
+    /// Padding dropped eight pixels at a time: every byte where it was, every tail length.
+    @Test func droppingPaddingKeepsEveryColour() {
+        for n in [1, 9, 10, 11, 17, 1_000_003] {
+            var bytes = [UInt8](repeating: 0, count: n * 4)
+            for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: (i &* 2_654_435_761) >> 5) }
+            let rgb = AlphaOps.dropX(PixelBuffer(width: n, height: 1, layout: .rgbx, storage: bytes))
+            #expect(rgb.layout == .rgb && rgb.bytes.count == n * 3)
+            var wrong = 0
+            for i in 0..<n {
+                for k in 0..<3 where rgb.bytes[i * 3 + k] != bytes[i * 4 + k] { wrong += 1 }
+            }
+            #expect(wrong == 0, "\(n) pixels")
+        }
+    }
+
     @Test func flatteningMatchesTheFormulaOnEveryPixel() throws {
         let sticker = try PNGDecoder.decode(try Fixture.bytes("sticker.png")).pixels  // 520×520, two halves
         let flat = AlphaOps.flattenOnWhite(sticker)
