@@ -36,8 +36,9 @@ static inline long cjpeg_scan_start(const unsigned char *f, long size, long *hei
 }
 
 /* Joins the parts cjpeg_encode_part wrote at the quality of `divisors`. `first_bits`, `total_bits`:
-   the measured lengths of the top rows' coded data and of all of it (cjpeg_multi_finish). Returns the size with the malloc'd
-   file in *out, or -1 (message set) when the parts are not the lengths counted for them. */
+   the measured lengths of the top rows' coded data and of all of it (cjpeg_multi_finish). Returns
+   the size with the malloc'd file in *out, or -1 (message set) when the parts are not the lengths
+   counted for them. */
 static inline long cjpeg_splice(const unsigned char *top, long top_size, const unsigned char *bottom, long bottom_size,
                                 const unsigned char *const planes[3], const int strides[3], int width, int height, int gray,
                                 int full_chroma, const cjpeg_divisors *divisors, const cjpeg_tables *tables, int split_rows,
