@@ -80,13 +80,17 @@ static inline unsigned long long cjpeg_zigzag_nonzero(const JCOEF *b) {
     return m;
 }
 
+/* The bits of a magnitude category: 0 for 0, else the position of the highest set bit plus one. */
+static inline int cjpeg_nbits(int v) {
+    unsigned a = (unsigned)(v < 0 ? -v : v);
+    return a ? 32 - __builtin_clz(a) : 0;
+}
+
 /* Counts one quantized block's symbols into a DC and an AC table and the value bits after them:
    `coef` its coefficients, signed or as magnitudes (only the AC ones are read), `dc` its signed DC. */
 static inline void cjpeg_count_block(long *dcf, long *acf, long long *bits, int *last_dc, int dc, const JCOEF *coef) {
-    int d = dc - *last_dc;
+    int nbits = cjpeg_nbits(dc - *last_dc);
     *last_dc = dc;
-    unsigned a = (unsigned)(d < 0 ? -d : d);
-    int nbits = a ? 32 - __builtin_clz(a) : 0;
     dcf[nbits]++;
     *bits += nbits;
     unsigned long long m = cjpeg_zigzag_nonzero(coef) & ~1ULL;
@@ -96,8 +100,7 @@ static inline void cjpeg_count_block(long *dcf, long *acf, long long *bits, int 
         m &= m - 1;
         int r = k - last - 1;
         while (r > 15) { acf[0xF0]++; r -= 16; }
-        int v = coef[jpeg_natural_order[k]];
-        int n = 32 - __builtin_clz((unsigned)(v < 0 ? -v : v));
+        int n = cjpeg_nbits(coef[jpeg_natural_order[k]]);
         acf[(r << 4) + n]++;
         *bits += n;
         last = k;
@@ -121,6 +124,18 @@ static boolean cjpeg_gather_mcu(j_compress_ptr c, JBLOCKROW *data) {
 static inline long long cjpeg_dht_bytes(const UINT8 bits[17]) {
     long long n = 2 + 2 + 1 + 16;
     for (int i = 1; i <= 16; i++) n += bits[i];
+    return n;
+}
+
+/* The coded length of the symbols counted in `freq` (257 counts a table: DC 0, AC 0, then DC 1,
+   AC 1 when `used` is 4) under `tables` (huffval lists the symbols by length, bits[l] of length l). */
+static inline long long cjpeg_symbol_bits(const long *freq, int used, const cjpeg_tables *tables) {
+    long long n = 0;
+    for (int t = 0; t < used; t++) {
+        int s = 0;
+        for (int len = 1; len <= 16; len++)
+            for (int i = 0; i < tables->bits[t][len]; i++, s++) n += (long long)len * freq[257 * t + tables->huffval[t][s]];
+    }
     return n;
 }
 
@@ -245,11 +260,8 @@ static inline int cjpeg_measure_planes(const unsigned char *const planes[3], con
         headers += cjpeg_dht_bytes(h->bits);
         memcpy(tables->bits[t], h->bits, sizeof(h->bits));
         memcpy(tables->huffval[t], h->huffval, sizeof(h->huffval));
-        /* Code lengths: huffval lists the symbols by length, bits[l] of length l. */
-        int s = 0;
-        for (int l = 1; l <= 16; l++)
-            for (int i = 0; i < h->bits[l]; i++, s++) bits += (long long)l * g->freq[t][h->huffval[s]];
     }
+    bits += cjpeg_symbol_bits(&g->freq[0][0], used, tables);
     jpeg_abort_compress(&w.c);
     jpeg_destroy_compress(&w.c);
     free(w.buffer);  /* jpeg_mem_dest's first buffer, never written to */
@@ -272,7 +284,6 @@ static inline int cjpeg_measure_planes(const unsigned char *const planes[3], con
    magnitude quantizes to (|x| + corr) × recip >> shift, which its SIMD quantizer computes as two
    high halves of 16-bit products, the second by scale = 2^(32 − shift). */
 typedef struct {
-    int quality;
     unsigned short recip[2][64], corr[2][64], scale[2][64];
     unsigned char shift[2][64];
 } cjpeg_divisors;
@@ -313,7 +324,6 @@ static inline int cjpeg_divisor_table(cjpeg_divisors table[101], char *message, 
     for (int quality = 1; quality <= 100; quality++) {
         jpeg_set_quality(&w.c, quality, TRUE);
         cjpeg_divisors *d = &table[quality];
-        d->quality = quality;
         for (int t = 0; t < 2; t++) {
             JQUANT_TBL *q = w.c.quant_tbl_ptrs[t];
             for (int i = 0; i < 64; i++)
@@ -598,13 +608,7 @@ static inline int cjpeg_frame_bytes(int gray, long long *out, char *message, int
 /* The coded bits of one part's rows under `tables`, its first DCs counted from a predictor of 0:
    the exact length of those rows' data in a file that starts with them. */
 static inline long long cjpeg_part_bits(const cjpeg_multi_part *part, int q, int gray, const cjpeg_tables *tables) {
-    long long bits = part->magnitude_bits[q];
-    for (int t = 0; t < (gray ? 2 : 4); t++) {
-        int s = 0;
-        for (int len = 1; len <= 16; len++)
-            for (int i = 0; i < tables->bits[t][len]; i++, s++) bits += (long long)len * part->freq[q][t][tables->huffval[t][s]];
-    }
-    return bits;
+    return part->magnitude_bits[q] + cjpeg_symbol_bits(&part->freq[q][0][0], gray ? 2 : 4, tables);
 }
 
 /* Joins the parts (in row order) for quality slot `q`: tables, *lower and *data as cjpeg_measure_planes
@@ -625,11 +629,7 @@ static inline int cjpeg_multi_finish(cjpeg_multi_part *const *parts, int part_co
         for (int ci = 0; ci < components && p > 0; ci++) {
             /* The part counted its first DC against 0; the real predictor is the previous part's last. */
             int t = ci == 0 ? 0 : 2, first = part->first_dc[q][ci];
-            unsigned a = (unsigned)(first < 0 ? -first : first), b;
-            int wrong = a ? 32 - __builtin_clz(a) : 0;
-            int d = first - last[ci];
-            b = (unsigned)(d < 0 ? -d : d);
-            int right = b ? 32 - __builtin_clz(b) : 0;
+            int wrong = cjpeg_nbits(first), right = cjpeg_nbits(first - last[ci]);
             freq[t][wrong]--; freq[t][right]++;
             bits += right - wrong;
         }
@@ -643,10 +643,8 @@ static inline int cjpeg_multi_finish(cjpeg_multi_part *const *parts, int part_co
             return -1;
         }
         headers += cjpeg_dht_bytes(tables->bits[t]);
-        int s = 0;
-        for (int len = 1; len <= 16; len++)
-            for (int i = 0; i < tables->bits[t][len]; i++, s++) bits += (long long)len * freq[t][tables->huffval[t][s]];
     }
+    bits += cjpeg_symbol_bits(&freq[0][0], gray ? 2 : 4, tables);
     *data = (bits + 7) / 8;
     *lower = headers + *data + 2;
     *total_bits = bits;

@@ -7,6 +7,15 @@
 #ifndef CJPEG_SPLICE_H
 #define CJPEG_SPLICE_H
 
+/* The bottom part's planes, from the MCU row before the cut (`p`), and its first image row. */
+static inline int cjpeg_bottom_planes(const unsigned char *const planes[3], const int strides[3], const cjpeg_layout *l,
+                                      int split_rows, const unsigned char *p[3]) {
+    int first = (split_rows - 1) * 8 * l->maxv;
+    for (int c = 0; c < 3; c++) p[c] = planes[c];
+    for (int c = 0; c < l->components; c++) p[c] = planes[c] + (size_t)(first * l->v[c] / l->maxv) * (size_t)strides[c];
+    return first;
+}
+
 /* Part `part` (0 top, 1 bottom) of the planes cut after `split_rows` MCU rows, written with `tables`
    as cjpeg_encode_planes writes. Returns its size with the file in *out, or -1 (message set). */
 static inline long cjpeg_encode_part(const unsigned char *const planes[3], const int strides[3], int width, int height, int gray,
@@ -14,11 +23,12 @@ static inline long cjpeg_encode_part(const unsigned char *const planes[3], const
                                      unsigned char **out, char *message, int message_len) {
     cjpeg_layout l;
     cjpeg_layout_of(width, height, gray, full_chroma, &l);
-    int mh = 8 * l.maxv, first = part ? (split_rows - 1) * mh : 0;
-    const unsigned char *p[3] = { planes[0], planes[1], planes[2] };
-    for (int c = 0; c < l.components; c++) p[c] = planes[c] + (size_t)(first * l.v[c] / l.maxv) * (size_t)strides[c];
-    return cjpeg_encode_planes(p, strides, width, part ? height - first : split_rows * mh, gray, full_chroma, quality, 0, tables,
-                               out, message, message_len);
+    if (!part)
+        return cjpeg_encode_planes(planes, strides, width, split_rows * 8 * l.maxv, gray, full_chroma, quality, 0, tables,
+                                   out, message, message_len);
+    const unsigned char *p[3];
+    int first = cjpeg_bottom_planes(planes, strides, &l, split_rows, p);
+    return cjpeg_encode_planes(p, strides, width, height - first, gray, full_chroma, quality, 0, tables, out, message, message_len);
 }
 
 /* The offset of the coded data (just past the SOS segment) and of SOF0's height, or -1. */
@@ -52,9 +62,8 @@ static inline long cjpeg_splice(const unsigned char *top, long top_size, const u
     /* The overlap row's bits in the bottom part, its DCs predicted from 0 there. */
     cjpeg_layout l;
     cjpeg_layout_of(width, height, gray, full_chroma, &l);
-    int first = (split_rows - 1) * 8 * l.maxv;
-    const unsigned char *p[3] = { planes[0], planes[1], planes[2] };
-    for (int c = 0; c < l.components; c++) p[c] = planes[c] + (size_t)(first * l.v[c] / l.maxv) * (size_t)strides[c];
+    const unsigned char *p[3];
+    int first = cjpeg_bottom_planes(planes, strides, &l, split_rows, p);
     cjpeg_multi_part *overlap = malloc(sizeof(cjpeg_multi_part));
     if (!overlap) { snprintf(message, (size_t)message_len, "out of memory"); return -1; }
     cjpeg_multi_rows(p, strides, width, height - first, gray, full_chroma, divisors, 1, 0, 1, 1, overlap);
