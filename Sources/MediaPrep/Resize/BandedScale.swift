@@ -19,14 +19,19 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
     let width: Int, height: Int
     let planar: (format: AVPixelFormat, planes: Int)
     let threads: Int
-    var bands: Int { (height + bandRows - 1) / bandRows }
 
     init(_ src: PixelBuffer, width: Int, height: Int, output: PixelLayout, threads maxThreads: Int, filter: Resizer.Filter = .lanczos) throws {
+        try self.init(source: (src.width, src.height, src.layout, src.rowBytes), width: width, height: height, output: output,
+                      threads: Resizer.threads(src, width: width, height: height, at: maxThreads), filter: filter)
+    }
+
+    /// From a source known by its size, layout and row bytes, on `wanted` threads at most.
+    init(source src: (width: Int, height: Int, layout: PixelLayout, rowBytes: Int), width: Int, height: Int, output: PixelLayout,
+         threads wanted: Int, filter: Resizer.Filter = .lanczos) throws {
         util = try FFmpegLibraries.util()
         source = (src.width, src.height, Resizer.avFormat(src.layout), src.rowBytes)
         (self.width, self.height) = (width, height)
         planar = Resizer.planar(output)
-        let wanted = Resizer.threads(src, width: width, height: height, at: maxThreads)
         let perThread = ((height + wanted - 1) / wanted + 15) / 16 * 16
         bandRows = width * height * planar.planes <= Self.smallOutput ? perThread : Self.rowsABand
         threads = max(1, min(wanted, (height + bandRows - 1) / bandRows))
@@ -36,10 +41,10 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
 
     /// As `run`, each band packed first into `format` (RGB24, RGBA) in a buffer of the thread's own:
     /// the consumer gets the packed rows (`rowBytes` apart), their first row and their count.
-    func runPacked(_ pixels: UnsafePointer<UInt8>, into format: AVPixelFormat, rowBytes: Int,
+    func runPacked(_ pixels: UnsafePointer<UInt8>, into format: AVPixelFormat, rowBytes: Int, rows: Range<Int>? = nil,
                    consumer: @Sendable (_ part: Int) throws -> (_ rows: UnsafePointer<UInt8>, _ y: Int, _ count: Int) throws -> Void) throws {
         let (util, planarFormat, width, bandRows) = (util, planar.format, width, bandRows)
-        try run(pixels) { part in
+        try run(pixels, rows: rows) { part in
             let pack = try Scaler(plain: util, width, bandRows, planarFormat, width, bandRows, format, flags: Resizer.flags)
             let deliver = try consumer(part)
             let packed = BandBuffer(rowBytes * bandRows + 64)
@@ -52,9 +57,12 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
 
     /// Scales `pixels` (the source's bytes, with swscale's 64 bytes of slack past the end), handing
     /// each band to the consumer its thread's `consumer(part)` made: (planar band, first row, rows).
-    func run(_ pixels: UnsafePointer<UInt8>,
+    /// - Parameter rows: the output rows to make (default all), in bands from its first.
+    func run(_ pixels: UnsafePointer<UInt8>, rows wanted: Range<Int>? = nil,
              consumer: @Sendable (_ part: Int) throws -> (_ band: Scaler.Planes, _ y: Int, _ rows: Int) throws -> Void) throws {
         let from = SharedPointers(source: pixels, destination: UnsafeMutablePointer(mutating: pixels))
+        let made = wanted ?? 0..<height
+        let bands = (made.count + bandRows - 1) / bandRows
         let perPart = (bands + threads - 1) / threads
         _ = try Parallel.map(threads, threads: threads) { part in
             let mine = (part * perPart)..<min(bands, (part + 1) * perPart)
@@ -67,7 +75,7 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
                 let band = Scaler.planar(mb, width: width, height: bandRows, planes: planar.planes, stride: stride)
                 let src = Scaler.packed(from.destination, stride: source.rowBytes)
                 for k in mine {
-                    let y = k * bandRows, rows = min(bandRows, height - y)
+                    let y = made.lowerBound + k * bandRows, rows = min(bandRows, made.upperBound - y)
                     try scaler.scaleRows(src, source.width, source.height, source.format, into: band, rows: y..<(y + rows),
                                          width, height, planar.format, context: part)
                     try deliver(band, y, rows)

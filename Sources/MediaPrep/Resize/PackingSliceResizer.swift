@@ -151,33 +151,22 @@ final class PackingSliceResizer {
             return split
         }
         guard let from else { return false }
-        let util = try FFmpegLibraries.util()
         let (sw, sh, layout) = self.source
-        let scaler = try Scaler(util: util, sw, sh, Resizer.avFormat(layout), width, height, planar, flags: filter.flags, threads: 1)
-        let band = BandedScale.rowsABand
-        let planeStride = (width + 63) / 64 * 64 + 64
-        var planarBand = [UInt8](repeating: 0, count: planeStride * band * planes + 64)
+        let scale = try BandedScale(source: (sw, sh, layout, sw * layout.channels), width: width, height: height, output: layout,
+                                    threads: 1, filter: filter)
         let rowBytes = width * layout.channels
-        let pack = planes == 1 ? nil : try Scaler(plain: util, width, band, planar, width, band, Resizer.avFormat(layout), flags: Resizer.flags)
-        let src = Scaler.packed(UnsafeMutablePointer(mutating: source), stride: sw * layout.channels)
-        var packed = [UInt8](repeating: 0, count: rowBytes * band + 64)
-        try planarBand.withUnsafeMutableBufferPointer { m in
-            try packed.withUnsafeMutableBufferPointer { pk in
-                try withOut { ob in
-                    guard let mb = m.baseAddress, let pb = pk.baseAddress else { return }
-                    let bandPlanes = Scaler.planar(mb, width: width, height: band, planes: planes, stride: planeStride)
-                    for y in stride(from: from, to: height, by: band) {
-                        let rows = min(band, height - y)
-                        try scaler.scaleRows(src, sw, sh, Resizer.avFormat(layout), into: bandPlanes, rows: y..<(y + rows),
-                                             width, height, planar, context: 0)
-                        if let pack {
-                            // Packed apart, then copied: the SIMD overrun past a band stays in this thread's buffer.
-                            try pack.scale(bandPlanes, y: 0, h: rows, into: Scaler.packed(pb, stride: rowBytes))
-                            (ob + y * rowBytes).update(from: pb, count: rows * rowBytes)
-                        } else {
-                            for r in 0..<rows { (ob + (y + r) * rowBytes).update(from: mb + r * planeStride, count: width) }
-                        }
+        try withOut { ob in
+            let into = SharedPointers(source: source, destination: ob)
+            if planes == 1 {
+                try scale.run(source, rows: from..<height) { _ in
+                    { band, y, count in
+                        guard let rows = band.pointers[0] else { return }
+                        for r in 0..<count { (into.destination + (y + r) * rowBytes).update(from: rows + r * Int(band.strides[0]), count: rowBytes) }
                     }
+                }
+            } else {
+                try scale.runPacked(source, into: Resizer.avFormat(layout), rowBytes: rowBytes, rows: from..<height) { _ in
+                    { packed, y, count in (into.destination + y * rowBytes).update(from: packed, count: count * rowBytes) }
                 }
             }
         }
