@@ -414,17 +414,25 @@ static inline void cpng_flatten_plain(const unsigned char *s, unsigned char *d, 
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+/* Eight 4-byte pixels stored as 24 bytes of RGB at `d`, each lane's 12 bytes written 16 wide: two
+   pixels of room must follow. */
+__attribute__((target("avx2")))
+static inline void cpng_store_rgb_avx2(unsigned char *d, __m256i rgbx) {
+    const __m256i rgb = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                         0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+    __m256i packed = _mm256_shuffle_epi8(rgbx, rgb);
+    _mm_storeu_si128((__m128i *)d, _mm256_castsi256_si128(packed));
+    _mm_storeu_si128((__m128i *)(d + 12), _mm256_extracti128_si256(packed, 1));
+}
+
 __attribute__((target("avx2")))
 static void cpng_flatten_avx2(const unsigned char *s, unsigned char *d, size_t n, unsigned r, unsigned g, unsigned b) {
     const __m256i zero = _mm256_setzero_si256(), full = _mm256_set1_epi16(255), round = _mm256_set1_epi16(127);
     const __m256i one = _mm256_set1_epi16(1);
     const __m256i bg = _mm256_setr_epi16((short)r, (short)g, (short)b, 0, (short)r, (short)g, (short)b, 0,
                                          (short)r, (short)g, (short)b, 0, (short)r, (short)g, (short)b, 0);
-    const __m256i rgb = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
-                                         0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
     size_t i = 0;
-    /* Each lane's 12 bytes are stored 16 wide: two pixels of room must follow. */
-    for (; i + 10 <= n; i += 8) {
+    for (; i + 10 <= n; i += 8) {  /* two pixels of room after each store (cpng_store_rgb_avx2) */
         __m256i v = _mm256_loadu_si256((const __m256i *)(s + 4 * i));
         __m256i out[2];
         for (int h = 0; h < 2; h++) {
@@ -433,9 +441,7 @@ static void cpng_flatten_avx2(const unsigned char *s, unsigned char *d, size_t n
             __m256i x = _mm256_add_epi16(_mm256_add_epi16(_mm256_mullo_epi16(c, a), _mm256_mullo_epi16(bg, _mm256_sub_epi16(full, a))), round);
             out[h] = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(x, one), _mm256_srli_epi16(x, 8)), 8);
         }
-        __m256i packed = _mm256_shuffle_epi8(_mm256_packus_epi16(out[0], out[1]), rgb);
-        _mm_storeu_si128((__m128i *)(d + 3 * i), _mm256_castsi256_si128(packed));
-        _mm_storeu_si128((__m128i *)(d + 3 * i + 12), _mm256_extracti128_si256(packed, 1));
+        cpng_store_rgb_avx2(d + 3 * i, _mm256_packus_epi16(out[0], out[1]));
     }
     cpng_flatten_plain(s + 4 * i, d + 3 * i, n - i, r, g, b);
 }
@@ -449,14 +455,8 @@ static inline void cpng_drop_x_plain(const unsigned char *s, unsigned char *d, s
 #if defined(__x86_64__)
 __attribute__((target("avx2")))
 static void cpng_drop_x_avx2(const unsigned char *s, unsigned char *d, size_t n) {
-    const __m256i rgb = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
-                                         0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
     size_t i = 0;
-    for (; i + 10 <= n; i += 8) {  /* as cpng_flatten_avx2: two pixels of room after each store */
-        __m256i packed = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(s + 4 * i)), rgb);
-        _mm_storeu_si128((__m128i *)(d + 3 * i), _mm256_castsi256_si128(packed));
-        _mm_storeu_si128((__m128i *)(d + 3 * i + 12), _mm256_extracti128_si256(packed, 1));
-    }
+    for (; i + 10 <= n; i += 8) cpng_store_rgb_avx2(d + 3 * i, _mm256_loadu_si256((const __m256i *)(s + 4 * i)));
     cpng_drop_x_plain(s + 4 * i, d + 3 * i, n - i);
 }
 #endif

@@ -57,7 +57,7 @@ package enum PreviewMaker {
         let top = firstSize(width: full.width, height: full.height)
         let image = try Resizer.resize(full, width: top.width, height: top.height, threads: threads,
                                        filter: firstFilter(width: full.width, height: full.height))
-        if AlphaOps.hasRealAlpha(image), let png = try pngPreview(image, maxLength: maxLength) { return png }
+        if AlphaOps.hasRealAlpha(image), let png = try pngPreview(image, maxLength: maxLength, threads: threads) { return png }
         let opaque = AlphaOps.flattenOnWhite(image)
         let budget = byteBudget(maxLength: maxLength, prefix: jpegPrefix)
         var search = QualitySearch(minQuality: 20, maxQuality: 90)
@@ -77,7 +77,7 @@ package enum PreviewMaker {
         return jpegPrefix + Base64.encode(dot)
     }
 
-    static func pngPreview(_ image: PixelBuffer, maxLength: Int) throws -> String? {
+    static func pngPreview(_ image: PixelBuffer, maxLength: Int, threads: Int = 2) throws -> String? {
         let budget = byteBudget(maxLength: maxLength, prefix: pngPrefix)
         // PNG bytes follow the pixel count: after a miss, skip to the side that count says fits
         // (arc-transparent.png: 384, 224, then 192 px, where walking the list encoded seven sizes).
@@ -92,14 +92,15 @@ package enum PreviewMaker {
             let estimate = try PNGEncoder.estimate(image, every: 4)
             if Double(estimate) > Double(budget) * Self.clearMiss { limit = skip(from: limit, bytes: estimate) }
         }
-        // Each side tried is written beside the next one down the list, which a miss usually skips
-        // to (arc-transparent: 224 then 192 px); a guess the skip passes over is dropped unread.
+        // With a core to spare, each side tried is written beside the next one down the list, which
+        // a miss usually skips to (arc-transparent: 224 then 192 px); a guess the skip passes over is
+        // dropped unread. In a full batch, one side at a time.
         let tried = sides.filter { $0 >= 64 }
         var next: (side: Int, data: [UInt8])? = nil
         for (i, side) in tried.enumerated() where side <= limit {
-            let pair = [side] + (i + 1 < tried.count ? [tried[i + 1]] : [])
+            let pair = [side] + (threads > 1 && i + 1 < tried.count ? [tried[i + 1]] : [])
             let guessed: [[UInt8]]? = next.flatMap { $0.side == side ? [$0.data] : nil }
-            let made = try guessed ?? Parallel.map(pair.count, threads: 2) { k in
+            let made = try guessed ?? Parallel.map(pair.count, threads: threads) { k in
                 let s = Resizer.fit(width: image.width, height: image.height, maxSide: pair[k])
                 return try PNGEncoder.encode(try Resizer.resize(image, width: s.width, height: s.height, threads: 1))
             }
