@@ -53,4 +53,17 @@ $FF -f lavfi -i sine=f=300:d=0.5 -ac 1 -ar 8000 -c:a pcm_u8 -write_bext 1 -metad
 $FF -i private-android.mp4 -map 0 -c copy -map_metadata -1 -metadata "title=Rue de Rivoli 12" \
     -metadata "ARTIST=Jane Sender" -metadata "LOCATION=+48.8583+002.2945/" -metadata DATE_RECORDED=2026-06-01 \
     -metadata creation_time=2026-06-01T10:00:00Z -attach cover.jpg -metadata:s:t mimetype=image/jpeg private-tagged.mkv
-rm -f cover.jpg private.tmp.mov
+# Long screenshots (over 12 times taller than wide: sent as a file with --long-images file) in every
+# format the phones and browsers make, each with GPS, a phone model, a capture date and an XMP creator.
+IM="convert -define png:exclude-chunks=date,time"
+$IM -size 16x224 gradient:white-navy -fill black -draw "rectangle 3,30 12,33" long.tmp.png
+heif-enc -q 50 long.tmp.png -o private-long.heic >/dev/null
+avifenc -s 8 --min 30 --max 40 long.tmp.png private-long.avif >/dev/null
+cjxl -q 80 long.tmp.png private-long.jxl >/dev/null 2>&1
+convert long.tmp.png -colors 16 -set comment "Jane Sender, Rue de Rivoli 12" private-long.gif
+convert long.tmp.png -compress zip private-long.tif
+for f in private-long.heic private-long.avif private-long.jxl private-long.tif; do
+  $EXIF -m -n -GPSLatitude=48.8583 -GPSLatitudeRef=N -GPSLongitude=2.2945 -GPSLongitudeRef=E -Make=Apple '-Model=iPhone 15 Pro' \
+      '-DateTimeOriginal=2026:06:01 10:00:00' '-XMP-dc:Creator=Jane Sender' "$f"
+done
+rm -f cover.jpg private.tmp.mov long.tmp.png

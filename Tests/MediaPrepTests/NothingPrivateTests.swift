@@ -97,6 +97,66 @@ import CPng
         #expect(ExifOrientation.fromJPEG(sent) == .down && sent.suffix(plain.count - 2) == plain.suffix(plain.count - 2))
     }
 
+    /// Every other format a long screenshot comes in, each written by exiftool with GPS, a phone
+    /// model, a capture date and an XMP creator (`make-private-fixtures.sh`): HEIC and AVIF keep every
+    /// box in place (Exif and XMP items emptied to their own lengths), JPEG XL's `Exif` and `xml `
+    /// boxes the same, TIFF its IFDs with the values zeroed, GIF loses its comment. Before, all but
+    /// the GIF's pixels went out as they came, metadata and all ("metadata kept").
+    @Test(arguments: ["private-long.heic", "private-long.avif", "private-long.jxl", "private-long.tif", "private-long.gif"])
+    func everyLongPictureSentAsAFileLosesItsMetadata(_ name: String) throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
+        preparer.media.longImages = .file
+        var check = SendCheck()
+        check.media.longImages = .file
+        let input = try Fixture.bytes(name)
+        let private_ = ["Jane Sender", "iPhone 15 Pro", "Rue de Rivoli", "2026:06:01"].map { Array($0.utf8) }
+        #expect(private_.contains { input.contains(sequence: $0) }, "\(name) carries nothing to remove")
+        let verdict = check.check(path: Fixture.path(name))
+        #expect(verdict.verdict == .afterPreparation && verdict.reasons.last?.hasSuffix("removed (pixels untouched)") == true, "\(verdict.reasons)")
+        #expect(!verdict.reasons.contains("metadata kept: a file is sent as it is"))
+        let item = preparer.prepare(path: Fixture.path(name))
+        #expect(item.kind == .file && item.route == .stripped, "\(String(describing: item.error))")
+        let outPath = try #require(item.output)
+        let out = try FileBytes.read(outPath)
+        for field in private_ { #expect(!out.contains(sequence: field), "\(name) still says \(String(decoding: field, as: UTF8.self))") }
+        if name.hasSuffix(".gif") {
+            #expect(out.count < input.count)
+        } else {
+            // Nothing moves: only bytes that held metadata changed.
+            #expect(out.count == input.count)
+        }
+        if name.hasSuffix(".heic") || name.hasSuffix(".avif") {
+            // The items stay, emptied: no GPS in the Exif, an XMP packet that says nothing.
+            let m = try HEIFDecoder.header(out, format: FormatSniffer.sniff(out), maxPixels: 1 << 20).metadata
+            #expect(!m.gps, "\(m)")
+        }
+        let before = try ImageLoader.load(data: input, path: Fixture.path(name))
+        let after = try ImageLoader.load(data: out, path: outPath)
+        #expect(before.pixels.bytes == after.pixels.bytes && before.orientation == after.orientation)
+    }
+
+    /// A HEIC turned by its Exif alone (no `irot`, as `heif-enc` writes it): the emptied Exif keeps
+    /// that one tag, so the picture still decodes upright; the GPS and the camera go.
+    @Test func aHEICTurnedByExifStaysTurned() throws {
+        let input = try Fixture.bytes("orient-gps.heic")
+        let before = try HEIFDecoder.header(input, format: .heic, maxPixels: 1 << 24)
+        #expect(before.orientation != .up && before.metadata.gps)
+        let rewrite = try #require(MetadataRewrite.picture(input, jpeg: nil, orientation: before.orientation))
+        var out: [UInt8] = []
+        for piece in rewrite.pieces {
+            switch piece {
+            case .source(let r): out += input[r]
+            case .bytes(let b): out += b
+            case .zeros(let n): out += [UInt8](repeating: 0, count: n)
+            }
+        }
+        let after = try HEIFDecoder.header(out, format: .heic, maxPixels: 1 << 24)
+        #expect(out.count == input.count && after.orientation == before.orientation && !after.metadata.gps)
+        #expect(!out.contains(sequence: Array("Test Phone".utf8)) && rewrite.found.contains(.location))
+    }
+
     /// The same for a WebP (the probe hands a long one to `MetadataRewrite.picture` as it does a
     /// JPEG or PNG): its EXIF and XMP chunks cut, the RIFF size and the VP8X flags following.
     @Test func aWebPSentAsAFileLosesItsExifAndXMP() throws {

@@ -13,6 +13,8 @@ struct TIFFReader {
         }
     }
 
+    var size: Int { t.count }
+
     func u16(_ o: Int) -> Int? {
         guard o >= 0, o + 2 <= t.count else { return nil }
         return little ? Int(t[o]) | Int(t[o + 1]) << 8 : Int(t[o]) << 8 | Int(t[o + 1])

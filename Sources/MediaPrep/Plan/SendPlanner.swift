@@ -99,7 +99,7 @@ package enum SendPlanner {
             let why = rules.media.longImages == .file ? "(--long-images file)" : "(it would take \(ranges.count) images, over the album's \(limit))"
             var plan = try copy(p, rules, kind: .file, keepName: true, reasons: [
                 "\(w)×\(h): too long to stay readable as one image; sent as a file with its original bytes \(why)"])
-            // JPEG and PNG lose their metadata (`MetadataRewrite.picture`, added by `plan`); others cannot without re-encoding.
+            // Its metadata goes (`MetadataRewrite.picture`, added by `plan`) unless it cannot be found in place.
             if s.rewrite == nil, !(s.metadata?.removals ?? []).isEmpty { plan.reasons.append("metadata kept: a file is sent as it is") }
             return plan
         }

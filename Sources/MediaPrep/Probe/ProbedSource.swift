@@ -92,11 +92,14 @@ extension MediaProbe {
         }
         /// A long picture may go as a file with its own bytes (`--long-images file`): read whole,
         /// and what names the sender planned out, as for any audio or video file.
-        func asFile(_ s: ProbedSource) throws -> ProbedSource {
+        func asFile(_ s: ProbedSource, orientation: ExifOrientation? = nil) throws -> ProbedSource {
             guard let w = s.probe.width, let h = s.probe.height, h > LongImage.maxAspect * w else { return s }
             var s = s
-            if !whole { try readWhole(); s = try still(head, isWhole: true, &r) }  // JPEG and PNG (a WebP is read whole)
-            s.rewrite = MetadataRewrite.picture(head, jpeg: s.jpeg, orientation: s.probe.orientation)
+            if !whole {
+                try readWhole()
+                if format == .jpeg || format == .png { s = try still(head, isWhole: true, &r) }
+            }
+            s.rewrite = MetadataRewrite.picture(head, jpeg: s.jpeg, orientation: orientation ?? s.probe.orientation)
             return s
         }
         switch format {
@@ -140,15 +143,15 @@ extension MediaProbe {
             var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil,
                                  colour: h.colour.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
             s.metadata = h.metadata
-            return s
+            return try asFile(s, orientation: h.orientation)
         case .jxl:
             try readWhole()
             if !head.starts(with: [0xFF, 0x0A]) { try ContainerEnd.isoBMFF(head) }  // the container; a bare codestream has no sizes
             let h = try JXLDecoder.header(head, maxPixels: maxPixels)
             (r.width, r.height) = (h.width, h.height)
             (r.kind, r.frameCount, r.hasAlpha) = (.image, 1, h.hasAlpha)
-            return ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: SourceColour.inspect(h.iccProfile),
-                                firstFrame: nil, media: nil)
+            return try asFile(ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: SourceColour.inspect(h.iccProfile),
+                                           firstFrame: nil, media: nil))
         case .webp where WebPAnimation.isAnimated(head):
             // FFmpeg 5.1's WebP decoder has no animation: libwebpdemux composes the frames.
             try readWhole()
@@ -208,8 +211,9 @@ extension MediaProbe {
             if r.animated {
                 s.animation = try FFmpegAnimation(path: path, width: d.image.pixels.width, height: d.image.pixels.height,
                                                   plays: AnimationHeaders.gifPlays(head), maxPixels: maxPixels)
+                return s
             }
-            return s
+            return try asFile(s)
         case _ where format.isAudioVisual:
             // Our own walk of the container first: it names what is cut or broken where FFmpeg can only
             // say it cannot open the file (an MP4 cut before its index at the end).

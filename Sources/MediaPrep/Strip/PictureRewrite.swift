@@ -1,14 +1,35 @@
 import CPng
 
-/// A picture sent as a file (a long screenshot with `--long-images file`) keeps its own bytes and
-/// loses what names the sender, as an audio or video file does: a JPEG's Exif (but its orientation),
-/// XMP, comments, other APPn segments and whatever follows EOI; a PNG's text, eXIf and tIME chunks
-/// and whatever follows IEND; a WebP's EXIF and XMP chunks and whatever follows its RIFF. Colour
-/// profiles stay: the picture is shown with them.
+/// A picture sent as a file (a long screenshot with `--long-images file`, or one too long for an
+/// album) keeps its own bytes and loses what names the sender, as an audio or video file does: a
+/// JPEG's Exif (but its orientation), XMP, comments, other APPn segments and whatever follows EOI; a
+/// PNG's text, eXIf and tIME chunks and whatever follows IEND; a WebP's EXIF and XMP chunks and
+/// whatever follows its RIFF; a GIF's comments and application blocks; HEIC, AVIF, JPEG XL and TIFF
+/// as `BoxPictureRewrite` and `TIFFRewrite` say. Colour profiles stay: the picture is shown with them.
 extension MetadataRewrite {
-    /// Nil when nothing is to go, or the data is not a whole JPEG, PNG or WebP.
+    /// Nil when nothing is to go, or the data is not a whole picture of a format rewritten here.
     static func picture(_ data: [UInt8], jpeg: JPEGSource?, orientation: ExifOrientation) -> MetadataRewrite? {
-        if jpeg == nil, data.count >= 12, Bytes.ascii(data, 0, 4) == "RIFF", Bytes.ascii(data, 8, 4) == "WEBP" { return webp(data) }
+        switch jpeg == nil ? FormatSniffer.sniff(data) : .jpeg {
+        case .webp: return webp(data)
+        case .heic, .avif: return heif(data, orientation: orientation)
+        case .jxl: return jxl(data)
+        case .gif: return gif(data)
+        case .tiff: return tiff(data)
+        case .jpeg, .png: return jpegOrPNG(data, jpeg: jpeg, orientation: orientation)
+        default: return nil
+        }
+    }
+
+    /// A GIF's comments and application blocks but the loop count, and what follows its trailer
+    /// (`GIFStripper`); frames byte for byte.
+    private static func gif(_ data: [UInt8]) -> MetadataRewrite? {
+        guard let s = GIFStripper.strip(data), !s.isUnchanged else { return nil }
+        var found: PrivateFields = s.trailingBytes > 0 ? .other : []
+        for r in s.removed { found.insert(r == "comment" ? .comment : r == "XMP" ? .xmp : .other) }
+        return MetadataRewrite(sourceSize: data.count, edits: [(0..<data.count, [.bytes(s.data)])], found: found)
+    }
+
+    private static func jpegOrPNG(_ data: [UInt8], jpeg: JPEGSource?, orientation: ExifOrientation) -> MetadataRewrite? {
         var edits: [(Range<Int>, [Piece])] = []
         var found: PrivateFields = []
         var orientationKept = orientation == .up
@@ -92,7 +113,7 @@ extension MetadataRewrite {
     ]
 
     /// What an Exif block's first IFD names: GPS, camera, dates, author; anything else is `.other`.
-    private static func exifFields(_ tiff: ArraySlice<UInt8>) -> PrivateFields {
+    static func exifFields(_ tiff: ArraySlice<UInt8>) -> PrivateFields {
         guard let r = TIFFReader(tiff), let entries = r.ifd0Entries else { return .other }
         var found: PrivateFields = []
         for e in entries {
@@ -109,7 +130,7 @@ extension MetadataRewrite {
     }
 
     /// A big-endian TIFF with one IFD holding one tag, Orientation: what a turned picture needs.
-    private static func orientationTIFF(_ o: ExifOrientation) -> [UInt8] {
+    static func orientationTIFF(_ o: ExifOrientation) -> [UInt8] {
         Array("MM".utf8) + [0, 42] + Bytes.be32(8) + [0, 1] + [0x01, 0x12, 0, 3] + Bytes.be32(1) + [0, UInt8(o.rawValue), 0, 0] + Bytes.be32(0)
     }
 }

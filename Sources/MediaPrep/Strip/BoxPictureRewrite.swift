@@ -1,0 +1,231 @@
+/// HEIC, AVIF and JPEG XL pictures sent as files (a long screenshot) lose what names the sender in
+/// place: every box keeps its place and length, so no item offset (`iloc`) or box size changes and
+/// the coded picture stays byte for byte. Colour profiles and transforms stay.
+extension MetadataRewrite {
+    /// HEIF items: `Exif` becomes an empty Exif of the same length (keeping only a rotation no
+    /// `irot`/`imir` overrides), XMP (`mime`, application/rdf+xml) an empty packet; top-level `uuid`
+    /// boxes become zero-filled `free` boxes; bytes after the last box that are not zeros are cut.
+    static func heif(_ d: [UInt8], orientation: ExifOrientation) -> MetadataRewrite? {
+        guard let top = PictureBoxes.children(d, 0..<d.count, topLevel: true) else { return nil }
+        var edits: [(Range<Int>, [Piece])] = []
+        var found: PrivateFields = []
+        for b in top.boxes where b.type == "uuid" {
+            edits += blanked(b)
+            found.insert(.other)
+        }
+        if let meta = top.boxes.first(where: { $0.type == "meta" }), meta.body.count > 4,
+           let inMeta = PictureBoxes.children(d, (meta.body.lowerBound + 4)..<meta.body.upperBound, topLevel: false) {
+            let items = HEIFItems(d, inMeta.boxes)
+            for item in items.privateItems {
+                let ranges = items.ranges(of: item.id)
+                // Not all in this file where `iloc` says: nothing is claimed removed ("metadata kept").
+                guard !ranges.isEmpty else { return nil }
+                let payload = ranges.flatMap { d[$0] }
+                let replacement: [UInt8]
+                switch item.kind {
+                case .exif:
+                    found.formUnion(exifFields(exifTIFF(payload)))
+                    // HEIF readers apply `irot`/`imir`; without them some honour the Exif rotation.
+                    replacement = emptyExif(payload.count, orientation: HEIFDecoder.hasTransforms(d) ? .up : orientation)
+                case .xmp(let compressed):
+                    found.insert(.xmp)
+                    replacement = compressed ? [UInt8](repeating: 0, count: payload.count) : emptyXMP(payload.count)
+                }
+                var at = 0
+                for r in ranges {
+                    edits.append((r, [.bytes(Array(replacement[at..<at + r.count]))]))
+                    at += r.count
+                }
+            }
+        }
+        edits += cutJunk(d, after: top.end, &found)
+        return edits.isEmpty ? nil : MetadataRewrite(sourceSize: d.count, edits: edits, found: found)
+    }
+
+    /// JPEG XL's container: the `Exif` box emptied and the `xml ` box an empty packet (the same
+    /// lengths); `jumb` (JUMBF, C2PA claims), `brob` (compressed metadata) and `jbrd` (the original
+    /// JPEG's other segments, comments, IPTC) zero-filled `free` boxes. A bare codestream has none.
+    static func jxl(_ d: [UInt8]) -> MetadataRewrite? {
+        guard !d.starts(with: [0xFF, 0x0A]), let top = PictureBoxes.children(d, 0..<d.count, topLevel: true) else { return nil }
+        var edits: [(Range<Int>, [Piece])] = []
+        var found: PrivateFields = []
+        for b in top.boxes {
+            switch b.type {
+            case "Exif":
+                let payload = Array(d[b.body])
+                found.formUnion(exifFields(exifTIFF(payload)))
+                edits.append((b.body, [.bytes(emptyExif(payload.count, orientation: .up))]))  // the codestream holds the orientation
+            case "xml ":
+                found.insert(.xmp)
+                edits.append((b.body, [.bytes(emptyXMP(b.body.count))]))
+            case "jumb", "brob", "jbrd":
+                found.insert(.other)
+                edits += blanked(b)
+            default: break
+            }
+        }
+        edits += cutJunk(d, after: top.end, &found)
+        return edits.isEmpty ? nil : MetadataRewrite(sourceSize: d.count, edits: edits, found: found)
+    }
+
+    /// The box renamed `free` and its body zeros: readers skip it, and nothing after it moves.
+    private static func blanked(_ b: PictureBoxes.Box) -> [(Range<Int>, [Piece])] {
+        [((b.start + 4)..<(b.start + 8), [.bytes(Array("free".utf8))]), (b.body, [.zeros(b.body.count)])]
+    }
+
+    /// Bytes after the last box (an appended tag, a phone's trailer), unless they are all zeros.
+    private static func cutJunk(_ d: [UInt8], after end: Int, _ found: inout PrivateFields) -> [(Range<Int>, [Piece])] {
+        guard end < d.count, d[end...].contains(where: { $0 != 0 }) else { return [] }
+        found.insert(.other)
+        return [(end..<d.count, [])]
+    }
+
+    /// An Exif payload's TIFF: after its 4-byte offset to the TIFF header (ISO/IEC 23008-12 A.2.1;
+    /// JPEG XL's `Exif` box the same), which phones point past an "Exif\0\0".
+    private static func exifTIFF(_ payload: [UInt8]) -> ArraySlice<UInt8> {
+        let offset = Bytes.be(payload, 0, 4)
+        guard payload.count >= 4, offset >= 0, offset <= payload.count - 4 else { return [] }
+        return payload[(4 + offset)...]
+    }
+
+    /// A valid Exif payload of exactly `count` bytes with no tag but the orientation (if not `.up`);
+    /// zeros if even an empty one does not fit.
+    static func emptyExif(_ count: Int, orientation: ExifOrientation) -> [UInt8] {
+        let tiff = orientation == .up ? Array("MM".utf8) + [0, 42] + Bytes.be32(8) + [0, 0] + Bytes.be32(0) : orientationTIFF(orientation)
+        let exif = [0, 0, 0, 0] + tiff
+        guard exif.count <= count else { return [UInt8](repeating: 0, count: count) }
+        return exif + [UInt8](repeating: 0, count: count - exif.count)
+    }
+
+    /// An XMP packet of exactly `count` bytes describing nothing (padded with spaces inside the
+    /// packet, as the XMP specification's padding is); spaces if even that does not fit.
+    static func emptyXMP(_ count: Int) -> [UInt8] {
+        let head = Array("<?xpacket begin=\"\u{FEFF}\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?><x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>".utf8)
+        let tail = Array("<?xpacket end=\"w\"?>".utf8)
+        guard head.count + tail.count <= count else { return [UInt8](repeating: 0x20, count: count) }
+        return head + [UInt8](repeating: 0x20, count: count - head.count - tail.count) + tail
+    }
+}
+
+/// The boxes of a picture held whole in memory.
+enum PictureBoxes {
+    struct Box {
+        let type: String
+        let start: Int
+        let body: Range<Int>
+    }
+
+    /// A hostile file's box count cannot make the walk long.
+    static let maxBoxes = 10_000
+
+    /// The boxes in `range`, and where they stop: at the top level, bytes that start no box (junk
+    /// after the last one) end the walk; inside a box, or a box past its container, the answer is nil.
+    static func children(_ d: [UInt8], _ range: Range<Int>, topLevel: Bool) -> (boxes: [Box], end: Int)? {
+        var boxes: [Box] = []
+        var at = range.lowerBound
+        while at < range.upperBound {
+            let left = range.upperBound - at
+            guard left >= 8, boxes.count < maxBoxes, ContainerEnd.isBoxType(d[(at + 4)..<(at + 8)]) else {
+                return topLevel ? (boxes, at) : nil
+            }
+            var size = Bytes.be(d, at, 4), header = 8
+            if size == 1 {
+                guard left >= 16 else { return nil }
+                (size, header) = (Bytes.be(d, at + 8, 8), 16)
+            } else if size == 0 {
+                size = left
+            }
+            guard size >= header, size <= left else { return topLevel ? (boxes, at) : nil }
+            boxes.append(Box(type: Bytes.ascii(d, at + 4, 4), start: at, body: (at + header)..<(at + size)))
+            at += size
+        }
+        return (boxes, at)
+    }
+}
+
+/// A HEIF `meta` box's items as far as finding metadata needs: which items are Exif or XMP
+/// (`iinf`) and where their bytes are (`iloc`, in the file or in `idat`).
+struct HEIFItems {
+    enum Kind { case exif, xmp(compressed: Bool) }
+    struct Item { let id: Int; let kind: Kind }
+    private(set) var privateItems: [Item] = []
+    private var locations: [Int: [Range<Int>]] = [:]
+
+    init(_ d: [UInt8], _ boxes: [PictureBoxes.Box]) {
+        let idat = boxes.first { $0.type == "idat" }?.body
+        for b in boxes {
+            switch b.type {
+            case "iinf": readItems(d, b.body)
+            case "iloc": readLocations(d, b.body, idat: idat)
+            default: break
+            }
+        }
+    }
+
+    /// The item's bytes in order; empty when any part of them is not in this file.
+    func ranges(of id: Int) -> [Range<Int>] { locations[id] ?? [] }
+
+    private mutating func readItems(_ d: [UInt8], _ body: Range<Int>) {
+        guard body.count >= 6 else { return }
+        let start = body.lowerBound + 4 + (d[body.lowerBound] == 0 ? 2 : 4)
+        guard start <= body.upperBound, let infes = PictureBoxes.children(d, start..<body.upperBound, topLevel: false) else { return }
+        for infe in infes.boxes where infe.type == "infe" && infe.body.count >= 12 {
+            let v = Int(d[infe.body.lowerBound])
+            guard v >= 2 else { continue }  // versions 0 and 1 name no item type
+            var at = infe.body.lowerBound + 4
+            let id = Bytes.be(d, at, v == 2 ? 2 : 4)
+            at += (v == 2 ? 2 : 4) + 2
+            let type = Bytes.ascii(d, at, 4)
+            at += 4
+            func string() -> String {
+                let end = d[at..<infe.body.upperBound].firstIndex(of: 0) ?? infe.body.upperBound
+                defer { at = min(end + 1, infe.body.upperBound) }
+                return String(decoding: d[at..<end], as: UTF8.self)
+            }
+            _ = string()  // item name
+            if type == "Exif" {
+                privateItems.append(Item(id: id, kind: .exif))
+            } else if type == "mime" {
+                let contentType = string().lowercased()
+                let encoding = string()
+                if contentType.contains("rdf+xml") || contentType.contains("xmp") {
+                    privateItems.append(Item(id: id, kind: .xmp(compressed: !encoding.isEmpty)))
+                }
+            }
+        }
+    }
+
+    private mutating func readLocations(_ d: [UInt8], _ body: Range<Int>, idat: Range<Int>?) {
+        guard body.count >= 8 else { return }
+        let version = Int(d[body.lowerBound])
+        var at = body.lowerBound + 4
+        let sizes = Int(d[at]), more = Int(d[at + 1])
+        let (offsetSize, lengthSize, baseSize) = (sizes >> 4, sizes & 15, more >> 4)
+        let indexSize = version >= 1 ? more & 15 : 0
+        at += 2
+        func field(_ n: Int) -> Int? {
+            guard [0, 4, 8].contains(n) || (n == 2), at + n <= body.upperBound else { return nil }
+            defer { at += n }
+            return n == 0 ? 0 : Bytes.be(d, at, n)
+        }
+        guard let count = field(version < 2 ? 2 : 4) else { return }
+        for _ in 0..<min(count, PictureBoxes.maxBoxes) {
+            guard let id = field(version < 2 ? 2 : 4) else { return }
+            var method = 0
+            if version >= 1 { guard let m = field(2) else { return }; method = m & 15 }
+            guard let reference = field(2), let base = field(baseSize), let extents = field(2) else { return }
+            var ranges: [Range<Int>] = []
+            var whole = reference == 0 && (method == 0 || (method == 1 && idat != nil))
+            for _ in 0..<extents {
+                guard field(indexSize) != nil, let offset = field(offsetSize), let length = field(lengthSize) else { return }
+                let origin = method == 1 ? (idat?.lowerBound ?? 0) : 0
+                let limit = method == 1 ? (idat?.upperBound ?? 0) : d.count
+                // A length of 0 means "all of it": never taken as such for metadata, whose size is known.
+                guard whole, length > 0, length <= d.count, (0...d.count).contains(offset), (0...d.count).contains(base),
+                      origin + base + offset <= limit - length else { whole = false; continue }
+                ranges.append((origin + base + offset)..<(origin + base + offset + length))
+            }
+            if whole { locations[id] = ranges }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// A TIFF sent as a file (a long scan) loses what names the sender in place: the values of its
+/// text tags (make, model, software, dates, artist, copyright, description), XMP, IPTC and Photoshop
+/// blocks become zeros, and its Exif and GPS IFDs become empty IFDs with their values zeroed. No
+/// offset moves, so strips, tiles and the orientation tag stay as they are.
+extension MetadataRewrite {
+    private static let tiffFields: [Int: PrivateFields] = [
+        269: .title, 270: .title, 285: .title, 271: .device, 272: .device, 305: .device, 316: .device,
+        306: .dates, 315: .author, 33432: .author, 700: .xmp, 33723: .other, 34377: .other,
+        34665: .dates, 34853: .location,
+    ]
+
+    /// Nil when there is nothing to take out, or the file is not a classic TIFF whose IFDs can be walked.
+    static func tiff(_ d: [UInt8]) -> MetadataRewrite? {
+        guard let t = TIFFReader(d[...]), t.u16(2) == 42, var ifd = t.u32(4) else { return nil }
+        var zeroed: [Range<Int>] = []
+        var xmp: [Range<Int>] = []
+        var found: PrivateFields = []
+        var seen: Set<Int> = []
+        // Every page's IFD, each once (a loop in the chain ends the walk).
+        while ifd > 0, seen.insert(ifd).inserted, seen.count <= 1000 {
+            guard let entries = t.entries(at: ifd) else { return nil }
+            for e in entries {
+                guard let tag = t.u16(e), let field = tiffFields[tag] else { continue }
+                found.insert(field)
+                if tag == 34665 || tag == 34853 {
+                    guard let sub = t.u32(e + 8), let subEntries = t.entries(at: sub) else { return nil }
+                    // Each value, then the IFD itself: an IFD of no entries.
+                    zeroed += subEntries.compactMap { t.valueRange($0) } + [sub..<(sub + 2 + subEntries.count * 12 + 4)]
+                } else if let r = t.valueRange(e) {
+                    // XMP stays a packet (of nothing), which readers parse; text and blocks become zeros.
+                    if tag == 700, r.count > 4 { xmp.append(r) } else { zeroed.append(r) }
+                }
+            }
+            guard let next = t.u32(ifd + 2 + entries.count * 12) else { break }
+            ifd = next
+        }
+        // Values may share bytes (a hostile file): merged, so the edits never overlap; an XMP
+        // packet sharing bytes with anything else is zeros too.
+        var merged: [(range: Range<Int>, xmp: Bool)] = []
+        for (r, isXMP) in (zeroed.map { ($0, false) } + xmp.map { ($0, true) }).sorted(by: { $0.0.lowerBound < $1.0.lowerBound }) {
+            if let last = merged.last, r.lowerBound <= last.range.upperBound {
+                merged[merged.count - 1] = (last.range.lowerBound..<max(last.range.upperBound, r.upperBound), false)
+            } else {
+                merged.append((r, isXMP))
+            }
+        }
+        let edits = merged.map { m in (m.range, [m.xmp ? Piece.bytes(emptyXMP(m.range.count)) : .zeros(m.range.count)]) }
+        return edits.isEmpty ? nil : MetadataRewrite(sourceSize: d.count, edits: edits, found: found)
+    }
+}
+
+extension TIFFReader {
+    /// Offsets of the 12-byte entries of the IFD at `offset`, or nil if they run past the data.
+    func entries(at offset: Int) -> [Int]? {
+        guard let count = u16(offset), count < 1000, offset + 2 + count * 12 + 4 <= size else { return nil }
+        return (0..<count).map { offset + 2 + $0 * 12 }
+    }
+
+    /// Where an entry's value is: in the entry itself when it fits in 4 bytes, else where its offset
+    /// points; nil if that runs past the data.
+    func valueRange(_ entry: Int) -> Range<Int>? {
+        guard let type = u16(entry + 2), let count = u32(entry + 4) else { return nil }
+        let unit = switch type {
+        case 3, 8: 2
+        case 4, 9, 11, 13: 4
+        case 5, 10, 12: 8
+        default: 1
+        }
+        guard count <= size / unit else { return nil }
+        let bytes = count * unit
+        if bytes <= 4 { return (entry + 8)..<(entry + 8 + bytes) }
+        guard let at = u32(entry + 8), at <= size - bytes else { return nil }
+        return at..<(at + bytes)
+    }
+}
