@@ -30,6 +30,7 @@ import UploadPlanner
                 FuzzEntryPoints.jxl(bytes)
                 #expect(FuzzEntryPoints.jxlHeaderAgrees(bytes), "\(name)")
             case "webp": FuzzEntryPoints.webp(bytes)
+            case "strip": FuzzEntryPoints.strip(bytes)
             default: Issue.record("\(name): unknown target")
             }
         }

@@ -247,13 +247,19 @@ import UploadPlanner
     }
 
     /// The metadata walkers over every container they rewrite (MP4/MOV box tree, Matroska elements,
-    /// ID3/APE/Lyrics3, FLAC blocks, RIFF chunks, Ogg pages; a long JPEG's or PNG's segments and
-    /// chunks), and the rewrite they plan checked for sanity.
+    /// ID3/APE/Lyrics3, FLAC blocks, RIFF chunks, Ogg pages; a long picture's segments, chunks, HEIF
+    /// items, JPEG XL boxes, TIFF IFDs and GIF blocks), and the rewrite they plan checked for sanity:
+    /// a HEIF, JPEG XL or TIFF rewrite never grows the file (it only cuts what follows the last box).
     public static func strip(_ d: [UInt8]) {
         let reader = ByteReader(d)
         var rewrites = [MediaFormat.mp4, .matroska, .mp3, .flac, .wav, .ogg].compactMap { try? MetadataRewrite.of(reader, format: $0) }
         let jpeg = try? JPEGSource(d, isWhole: true)
-        if let picture = MetadataRewrite.picture(d, jpeg: jpeg, orientation: jpeg?.orientation ?? .right) { rewrites.append(picture) }
+        if let picture = MetadataRewrite.picture(d, jpeg: jpeg, orientation: jpeg?.orientation ?? .right) {
+            if [.heic, .avif, .jxl, .tiff].contains(FormatSniffer.sniff(d)), jpeg == nil {
+                precondition(picture.outputSize <= d.count, "an in-place rewrite grew the file")
+            }
+            rewrites.append(picture)
+        }
         for rewrite in rewrites {
             var at = 0
             for piece in rewrite.pieces {

@@ -178,6 +178,7 @@ struct HEIFItems {
             let type = Bytes.ascii(d, at, 4)
             at += 4
             func string() -> String {
+                guard at < infe.body.upperBound else { return "" }
                 let end = d[at..<infe.body.upperBound].firstIndex(of: 0) ?? infe.body.upperBound
                 defer { at = min(end + 1, infe.body.upperBound) }
                 return String(decoding: d[at..<end], as: UTF8.self)
