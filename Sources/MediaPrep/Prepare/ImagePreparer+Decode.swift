@@ -37,8 +37,10 @@ extension ImagePreparer {
 
     /// - Parameter stream: a PNG's or JPEG's path when `data` is only its head: shrunk on load from
     ///   the file, or (a PNG the row reader cannot take) read whole after all.
+    /// - Parameter climb: the image's search, whose sizes above the view a Huffman-bound JPEG's
+    ///   decode makes beside it (none without it).
     func decodeScalingToView(_ head: [UInt8], stream: String? = nil, jpeg: JPEGSource?, format: MediaFormat,
-                             already: DecodedImage?, options: DecodeOptions) throws -> ResizedDecode {
+                             already: DecodedImage?, options: DecodeOptions, climb search: BudgetSearch? = nil) throws -> ResizedDecode {
         if let already { return ResizedDecode(decoded: already, scaled: nil) }
         var data = head
         // Colours converted after decoding cannot be scaled beside it (a CMYK JPEG converts inside the decoder).
@@ -74,7 +76,7 @@ extension ImagePreparer {
                   case let (v, fileBytes) = (profile.viewSize(width: j.header.width, height: j.header.height), file?.size ?? data.count),
                   JPEGDecoder.scalesView(j.header, fileBytes: fileBytes, maxBytes: profile.maxBytes, options: options, view: v) {
             let climb = JPEGDecoder.leavesScalerIdle(j.header, fileBytes: fileBytes)
-                ? BudgetSearch(profile: profile).sidesAbove(work: JPEGDecoder.decodedSize(j.header, options: options), view: v) : []
+                ? search?.sidesAbove(work: JPEGDecoder.decodedSize(j.header, options: options), view: v) ?? [] : []
             result = try Trace.time("decode, resizing to view beside it") {
                 try JPEGDecoder.decodeWhileResizing(data, file: file, parsed: j, options: options, candidates: climb) { _, _ in (v.width, v.height) }
             }

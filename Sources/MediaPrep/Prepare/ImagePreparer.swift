@@ -70,7 +70,9 @@ package struct ImagePreparer: Sendable {
             return kept
         }
         let options = decodeOptions(jpeg, webp: webp, colour: colour, fileBytes: fileBytes ?? data.count)
-        let made = try decodeScalingToView(data, stream: stream, jpeg: jpeg, format: format, already: already, options: options)
+        // One search for the image: the decode makes the climb's candidates its sizes name.
+        var search = BudgetSearch(profile: profile)
+        let made = try decodeScalingToView(data, stream: stream, jpeg: jpeg, format: format, already: already, options: options, climb: search)
         var (decoded, scaled, candidates) = (made.decoded, made.scaled, made.planes)
         _ = consume data
         if let c = colour, !c.isCMYK {
@@ -85,7 +87,6 @@ package struct ImagePreparer: Sendable {
         let shrunk = decoded.sourceWidth * decoded.sourceHeight / max(1, decoded.pixels.pixelCount)
         decoded.pixels = PixelBuffer(width: 0, height: 0, layout: .rgb, storage: [])
         let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
-        var search = BudgetSearch(profile: profile)
         search.threads = threads
         // A PNG shrunk on load, and a JPEG read at a quarter or less, have their trials take turns.
         // Chosen when every trial was a two-pass encode holding 2 bytes a sample of coefficients
