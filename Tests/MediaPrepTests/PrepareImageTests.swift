@@ -317,6 +317,27 @@ import Testing
         }
     }
 
+    /// A transparent picture's PNG glance without a view scaled beside its decode scales only the
+    /// rows it samples: those rows are the whole view's, so the glance is the same number.
+    @Test func theGlanceScalesOnlyItsRowsAndAgrees() throws {
+        var rng = SystemRandomNumberGenerator()
+        let (w, h) = (700, 1100)
+        let rgba = try PixelBuffer(width: w, height: h, layout: .rgba, bytes: (0..<(w * h * 4)).map { i in
+            i % 4 == 3 ? UInt8(i / (w * 4) % 256) : UInt8(truncatingIfNeeded: (i / 4) % w / 3 + Int(rng.next() % 8)) })
+        for (vw, vh) in [(582, 915), (560, 880), (300, 471)] {
+            for parts in [1, 2] {
+                let every = vh >= 512 ? 16 : 8
+                let whole = try Resizer.resize(rgba, width: vw, height: vh, threads: 2)
+                let picked = try #require(PNGEncoder.sampleBands(height: vh, every: every, parts: parts))
+                let rows = try Resizer.resizeBands(rgba, width: vw, height: vh, parts: picked)
+                let cut = PNGEncoder.sample(whole, every: every, parts: parts)
+                #expect(rows.map(\.bytes) == cut.map(\.bytes), "\(vw)×\(vh), \(parts) parts")
+                let glance = try PNGEncoder.estimate(height: vh, samples: rows, threads: parts) { try PNGEncoder.size($0, level: 1) }
+                #expect(glance == (try PNGEncoder.estimate(whole, every: every, level: 1, threads: parts)))
+            }
+        }
+    }
+
     @Test func transparentPNGThatFitsOnlySmallerStaysPNG() throws {
         // sticker.png encodes to ~590 KB at 520 px; 420,000 bytes fit at ~425 px, above 2/3 of 520.
         let profile = ImageProfile(name: "mid", maxBytes: 420_000)

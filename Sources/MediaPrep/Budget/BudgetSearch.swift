@@ -92,6 +92,12 @@ package struct BudgetSearch: Sendable {
     ///     RGB then goes once its luma is taken (a 72 MP JPEG's climb: 5.1 MB less).
     ///   - preview: handed the pixels a preview is best made from, as soon as they exist: the source
     ///     when its search gets past the sample (it may be sent at that size), else the view-size image.
+    /// Whether an image of `work`'s size is tried at that size before the view (`sourceSideQuality`).
+    func triesSourceFirst(work: (width: Int, height: Int), view: (width: Int, height: Int)) -> Bool {
+        let viewLong = max(view.width, view.height), workLong = max(work.width, work.height)
+        return workLong > viewLong && workLong <= 2 * viewLong && workLong <= profile.maxSide ?? Int.max
+    }
+
     package func encodeJPEG(handing: Handover, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil,
                             keepPreviewSource: Bool, preview: ((PixelBuffer) -> Void)? = nil) throws -> Outcome {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).
@@ -102,8 +108,7 @@ package struct BudgetSearch: Sendable {
         search.fullChroma = fullChroma
         var model = RateModel()
         let viewLong = max(view.width, view.height)
-        let workLong = max(work.width, work.height)
-        if workLong > viewLong, workLong <= 2 * viewLong, workLong <= profile.maxSide ?? Int.max {
+        if triesSourceFirst(work: (work.width, work.height), view: view) {
             var atLeast = QualitySearch(minQuality: sourceSideQuality, floorOnly: true, threads: min(threads, encodesAtOnce))
             atLeast.fullChroma = fullChroma
             let whole = try Trace.time("quality search at source") {
@@ -244,11 +249,18 @@ package struct BudgetSearch: Sendable {
     /// no full encode is made; otherwise the first trial is the side the prediction says fits.
     ///
     /// - Parameter willEncode: called once, when the prediction says a full PNG encode (one core,
-    ///   zlib) is worth trying: the caller may start work of its own on the other core.
+    ///   zlib) is worth trying, with the view-size pixels: the caller may start work of its own on
+    ///   the other core.
     package func encodePNG(work: PixelBuffer, view: (width: Int, height: Int), atView scaled: PixelBuffer? = nil,
-                          minSideFraction: Double = 2.0 / 3.0, willEncode: (() -> Void)? = nil) throws -> EncodedImage? {
+                          minSideFraction: Double = 2.0 / 3.0, willEncode: ((PixelBuffer) -> Void)? = nil) throws -> EncodedImage? {
         let viewLong = max(view.width, view.height)
-        let atView = try scaled ?? Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
+        var scaledView = scaled
+        func viewPixels() throws -> PixelBuffer {
+            if let v = scaledView { return v }
+            let v = try Trace.time("resize to view") { try Resizer.resize(work, width: view.width, height: view.height, threads: threads) }
+            scaledView = v
+            return v
+        }
         // PNG bytes follow pixel count, a little denser when smaller (scaled-down detail):
         // at 2/3 of the side expect ≥ 4/9 × 1.1 of the view-size bytes.
         let atSmallest = minSideFraction * minSideFraction * 1.1
@@ -258,17 +270,29 @@ package struct BudgetSearch: Sendable {
         // would need level 1 to write > 3× what the default does. It reads every 16th band when
         // there are enough: gulp-rgba 21 → 11 ms, kay-radial-alpha 11 → 6 ms, predictions within
         // 0.5 % of every 8th band's, far inside that margin.
-        let every = atView.height >= 16 * 16 * 2 ? 16 : 8
-        let glance = try Trace.time("png glance") { try PNGEncoder.estimate(atView, every: every, level: 1, threads: threads) }
+        let every = view.height >= 16 * 16 * 2 ? 16 : 8
+        // Without a view scaled beside the decode, only the glance's rows are scaled (the same
+        // pixels as those rows of the whole view): a glance that rules PNG out needs no view at
+        // all. gulp-rgba and kay-radial-alpha, whose JPEGs then fit at their own size, scaled a
+        // 1600 px RGBA view beside their decode for this alone: their decode stage 38 → 17 and
+        // 55 → 37 ms.
+        let glance = try Trace.time("png glance") {
+            if scaledView == nil, let picked = PNGEncoder.sampleBands(height: view.height, every: every, parts: threads > 1 ? 2 : 1) {
+                let samples = try Resizer.resizeBands(work, width: view.width, height: view.height, parts: picked)
+                return try PNGEncoder.estimate(height: view.height, samples: samples, threads: threads) { try PNGEncoder.size($0, level: 1) }
+            }
+            return try PNGEncoder.estimate(try viewPixels(), every: every, level: 1, threads: threads)
+        }
         Trace.note("png glance \(glance) bytes at \(viewLong) px (zlib level 1)")
         let clearlyOver = Double(glance) * atSmallest > 2.5 * Double(profile.maxBytes) * Self.pngSkipMargin
-        let predicted = clearlyOver ? glance : try Trace.time("png estimate") { try PNGEncoder.estimate(atView, threads: threads) }
+        let predicted = clearlyOver ? glance : try Trace.time("png estimate") { try PNGEncoder.estimate(try viewPixels(), threads: threads) }
         let smallest = Double(predicted) * atSmallest
         Trace.note("png predicted \(predicted) bytes at \(viewLong) px, ≥ \(Int(smallest)) at the smallest allowed side")
         if smallest > Double(profile.maxBytes) * Self.pngSkipMargin { return nil }
         var long = predicted <= profile.maxBytes ? viewLong
             : Int(Double(viewLong) * (Double(profile.maxBytes) / Double(predicted)).squareRoot() * 0.97)
-        willEncode?()
+        let atView = try viewPixels()
+        willEncode?(atView)
         var tries = 0
         while Double(long) >= Double(viewLong) * minSideFraction - 0.5, tries < 6 {
             tries += 1

@@ -32,9 +32,9 @@ enum LosslessFlat {
             // A glance at zlib level 1 first, as for a transparent picture (BudgetSearch.encodePNG):
             // gulp-rgba.png flattened, 51 colours, glanced 0.94 MB against 0.83 MB at the default
             // level: the step 26 → 6 ms. Only a glance 2.5× past the skip line decides alone.
-            let glance = try PNGEncoder.estimate(image, samples: samples, threads: threads) { rows in try size(rows, colours, level: 1) }
+            let glance = try PNGEncoder.estimate(height: image.height, samples: samples, threads: threads) { rows in try size(rows, colours, level: 1) }
             guard Double(glance) <= Double(maxBytes) * skipMargin * glanceMargin else { return nil }
-            let predicted = try PNGEncoder.estimate(image, samples: samples, threads: threads) { rows in try encoded(rows, colours).count }
+            let predicted = try PNGEncoder.estimate(height: image.height, samples: samples, threads: threads) { rows in try encoded(rows, colours).count }
             guard Double(predicted) <= Double(maxBytes) * skipMargin else { return nil }
         }
         guard index.collect(image, everyRow: 1) else { return nil }

@@ -89,8 +89,12 @@ extension PixelBuffer {
     /// band cut short by the image's bottom edge comes as it is. What both size predictions sample
     /// (`sampledBands` for JPEG, `PNGEncoder.estimate`).
     func everyBand(_ every: Int, from first: Int, below: Int) -> PixelBuffer {
+        bands(SampleBands.picked(every, from: first, below: below, height: height))
+    }
+
+    /// The 16-row bands `picked` lists, stacked.
+    func bands(_ picked: [(band: Int, rows: Int)]) -> PixelBuffer {
         let band = 16 * rowBytes
-        let picked = SampleBands.picked(every, from: first, below: below, height: height)
         let height = picked.reduce(0) { $0 + $1.rows }
         var out = PixelBuffer.storage(height * rowBytes)
         bytes.withUnsafeBufferPointer { src in

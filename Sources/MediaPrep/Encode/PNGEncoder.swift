@@ -64,26 +64,32 @@ package enum PNGEncoder {
     /// The same prediction for any row-by-row PNG writer (`encodedSize` of the sampled rows).
     static func estimate(_ image: PixelBuffer, every: Int = 8, threads: Int = 1,
                          encodedSize: @Sendable (PixelBuffer) throws -> Int) throws -> Int {
-        try estimate(image, samples: sample(image, every: every, parts: threads > 1 ? 2 : 1), threads: threads, encodedSize: encodedSize)
+        try estimate(height: image.height, samples: sample(image, every: every, parts: threads > 1 ? 2 : 1), threads: threads,
+                     encodedSize: encodedSize)
     }
 
-    /// The same from the rows `sample` cut already (one part a thread).
-    static func estimate(_ image: PixelBuffer, samples: [PixelBuffer], threads: Int,
+    /// The same from the rows `sample` cut already (one part a thread) from an image `height` rows high.
+    static func estimate(height: Int, samples: [PixelBuffer], threads: Int,
                          encodedSize: @Sendable (PixelBuffer) throws -> Int) throws -> Int {
         let sizes = try Parallel.map(samples.count, threads: threads) { try encodedSize(samples[$0]) }
         let rows = samples.reduce(0) { $0 + $1.height }
-        return rows == image.height ? sizes.reduce(0, +) : Int(Double(sizes.reduce(0, +)) * Double(image.height) / Double(rows))
+        return rows == height ? sizes.reduce(0, +) : Int(Double(sizes.reduce(0, +)) * Double(height) / Double(rows))
     }
 
     /// The rows `estimate` encodes: every `every`-th band of 16, in `parts` runs of bands (the upper
     /// ones first); the whole image when it is too short to sample.
     static func sample(_ image: PixelBuffer, every: Int = 8, parts: Int = 1) -> [PixelBuffer] {
-        guard image.height >= 16 * every * 2 else { return [image] }
-        let bands = (image.height + 15) / 16
+        sampleBands(height: image.height, every: every, parts: parts)?.map { image.bands($0) } ?? [image]
+    }
+
+    /// The bands `sample` takes from an image `height` rows high, a list a part; nil: all of it.
+    static func sampleBands(height: Int, every: Int, parts: Int) -> [[(band: Int, rows: Int)]]? {
+        guard height >= 16 * every * 2 else { return nil }
+        let bands = (height + 15) / 16
         let picked = (bands + every - 1) / every
         let parts = max(1, min(parts, picked))
         return (0..<parts).map { k in
-            image.everyBand(every, from: picked * k / parts * every, below: k == parts - 1 ? bands : picked * (k + 1) / parts * every)
+            SampleBands.picked(every, from: picked * k / parts * every, below: k == parts - 1 ? bands : picked * (k + 1) / parts * every, height: height)
         }
     }
 

@@ -65,7 +65,11 @@ extension ImagePreparer {
         if result == nil, format == .png, let file { data = try file.whole(after: data) }
         if result != nil {
             // shrunk on load
-        } else if threads > 1, !converts, format == .png {
+        } else if threads > 1, !converts, format == .png, !(PNGHeader.mayHaveAlpha(data) && PNGHeader.size(data).map { w, h in
+            search?.triesSourceFirst(work: (w, h), view: profile.viewSize(width: w, height: h)) ?? false } ?? false) {
+            // Not a picture that may be transparent and is tried at its own size first: if it is
+            // transparent its view serves only the PNG trials, whose glance scales just its own rows
+            // (`encodePNG`); if opaque, its own size is tried first.
             result = try Trace.time("decode, resizing to view beside it") {
                 try PNGDecoder.decodeWhileResizing(data, options: options) { w, h in
                     let v = profile.viewSize(width: w, height: h)

@@ -111,8 +111,8 @@ package struct ImagePreparer: Sendable {
         if work.layout == .rgba {
             let rgbaView = threads > 1 ? try atView?.pixels() : nil
             encoded = try Trace.time("png trials") {
-                try search.encodePNG(work: work, view: view, atView: rgbaView) {
-                    pngPreview = rgbaView.map { v in Pending { try PreviewMaker.make(from: v, maxLength: previewMaxLength, fullChroma: converted) } }
+                try search.encodePNG(work: work, view: view, atView: rgbaView) { [threads] v in
+                    if threads > 1 { pngPreview = Pending { try PreviewMaker.make(from: v, maxLength: previewMaxLength, fullChroma: converted) } }
                 }
             }
             if encoded == nil {
