@@ -64,10 +64,7 @@ import CPng
     @Test func aLongPictureSentAsAFileLosesItsMetadata() throws {
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
-        preparer.media.longImages = .file
-        var check = SendCheck()
-        check.media.longImages = .file
+        let (preparer, check) = Self.sendingLongPicturesAsFiles(into: dir + "/out")
         func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
             let typed = Array(type.utf8) + body
             let crc = typed.withUnsafeBufferPointer { b in crc32(0, b.baseAddress, UInt32(b.count)) }
@@ -106,10 +103,7 @@ import CPng
     func everyLongPictureSentAsAFileLosesItsMetadata(_ name: String) throws {
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
-        preparer.media.longImages = .file
-        var check = SendCheck()
-        check.media.longImages = .file
+        let (preparer, check) = Self.sendingLongPicturesAsFiles(into: dir + "/out")
         let input = try Fixture.bytes(name)
         let private_ = ["Jane Sender", "iPhone 15 Pro", "Rue de Rivoli", "2026:06:01"].map { Array($0.utf8) }
         #expect(private_.contains { input.contains(sequence: $0) }, "\(name) carries nothing to remove")
@@ -144,14 +138,7 @@ import CPng
         let before = try HEIFDecoder.header(input, format: .heic, maxPixels: 1 << 24)
         #expect(before.orientation != .up && before.metadata.gps)
         let rewrite = try #require(MetadataRewrite.picture(input, jpeg: nil, orientation: before.orientation))
-        var out: [UInt8] = []
-        for piece in rewrite.pieces {
-            switch piece {
-            case .source(let r): out += input[r]
-            case .bytes(let b): out += b
-            case .zeros(let n): out += [UInt8](repeating: 0, count: n)
-            }
-        }
+        let out = Self.applied(rewrite, to: input)
         let after = try HEIFDecoder.header(out, format: .heic, maxPixels: 1 << 24)
         #expect(out.count == input.count && after.orientation == before.orientation && !after.metadata.gps)
         #expect(!out.contains(sequence: Array("Test Phone".utf8)) && rewrite.found.contains(.location))
@@ -172,18 +159,33 @@ import CPng
         let exif = Array("MM".utf8) + [0, 42] + Bytes.be32(8) + [0, 1] + [0x01, 0x0F, 0, 2] + Bytes.be32(4) + Array("Cam\0".utf8) + Bytes.be32(0)
         let tagged = file(flags: 0x0C, chunk("EXIF", exif) + chunk("XMP ", Array("<x:xmpmeta>Jane Sender</x:xmpmeta>".utf8))) + Array("trailer".utf8)
         let rewrite = try #require(MetadataRewrite.picture(tagged, jpeg: nil, orientation: .up))
-        var out: [UInt8] = []
-        for piece in rewrite.pieces {
-            switch piece {
-            case .source(let r): out += tagged[r]
-            case .bytes(let b): out += b
-            case .zeros(let n): out += [UInt8](repeating: 0, count: n)
-            }
-        }
+        let out = Self.applied(rewrite, to: tagged)
         #expect(out == file(flags: 0, []))
         #expect(rewrite.found.removal == "device, XMP, other tags removed")
         let decoded = try WebPDecoder.decode(out, options: DecodeOptions(maxPixels: 1 << 20))
         #expect(decoded.pixels.bytes == (try WebPDecoder.decode(plain, options: DecodeOptions(maxPixels: 1 << 20))).pixels.bytes)
+    }
+
+    /// A preparer and a check that send a long picture as a file (`--long-images file`).
+    static func sendingLongPicturesAsFiles(into dir: String) -> (AttachmentPreparer, SendCheck) {
+        var preparer = AttachmentPreparer(outputDirectory: dir, timestamp: 0)
+        preparer.media.longImages = .file
+        var check = SendCheck()
+        check.media.longImages = .file
+        return (preparer, check)
+    }
+
+    /// The bytes a rewrite writes for `input`.
+    static func applied(_ rewrite: MetadataRewrite, to input: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        for piece in rewrite.pieces {
+            switch piece {
+            case .source(let r): out += input[r]
+            case .bytes(let b): out += b
+            case .zeros(let n): out += [UInt8](repeating: 0, count: n)
+            }
+        }
+        return out
     }
 
     @Test func theFixturesDoCarryMetadata() throws {
