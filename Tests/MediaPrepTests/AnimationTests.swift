@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CPng
 @testable import MediaPrep
 import UploadPlanner
 
@@ -59,6 +60,28 @@ import UploadPlanner
         let gif = try Self.readBack(out)
         #expect(gif.frames.count == 4 && gif.delays == [200, 200, 200, 200] && gif.plays == 2)
         #expect(gif.frames[0].rgba(x: 0, y: 0).a == 0)
+    }
+
+    /// exiftool writes its text and eXIf chunks between an APNG's first `fcTL` and its `IDAT`, where
+    /// FFmpeg 5.1's demuxer stops ("Not yet implemented"): such a file was refused as holding no
+    /// complete frame. It now becomes the same GIF as the file without them, and none of it is sent.
+    @Test func anAPNGTaggedBetweenItsFrameHeaderAndDataStillPlays() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let plain = try Fixture.bytes("anim-apng.png")
+        let idat = try #require(PNGChunks.chunks(plain).first { $0.type == "IDAT" })
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let typed = Array(type.utf8) + body
+            let crc = typed.withUnsafeBufferPointer { b in CPng.crc32(0, b.baseAddress, UInt32(b.count)) }
+            return Bytes.be32(body.count) + typed + Bytes.be32(Int(crc))
+        }
+        let tags = chunk("tEXt", Array("Author\0Jane Sender".utf8)) + chunk("tIME", [7, 234, 6, 1, 10, 0, 0])
+        let tagged = Array(plain[..<(idat.body.lowerBound - 8)]) + tags + Array(plain[(idat.body.lowerBound - 8)...])
+        let preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
+        let item = preparer.prepare(path: try Fixture.write(tagged, "tagged.png", in: dir))
+        let out = try FileBytes.read(try #require(item.output, "\(item.error?.description ?? "")"))
+        let plainOut = try FileBytes.read(try #require(preparer.prepare(path: Fixture.path("anim-apng.png")).output))
+        #expect(item.format == .gif && out == plainOut && !out.contains(sequence: Array("Jane".utf8)))
     }
 
     @Test func checkSaysWhatHappensToEach() {

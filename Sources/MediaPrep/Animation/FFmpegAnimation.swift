@@ -7,16 +7,31 @@ final class FFmpegAnimation: AnimationSource {
     let height: Int
     let plays: Int
     private let path: String
+    /// What FFmpeg reads instead of the file, when the file needs changing first (`apngFrames`).
+    private let data: [UInt8]?
     private let maxPixels: Int
 
-    init(path: String, width: Int, height: Int, plays: Int, maxPixels: Int) throws {
+    init(path: String, data: [UInt8]? = nil, width: Int, height: Int, plays: Int, maxPixels: Int) throws {
         guard width > 0, height > 0 else { throw MediaPrepError(.invalidDimensions, "the animation has no size") }
         guard width * height <= maxPixels else { throw MediaPrepError(.tooManyPixels, "\(width)×\(height) is over the \(maxPixels)-pixel limit") }
-        (self.path, self.width, self.height, self.plays, self.maxPixels) = (path, width, height, plays, maxPixels)
+        (self.path, self.data, self.width, self.height, self.plays, self.maxPixels) = (path, data, width, height, plays, maxPixels)
+    }
+
+    /// An APNG without its text, Exif and time chunks, when it has any: FFmpeg 5.1's APNG demuxer
+    /// stops at a chunk between a frame's `fcTL` and its data ("Not yet implemented"), where
+    /// exiftool writes them, and the file was refused as holding no complete frame (browsers and
+    /// Pillow play it). Nil when there is nothing to take out, or it is not a whole PNG.
+    static func apngFrames(_ png: [UInt8]) -> [UInt8]? {
+        let text: Set<String> = ["tEXt", "zTXt", "iTXt", "eXIf", "tIME"]
+        let chunks = PNGChunks.chunks(png)
+        guard chunks.first?.type == "IHDR", chunks.last?.type == "IEND", chunks.contains(where: { text.contains($0.type) }) else { return nil }
+        var out = Array(png[0..<8])
+        for c in chunks where !text.contains(c.type) { out += png[(c.body.lowerBound - 8)..<(c.body.upperBound + 4)] }
+        return out
     }
 
     func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws {
-        let input = try MediaInput(path: path)
+        let input = try data.map { try MediaInput(data: $0) } ?? MediaInput(path: path)
         guard let stream = input.bestStream(AVMEDIA_TYPE_VIDEO) else { throw MediaPrepError(.corrupt, "no animation in this file") }
         let decoder = try FrameDecoder(input: input, stream: stream, maxPixels: maxPixels)
         let tb = stream.pointee.time_base

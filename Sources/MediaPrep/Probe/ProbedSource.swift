@@ -124,7 +124,8 @@ extension MediaProbe {
                 try readWhole()  // its text and eXIf chunks may follow the frames
                 try ContainerEnd.png(head)
                 s.metadata = JPEGMetadata(png: head)
-                s.animation = try FFmpegAnimation(path: path, width: w, height: h, plays: info.plays, maxPixels: maxPixels)
+                s.animation = try FFmpegAnimation(path: path, data: FFmpegAnimation.apngFrames(head), width: w, height: h,
+                                                  plays: info.plays, maxPixels: maxPixels)
                 return s
             }
             switch depth {
