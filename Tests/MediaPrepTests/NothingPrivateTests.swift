@@ -166,6 +166,31 @@ import CPng
         #expect(decoded.pixels.bytes == (try WebPDecoder.decode(plain, options: DecodeOptions(maxPixels: 1 << 20))).pixels.bytes)
     }
 
+    /// A TIFF as a hostile or careless writer leaves it: IFD0 names the camera and the artist and
+    /// points at a GPS IFD, and its next-IFD field points back at itself. The walk ends; the text
+    /// and the GPS values become zeros and the GPS IFD an empty one; the strip is untouched.
+    @Test func aTIFFWhoseIFDsLoopLosesItsTagsAndKeepsItsPixels() throws {
+        func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: Int) -> [UInt8] {
+            Array(Bytes.be32(tag << 16 | type)) + Bytes.be32(count) + Bytes.be32(value)
+        }
+        // Header 8, IFD0 at 8 (6 entries: 2 + 72 + 4 = 78 → 86), GPS IFD at 86 (1 entry: 18 → 104),
+        // "TestCam\0" at 104, "Jane Sender\0" at 112, GPS rationals at 124 (24 bytes), strip at 148.
+        let strip = [UInt8](repeating: 0x5A, count: 4 * 3)
+        var d = Array("MM".utf8) + [0, 42] + Bytes.be32(8)
+        d += [0, 6] + entry(256, 4, 1, 4) + entry(257, 4, 1, 1) + entry(271, 2, 8, 104) + entry(273, 4, 1, 148)
+            + entry(315, 2, 12, 112) + entry(34853, 4, 1, 86) + Bytes.be32(8)
+        d += [0, 1] + entry(2, 5, 3, 124) + Bytes.be32(0)
+        d += Array("TestCam\0".utf8) + Array("Jane Sender\0".utf8) + [UInt8](repeating: 7, count: 24) + strip
+        #expect(d.count == 160)
+        let rewrite = try #require(MetadataRewrite.tiff(d))
+        #expect(rewrite.found.isSuperset(of: [.device, .author, .location]))
+        let out = Self.applied(rewrite, to: d)
+        #expect(out.count == d.count && out.suffix(12) == strip[...])
+        #expect(!out.contains(sequence: Array("TestCam".utf8)) && !out.contains(sequence: Array("Jane".utf8)))
+        #expect(out[124..<148].allSatisfy { $0 == 0 } && out[86..<104].allSatisfy { $0 == 0 })
+        #expect(out[0..<86] == d[0..<86])  // IFD0 itself, its pointers and the strip's offset, as they were
+    }
+
     /// A preparer and a check that send a long picture as a file (`--long-images file`).
     static func sendingLongPicturesAsFiles(into dir: String) -> (AttachmentPreparer, SendCheck) {
         var preparer = AttachmentPreparer(outputDirectory: dir, timestamp: 0)

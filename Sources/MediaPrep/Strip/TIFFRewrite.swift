@@ -16,16 +16,20 @@ extension MetadataRewrite {
         var xmp: [Range<Int>] = []
         var found: PrivateFields = []
         var seen: Set<Int> = []
-        // Every page's IFD, each once (a loop in the chain ends the walk).
+        // Every page's IFD, each once (a loop in the chain ends the walk, as does an IFD past the
+        // end: no reader finds anything there either).
         while ifd > 0, seen.insert(ifd).inserted, seen.count <= 1000 {
-            guard let entries = t.entries(at: ifd) else { return nil }
+            guard let entries = t.entries(at: ifd) else {
+                if seen.count == 1 { return nil }
+                break
+            }
             for e in entries {
                 guard let tag = t.u16(e), let field = tiffFields[tag] else { continue }
                 found.insert(field)
                 if tag == 34665 || tag == 34853 {
-                    guard let sub = t.u32(e + 8), let subEntries = t.entries(at: sub) else { return nil }
-                    // Each value, then the IFD itself: an IFD of no entries.
-                    zeroed += subEntries.compactMap { t.valueRange($0) } + [sub..<(sub + 2 + subEntries.count * 12 + 4)]
+                    guard let sub = t.u32(e + 8), let subEntries = t.entries(at: sub) else { continue }
+                    // Each value, then the IFD itself (and its next-IFD field, if there): an IFD of no entries.
+                    zeroed += subEntries.compactMap { t.valueRange($0) } + [sub..<min(t.size, sub + 2 + subEntries.count * 12 + 4)]
                 } else if let r = t.valueRange(e) {
                     // XMP stays a packet (of nothing), which readers parse; text and blocks become zeros.
                     if tag == 700, r.count > 4 { xmp.append(r) } else { zeroed.append(r) }
@@ -50,9 +54,10 @@ extension MetadataRewrite {
 }
 
 extension TIFFReader {
-    /// Offsets of the 12-byte entries of the IFD at `offset`, or nil if they run past the data.
+    /// Offsets of the 12-byte entries of the IFD at `offset`, or nil if they run past the data (the
+    /// next-IFD field after them may be missing: the chain then ends there).
     func entries(at offset: Int) -> [Int]? {
-        guard let count = u16(offset), count < 1000, offset + 2 + count * 12 + 4 <= size else { return nil }
+        guard let count = u16(offset), count < 1000, offset + 2 + count * 12 <= size else { return nil }
         return (0..<count).map { offset + 2 + $0 * 12 }
     }
 
