@@ -22,12 +22,8 @@ final class FFmpegAnimation: AnimationSource {
     /// exiftool writes them, and the file was refused as holding no complete frame (browsers and
     /// Pillow play it). Nil when there is nothing to take out, or it is not a whole PNG.
     static func apngFrames(_ png: [UInt8]) -> [UInt8]? {
-        let text: Set<String> = ["tEXt", "zTXt", "iTXt", "eXIf", "tIME"]
-        let chunks = PNGChunks.chunks(png)
-        guard chunks.first?.type == "IHDR", chunks.last?.type == "IEND", chunks.contains(where: { text.contains($0.type) }) else { return nil }
-        var out = Array(png[0..<8])
-        for c in chunks where !text.contains(c.type) { out += png[(c.body.lowerBound - 8)..<(c.body.upperBound + 4)] }
-        return out
+        guard PNGChunks.chunks(png).contains(where: { PNGStripper.metadata.contains($0.type) }) else { return nil }
+        return PNGStripper.keeping(png) { !PNGStripper.metadata.contains($0) }
     }
 
     func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws {

@@ -86,18 +86,18 @@ package struct BudgetSearch: Sendable {
         init(_ p: PixelBuffer) { (width, height) = (p.width, p.height) }
     }
 
-    /// As `encodeJPEG(work:…)`, on pixels the caller keeps no other reference to.
-    /// - Parameters:
-    ///   - keepPreviewSource: false when the caller has its preview already: the view-size
-    ///     RGB then goes once its luma is taken (a 72 MP JPEG's climb: 5.1 MB less).
-    ///   - preview: handed the pixels a preview is best made from, as soon as they exist: the source
-    ///     when its search gets past the sample (it may be sent at that size), else the view-size image.
     /// Whether an image of `work`'s size is tried at that size before the view (`sourceSideQuality`).
     func triesSourceFirst(work: (width: Int, height: Int), view: (width: Int, height: Int)) -> Bool {
         let viewLong = max(view.width, view.height), workLong = max(work.width, work.height)
         return workLong > viewLong && workLong <= 2 * viewLong && workLong <= profile.maxSide ?? Int.max
     }
 
+    /// As `encodeJPEG(work:…)`, on pixels the caller keeps no other reference to.
+    /// - Parameters:
+    ///   - keepPreviewSource: false when the caller has its preview already: the view-size
+    ///     RGB then goes once its luma is taken (a 72 MP JPEG's climb: 5.1 MB less).
+    ///   - preview: handed the pixels a preview is best made from, as soon as they exist: the source
+    ///     when its search gets past the sample (it may be sent at that size), else the view-size image.
     package func encodeJPEG(handing: Handover, view: (width: Int, height: Int), atView: (() throws -> PixelBuffer)? = nil,
                             keepPreviewSource: Bool, preview: ((PixelBuffer) -> Void)? = nil) throws -> Outcome {
         // Optimized-Huffman baseline throughout; progressive measured not worth it (QualitySearch).

@@ -35,6 +35,14 @@ extension ImagePreparer {
                                              already: source.firstFrame, options: options).decoded
     }
 
+    /// Whether a PNG's view is scaled beside its decode: not for one that may be transparent and is
+    /// tried at its own size first. Transparent, its view serves only the PNG trials, whose glance
+    /// scales just its own rows (`encodePNG`); opaque, its own size is tried first.
+    private func scalesViewBeside(png data: [UInt8], search: BudgetSearch?) -> Bool {
+        guard PNGHeader.mayHaveAlpha(data), let search, let (w, h) = PNGHeader.size(data) else { return true }
+        return !search.triesSourceFirst(work: (w, h), view: profile.viewSize(width: w, height: h))
+    }
+
     /// - Parameter stream: a PNG's or JPEG's path when `data` is only its head: shrunk on load from
     ///   the file, or (a PNG the row reader cannot take) read whole after all.
     /// - Parameter climb: the image's search, whose sizes above the view a Huffman-bound JPEG's
@@ -65,11 +73,7 @@ extension ImagePreparer {
         if result == nil, format == .png, let file { data = try file.whole(after: data) }
         if result != nil {
             // shrunk on load
-        } else if threads > 1, !converts, format == .png, !(PNGHeader.mayHaveAlpha(data) && PNGHeader.size(data).map { w, h in
-            search?.triesSourceFirst(work: (w, h), view: profile.viewSize(width: w, height: h)) ?? false } ?? false) {
-            // Not a picture that may be transparent and is tried at its own size first: if it is
-            // transparent its view serves only the PNG trials, whose glance scales just its own rows
-            // (`encodePNG`); if opaque, its own size is tried first.
+        } else if threads > 1, !converts, format == .png, scalesViewBeside(png: data, search: search) {
             result = try Trace.time("decode, resizing to view beside it") {
                 try PNGDecoder.decodeWhileResizing(data, options: options) { w, h in
                     let v = profile.viewSize(width: w, height: h)

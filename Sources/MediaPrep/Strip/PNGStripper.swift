@@ -21,12 +21,19 @@ enum PNGStripper {
         return kinds
     }
 
+    /// The chunks that say who, when and where rather than how the pixels look: what a PNG sent with
+    /// its own bytes as a file loses (`MetadataRewrite.picture`), and an APNG's frames are read without.
+    static let metadata: Set<String> = ["tEXt", "zTXt", "iTXt", "eXIf", "tIME"]
+
     /// The PNG without its metadata chunks (nil when it is not a whole PNG).
-    static func strip(_ data: [UInt8]) -> [UInt8]? {
+    static func strip(_ data: [UInt8]) -> [UInt8]? { keeping(data) { kept.contains($0) } }
+
+    /// The PNG with only the chunks whose type `keep` accepts (nil when it is not a whole PNG).
+    static func keeping(_ data: [UInt8], _ keep: (String) -> Bool) -> [UInt8]? {
         let chunks = PNGChunks.chunks(data)
         guard chunks.first?.type == "IHDR", chunks.last?.type == "IEND" else { return nil }
         var out = Array(data[0..<8])
-        for c in chunks where kept.contains(c.type) { out += data[(c.body.lowerBound - 8)..<(c.body.upperBound + 4)] }
+        for c in chunks where keep(c.type) { out += data[(c.body.lowerBound - 8)..<(c.body.upperBound + 4)] }
         return out
     }
 }

@@ -59,7 +59,7 @@ extension MetadataRewrite {
         } else {
             let chunks = PNGChunks.chunks(data)
             guard chunks.first?.type == "IHDR", let last = chunks.last, last.type == "IEND" else { return nil }
-            for c in chunks where ["tEXt", "zTXt", "iTXt", "eXIf", "tIME"].contains(c.type) {
+            for c in chunks where PNGStripper.metadata.contains(c.type) {
                 var replacement: [Piece] = []
                 switch c.type {
                 case "tIME": found.insert(.dates)
@@ -112,20 +112,19 @@ extension MetadataRewrite {
         "Creation Time": .dates, "Software": .device, "Source": .device, "XML:com.adobe.xmp": .xmp,
     ]
 
-    /// What an Exif block's first IFD names: GPS, camera, dates, author; anything else is `.other`.
+    /// The IFD0 tags that name the sender, in an Exif block or a TIFF file: GPS, camera and its
+    /// software, dates (and the Exif IFD holding them), author, title, and XMP, IPTC and Photoshop blocks.
+    static let tiffTags: [Int: PrivateFields] = [
+        0x010D: .title, 0x010E: .title, 0x011D: .title, 0x010F: .device, 0x0110: .device, 0x0131: .device, 0x013C: .device,
+        0x0132: .dates, 0x013B: .author, 0x8298: .author, 0x02BC: .xmp, 0x83BB: .other, 0x8649: .other,
+        0x8769: .dates, 0x8825: .location,
+    ]
+
+    /// What an Exif block's first IFD names (`tiffTags`); anything else is `.other`.
     static func exifFields(_ tiff: ArraySlice<UInt8>) -> PrivateFields {
         guard let r = TIFFReader(tiff), let entries = r.ifd0Entries else { return .other }
         var found: PrivateFields = []
-        for e in entries {
-            switch r.u16(e) {
-            case 0x8825: found.insert(.location)
-            case 0x010F, 0x0110, 0x0131: found.insert(.device)
-            case 0x0132, 0x8769: found.insert(.dates)
-            case 0x013B, 0x8298: found.insert(.author)
-            case 0x010E: found.insert(.title)
-            default: break
-            }
-        }
+        for e in entries { if let tag = r.u16(e), let field = tiffTags[tag] { found.insert(field) } }
         return found.isEmpty ? .other : found
     }
 

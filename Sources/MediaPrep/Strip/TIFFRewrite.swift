@@ -3,12 +3,6 @@
 /// blocks become zeros, and its Exif and GPS IFDs become empty IFDs with their values zeroed. No
 /// offset moves, so strips, tiles and the orientation tag stay as they are.
 extension MetadataRewrite {
-    private static let tiffFields: [Int: PrivateFields] = [
-        269: .title, 270: .title, 285: .title, 271: .device, 272: .device, 305: .device, 316: .device,
-        306: .dates, 315: .author, 33432: .author, 700: .xmp, 33723: .other, 34377: .other,
-        34665: .dates, 34853: .location,
-    ]
-
     /// Nil when there is nothing to take out, or the file is not a classic TIFF whose IFDs can be walked.
     static func tiff(_ d: [UInt8]) -> MetadataRewrite? {
         guard let t = TIFFReader(d[...]), t.u16(2) == 42, var ifd = t.u32(4) else { return nil }
@@ -24,7 +18,7 @@ extension MetadataRewrite {
                 break
             }
             for e in entries {
-                guard let tag = t.u16(e), let field = tiffFields[tag] else { continue }
+                guard let tag = t.u16(e), let field = tiffTags[tag] else { continue }
                 found.insert(field)
                 if tag == 34665 || tag == 34853 {
                     guard let sub = t.u32(e + 8), let subEntries = t.entries(at: sub) else { continue }
