@@ -159,4 +159,70 @@ static inline int cff_add_display_matrix(const cff_util *u, const cff_media *m, 
     return rc;
 #endif
 }
+/* `n` packed pixels of `channels` bytes (RGB, or RGB then X or A) at `s` into the planes `g`, `b`, `r`
+   and, when `a` is not NULL, `a` (the fourth byte dropped otherwise): the planar source of a scale that
+   runs every plane as gray does (`Resizer.identity`), 16 pixels at a time with SSSE3. */
+static inline void cff_planes_plain(const uint8_t *s, size_t n, int channels, uint8_t *g, uint8_t *b, uint8_t *r, uint8_t *a) {
+    for (size_t i = 0; i < n; i++, s += channels) {
+        r[i] = s[0]; g[i] = s[1]; b[i] = s[2];
+        if (a) a[i] = s[3];
+    }
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+__attribute__((target("ssse3")))
+static void cff_planes3_ssse3(const uint8_t *s, size_t n, uint8_t *g, uint8_t *b, uint8_t *r) {
+    /* Each plane's 16 bytes gathered from the three 16-byte loads (48 bytes: 16 pixels). */
+    const __m128i ra = _mm_setr_epi8(0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m128i rb = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14, -1, -1, -1, -1, -1);
+    const __m128i rc = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 4, 7, 10, 13);
+    const __m128i ga = _mm_setr_epi8(1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m128i gb = _mm_setr_epi8(-1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1);
+    const __m128i gc = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14);
+    const __m128i ba = _mm_setr_epi8(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m128i bb = _mm_setr_epi8(-1, -1, -1, -1, -1, 1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1);
+    const __m128i bc = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16, s += 48) {
+        __m128i x = _mm_loadu_si128((const __m128i *)s), y = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i z = _mm_loadu_si128((const __m128i *)(s + 32));
+        _mm_storeu_si128((__m128i *)(r + i), _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(x, ra), _mm_shuffle_epi8(y, rb)), _mm_shuffle_epi8(z, rc)));
+        _mm_storeu_si128((__m128i *)(g + i), _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(x, ga), _mm_shuffle_epi8(y, gb)), _mm_shuffle_epi8(z, gc)));
+        _mm_storeu_si128((__m128i *)(b + i), _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(x, ba), _mm_shuffle_epi8(y, bb)), _mm_shuffle_epi8(z, bc)));
+    }
+    cff_planes_plain(s, n - i, 3, g + i, b + i, r + i, NULL);
+}
+
+__attribute__((target("ssse3")))
+static void cff_planes4_ssse3(const uint8_t *s, size_t n, uint8_t *g, uint8_t *b, uint8_t *r, uint8_t *a) {
+    /* Four pixels' channels grouped in each 16-byte load, then a 4×4 transpose of 32-bit lanes. */
+    const __m128i group = _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16, s += 64) {
+        __m128i x0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)s), group);
+        __m128i x1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 16)), group);
+        __m128i x2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 32)), group);
+        __m128i x3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 48)), group);
+        __m128i rg01 = _mm_unpacklo_epi32(x0, x1), rg23 = _mm_unpacklo_epi32(x2, x3);
+        __m128i ba01 = _mm_unpackhi_epi32(x0, x1), ba23 = _mm_unpackhi_epi32(x2, x3);
+        _mm_storeu_si128((__m128i *)(r + i), _mm_unpacklo_epi64(rg01, rg23));
+        _mm_storeu_si128((__m128i *)(g + i), _mm_unpackhi_epi64(rg01, rg23));
+        _mm_storeu_si128((__m128i *)(b + i), _mm_unpacklo_epi64(ba01, ba23));
+        if (a) _mm_storeu_si128((__m128i *)(a + i), _mm_unpackhi_epi64(ba01, ba23));
+    }
+    cff_planes_plain(s, n - i, 4, g + i, b + i, r + i, a ? a + i : NULL);
+}
+#endif
+
+static inline void cff_planes(const uint8_t *s, size_t n, int channels, uint8_t *g, uint8_t *b, uint8_t *r, uint8_t *a) {
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("ssse3")) {
+        if (channels == 3) cff_planes3_ssse3(s, n, g, b, r);
+        else cff_planes4_ssse3(s, n, g, b, r, a);
+        return;
+    }
+#endif
+    cff_planes_plain(s, n, channels, g, b, r, a);
+}
 #endif

@@ -42,6 +42,78 @@ import Testing
         }
     }
 
+    /// Every channel of a colour resize is its own plane scaled as gray, nothing converted (the scale
+    /// runs in `Resizer.identity`; swscale's gray and YUV paths round alike up to a ratio of about 30),
+    /// and each band, split into planes from only the source rows its taps reach
+    /// (`BandedScale.sourceRows`), gives the rows one scale of the whole image gives: at ratios from
+    /// almost none to 68, and enlarged, on one thread and two.
+    @Test(arguments: [PixelLayout.rgb, .rgbx, .rgba])
+    func eachChannelIsScaledAsGrayFromTheRowsItReaches(layout: PixelLayout) throws {
+        let (w, h) = (613, 977)
+        var seed: UInt32 = 5
+        var bytes = [UInt8](repeating: 0, count: w * h * layout.channels)
+        for i in bytes.indices {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            let (x, y, c) = (i / layout.channels % w, i / layout.channels / w, i % layout.channels)
+            bytes[i] = UInt8(truncatingIfNeeded: (x * (c + 1) + y * (3 - c)) / 3 + Int(seed >> 28))
+        }
+        let image = try PixelBuffer(width: w, height: h, layout: layout, bytes: bytes)
+        let kept = layout == .rgba ? 4 : 3
+        let channels = try (0..<kept).map { c in
+            try PixelBuffer(width: w, height: h, layout: .gray, bytes: stride(from: c, to: bytes.count, by: layout.channels).map { bytes[$0] })
+        }
+        for (tw, th) in [(600, 960), (307, 489), (97, 150), (40, 64), (9, 14), (700, 1100)] {
+            let whole = try Self.planarScale(image, width: tw, height: th)
+            for threads in [1, 2] {
+                let scaled = try Resizer.resize(image, width: tw, height: th, threads: threads)
+                #expect(scaled.layout.channels == kept)
+                for c in 0..<kept {
+                    let got = stride(from: c, to: scaled.bytes.count, by: kept).map { scaled.bytes[$0] }
+                    #expect(got == Array(whole[c]), "\(layout) \(tw)×\(th) channel \(c), \(threads) threads")
+                    if tw >= 40 {
+                        #expect(got == (try Resizer.resize(channels[c], width: tw, height: th, threads: 1)).bytes)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `image` split into planes whole and scaled in one call, each plane (R, G, B, A order) apart.
+    static func planarScale(_ image: PixelBuffer, width tw: Int, height th: Int) throws -> [ArraySlice<UInt8>] {
+        let kept = image.layout == .rgba ? 4 : 3
+        let split = PlanarRows(width: image.width, planes: kept)
+        image.bytes.withUnsafeBufferPointer { p in
+            if let base = p.baseAddress { split.fill(from: base, rowBytes: image.rowBytes, channels: image.layout.channels, rows: image.height) }
+        }
+        let format = Resizer.identity(planes: kept)
+        let scaler = try Scaler(util: FFmpegLibraries.util(), image.width, image.height, format, tw, th, format, flags: Resizer.flags)
+        var out = [UInt8](repeating: 0, count: tw * th * kept + 64)
+        try out.withUnsafeMutableBufferPointer { o in
+            try scaler.scaleFrame(split.planes(firstRow: 0), image.width, image.height, format,
+                                  into: Scaler.planar(o.baseAddress, width: tw, height: th, planes: kept), tw, th, format)
+        }
+        let planes = (0..<kept).map { out[($0 * tw * th)..<(($0 + 1) * tw * th)] }  // G, B, R, A
+        return kept == 4 ? [planes[2], planes[0], planes[1], planes[3]] : [planes[2], planes[0], planes[1]]
+    }
+
+    /// A band's rows reach the taps of its first and last rows; past a ratio where swscale cascades
+    /// (through a whole image in between) every row, in either direction, and the pixels are still
+    /// those of one scale of the whole image.
+    @Test func sourceRowsCoverTheTapsOrTheWholeImageWhereSwscaleCascades() throws {
+        #expect(BandedScale.sourceRows(for: 0..<64, source: (5120, 2880), output: (1600, 900)) == 0..<232)
+        #expect(BandedScale.sourceRows(for: 896..<900, source: (5120, 2880), output: (1600, 900)).upperBound == 2880)
+        #expect(BandedScale.sourceRows(for: 10..<20, source: (100, 100), output: (200, 200)).count < 30)
+        #expect(BandedScale.sourceRows(for: 0..<1, source: (20000, 400), output: (90, 400)) == 0..<400)
+        let (w, h) = (4100, 40)
+        let bytes = (0..<(w * h * 3)).map { UInt8(truncatingIfNeeded: $0 / 3 % w * 7 + $0 / 3 / w * 5 + $0 % 3 * 40) }
+        let image = try PixelBuffer(width: w, height: h, layout: .rgb, bytes: bytes)
+        let whole = try Self.planarScale(image, width: 16, height: 40)
+        for threads in [1, 2] {
+            let scaled = try Resizer.resize(image, width: 16, height: 40, threads: threads)
+            for c in 0..<3 { #expect(stride(from: c, to: scaled.bytes.count, by: 3).map { scaled.bytes[$0] } == Array(whole[c])) }
+        }
+    }
+
     @Test(arguments: [PixelLayout.gray, .rgb, .rgba])
     func flatColorStaysFlat(layout: PixelLayout) throws {
         let value: [UInt8] = [200, 40, 90, 255]

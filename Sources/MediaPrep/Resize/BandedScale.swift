@@ -1,8 +1,9 @@
 import CFFmpeg
 
-/// A Lanczos scale into swscale's planar RGB, a band of output rows at a time, each thread scaling
-/// its half of the bands with its own context (`Scaler.scaleRows`) into a band of its own: no planar
-/// copy of the whole output is ever held. What each band becomes is the caller's (`deliver`).
+/// A Lanczos scale into planar RGB, a band of output rows at a time, each thread scaling its half of
+/// the bands with its own context (`Scaler.scaleRows`) into a band of its own, from the source rows
+/// that band reaches split into planes (`PlanarRows`): no planar copy of the whole source or output
+/// is ever held. What each band becomes is the caller's (`deliver`).
 struct BandedScale: @unchecked Sendable {  // each context and band buffer is used by one thread
     /// Output rows a band: four MCU rows. A band recomputes the source rows its taps reach above it;
     /// at 64 rows that is a few per cent more scaling.
@@ -35,8 +36,31 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
         let perThread = ((height + wanted - 1) / wanted + 15) / 16 * 16
         bandRows = width * height * planar.planes <= Self.smallOutput ? perThread : Self.rowsABand
         threads = max(1, min(wanted, (height + bandRows - 1) / bandRows))
-        scaler = try Scaler(util: util, source.width, source.height, source.format, width, height, planar.format,
-                            flags: filter.flags, threads: threads)
+        let scaled = Resizer.identity(planes: planar.planes)
+        scaler = try Scaler(util: util, source.width, source.height, scaled, width, height, scaled, flags: filter.flags, threads: threads)
+        channels = src.layout.channels
+    }
+
+    /// A filter of 1365 taps or more (16 × 256 / 3 with accurate rounding) makes swscale cascade:
+    /// Lanczos's 1 + 6 × ratio reaches it at a ratio of 227, bicubic's 1 + 4 × ratio at 341.
+    static let cascadesFrom = 200.0
+
+    /// Bytes a source pixel: packed rows are split into planes a band at a time (`PlanarRows`).
+    let channels: Int
+
+    /// The source rows output rows `rows` may read. swscale's vertical Lanczos spans at most 1 + 6 ×
+    /// the downscale ratio rows (three lobes a side; 7 when it enlarges), a few more for SIMD
+    /// alignment, and at the image's edges it shifts the span inside the image: so the span itself,
+    /// and some, on either side of each output row's centre. Every row past a ratio of `cascadesFrom`
+    /// either way, where swscale scales the whole image twice, through one in between.
+    static func sourceRows(for rows: Range<Int>, source: (width: Int, height: Int), output: (width: Int, height: Int)) -> Range<Int> {
+        let (sh, dh) = (source.height, output.height)
+        let ratio = Double(sh) / Double(dh)
+        guard max(ratio, Double(source.width) / Double(output.width)) < cascadesFrom else { return 0..<sh }
+        let reach = Int((6 * max(ratio, 1)).rounded(.up)) + 8
+        let top = Int(((Double(rows.lowerBound) + 0.5) * ratio - 0.5).rounded(.down)) - reach
+        let bottom = Int(((Double(rows.upperBound) - 0.5) * ratio - 0.5).rounded(.up)) + reach + 1
+        return max(0, top)..<min(sh, bottom)
     }
 
     /// As `run`, each band packed first into `format` (RGB24, RGBA) in a buffer of the thread's own:
@@ -57,6 +81,7 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
 
     /// Scales `pixels` (the source's bytes, with swscale's 64 bytes of slack past the end), handing
     /// each band to the consumer its thread's `consumer(part)` made: (planar band, first row, rows).
+    /// Packed sources are split into planes a band's source rows at a time (`sourceRows`).
     /// - Parameter rows: the output rows to make (default all), in bands from its first.
     func run(_ pixels: UnsafePointer<UInt8>, rows wanted: Range<Int>? = nil,
              consumer: @Sendable (_ part: Int) throws -> (_ band: Scaler.Planes, _ y: Int, _ rows: Int) throws -> Void) throws {
@@ -70,14 +95,24 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
             let deliver = try consumer(part)
             let stride = (width + 63) / 64 * 64 + 64  // room past each row for swscale's SIMD
             var scaled = [UInt8](repeating: 0, count: stride * bandRows * planar.planes + 64)
+            let split = PlanarRows(width: source.width, planes: planar.planes)
+            let format = Resizer.identity(planes: planar.planes)
             try scaled.withUnsafeMutableBufferPointer { m in
                 guard let mb = m.baseAddress else { return }
                 let band = Scaler.planar(mb, width: width, height: bandRows, planes: planar.planes, stride: stride)
-                let src = Scaler.packed(from.destination, stride: source.rowBytes)
                 for k in mine {
                     let y = made.lowerBound + k * bandRows, rows = min(bandRows, made.upperBound - y)
-                    try scaler.scaleRows(src, source.width, source.height, source.format, into: band, rows: y..<(y + rows),
-                                         width, height, planar.format, context: part)
+                    let src: Scaler.Planes
+                    if planar.planes == 1 {
+                        src = Scaler.packed(from.destination, stride: source.rowBytes)
+                    } else {
+                        let reads = Self.sourceRows(for: y..<(y + rows), source: (source.width, source.height), output: (width, height))
+                        split.fill(from: from.source + reads.lowerBound * source.rowBytes, rowBytes: source.rowBytes, channels: channels,
+                                   rows: reads.count)
+                        src = split.planes(firstRow: reads.lowerBound)
+                    }
+                    try scaler.scaleRows(src, source.width, source.height, format, into: band, rows: y..<(y + rows),
+                                         width, height, format, context: part)
                     try deliver(band, y, rows)
                 }
             }

@@ -22,6 +22,8 @@ final class PackingSliceResizer {
     /// (for Lanczos at ratio r, about 6 r), all of them at the last slice.
     private let ringRows: Int
     private var ring: [UInt8]
+    /// Each slice's rows as planes, for the scale (`PlanarRows`).
+    private let split: PlanarRows
     private var out: [UInt8]
     private(set) var rowsFed = 0
     /// Rows of the scaled image packed so far (or being packed: reserved under `lock`).
@@ -43,6 +45,7 @@ final class PackingSliceResizer {
         self.filter = filter
         ringRows = band + 64
         ring = HugePages.zeroed(dw * ringRows * planes + 64)
+        split = PlanarRows(width: sw, planes: planes)
         out = keeps ? PixelBuffer.storage(dw * dh * layout.channels) : []
         limit = dh
     }
@@ -51,7 +54,8 @@ final class PackingSliceResizer {
         if let c = contexts { return c }
         let util = try FFmpegLibraries.util()
         let (sw, sh, layout) = source
-        let c = (try Scaler(util: util, sw, sh, Resizer.avFormat(layout), width, height, planar, flags: filter.flags, threads: 1),
+        let scaled = Resizer.identity(planes: planes)
+        let c = (try Scaler(util: util, sw, sh, scaled, width, height, scaled, flags: filter.flags, threads: 1),
                  planes == 1 ? nil : try Scaler(plain: util, width, height, planar, width, height, Resizer.avFormat(layout), flags: Resizer.flags))
         contexts = c
         return c
@@ -84,7 +88,14 @@ final class PackingSliceResizer {
     func feed(_ rows: UnsafePointer<UInt8>, count: Int, stride: Int? = nil, packingAt destination: UnsafeMutablePointer<UInt8>) throws -> Int {
         let (w, ringRows, planes, done) = (width, ringRows, planes, rowsOut)
         let (scaler, pack) = try built()
-        let src = Scaler.packed(UnsafeMutablePointer(mutating: rows), stride: stride ?? source.width * source.layout.channels)
+        let rowBytes = stride ?? source.width * source.layout.channels
+        let src: Scaler.Planes
+        if planes == 1 {
+            src = Scaler.packed(UnsafeMutablePointer(mutating: rows), stride: rowBytes)
+        } else {
+            split.fill(from: rows, rowBytes: rowBytes, channels: source.layout.channels, rows: count)
+            src = split.planes(firstRow: 0)  // a slice's planes start at its first row
+        }
         let completed = try ring.withUnsafeMutableBufferPointer { r -> Int in
             guard let base = r.baseAddress else { return 0 }
             // swscale writes output row k at plane + k × width: each plane pointer is set back by the
@@ -108,7 +119,7 @@ final class PackingSliceResizer {
             return k
         }
         guard made > 0 else { return 0 }
-        let rowBytes = w * source.layout.channels
+        let packedBytes = w * source.layout.channels
         try ring.withUnsafeMutableBufferPointer { r in
             guard let rb = r.baseAddress else { return }
             guard let pack else {
@@ -118,8 +129,8 @@ final class PackingSliceResizer {
             // The ring's rows [0, made) as a slice at `done` of the packing stage, which writes output
             // row k at destination + (k − done) rows (the pointer set back as the ring's are).
             let slice = Scaler.planar(rb, width: w, height: ringRows, planes: planes)
-            let at = UnsafeMutablePointer<UInt8>(bitPattern: Int(bitPattern: destination) - done * rowBytes)
-            try pack.scale(slice, y: done, h: made, into: Scaler.packed(at, stride: rowBytes))
+            let at = UnsafeMutablePointer<UInt8>(bitPattern: Int(bitPattern: destination) - done * packedBytes)
+            try pack.scale(slice, y: done, h: made, into: Scaler.packed(at, stride: packedBytes))
         }
         return made
     }

@@ -20,7 +20,19 @@ package enum Resizer {
         }
     }
 
-    /// Full-chroma, accurate-rounding flags keep RGB from being squeezed through 4:2:0 inside swscale.
+    /// The format a scale of `planes` planes runs in: swscale's gray or YUV formats, each plane
+    /// scaled as gray is, nothing converted between them. The planes hold G, B, R (and A): in and out
+    /// they are laid out as GBRP (GBRAP) is, split from packed rows by `PlanarRows`.
+    static func identity(planes: Int) -> AVPixelFormat {
+        switch planes {
+        case 1: return AV_PIX_FMT_GRAY8
+        case 4: return AV_PIX_FMT_YUVA444P
+        default: return AV_PIX_FMT_YUV444P
+        }
+    }
+
+    /// Full-chroma, accurate-rounding flags keep RGB from being squeezed through 4:2:0 inside swscale
+    /// where it converts (video frames); an image's planes are scaled in `identity`, nothing converted.
     static let flags = Filter.lanczos.flags
 
     /// swscale's kernel. Lanczos for every pixel that is sent or scored; bicubic only where a
@@ -51,8 +63,8 @@ package enum Resizer {
         let util = try FFmpegLibraries.util()
         let (sw, sh, sf, srcRow) = (src.width, src.height, fmt, src.rowBytes)
         if outLayout != .gray {
-            // Through planar RGB: swscale's packed-RGB output stage costs more than the scaling
-            // itself (5120→1600: 91 ms to RGB24, 38 ms to GBRP); the unscaled shuffle back is cheap.
+            // Into planes: swscale's packed-RGB output stage costs more than the scaling itself
+            // (5120→1600: 91 ms to RGB24, 38 ms to GBRP); the unscaled shuffle back is cheap.
             // A band at a time (`BandedScale`): the planar scale is never held whole (a 1600 px view:
             // 5 MB less at its peak), each band packed on its own thread, then put in place.
             let scale = try BandedScale(src, width: width, height: height, output: outLayout, threads: maxThreads, filter: filter)
