@@ -124,6 +124,21 @@ import Testing
         png.insert(contentsOf: chunk, at: 8 + 25)  // after the signature and IHDR
         #expect(PNGChunks.exifOrientation(png) == .left)
     }
+
+    /// Alpha is told from the colour type or a tRNS chunk before the image data, never from the
+    /// letters "tRNS" turning up in a text chunk or the compressed rows.
+    @Test func onlyATransparencyChunkMayGiveAlpha() throws {
+        let rgb = try Fixture.bytes("rgb.png")
+        #expect(!PNGHeader.mayHaveAlpha(rgb))
+        let ihdrEnd = 8 + 8 + 13 + 4
+        let tagged = Array(rgb[..<ihdrEnd]) + StreamedPNGTests.chunk("tEXt", Array("Comment\u{0}tRNS".utf8)) + Array(rgb[ihdrEnd...])
+        #expect(try PNGDecoder.decode(tagged).pixels.layout == .rgb)
+        #expect(!PNGHeader.mayHaveAlpha(tagged))
+        let keyed = Array(rgb[..<ihdrEnd]) + StreamedPNGTests.chunk("tRNS", [0, 255, 0, 255, 0, 255]) + Array(rgb[ihdrEnd...])
+        #expect(PNGHeader.mayHaveAlpha(keyed))
+        #expect(PNGHeader.mayHaveAlpha(try Fixture.bytes("rgba.png")))
+        #expect(PNGHeader.mayHaveAlpha(try Fixture.bytes("palette.png")) == PNGChunks.chunks(try Fixture.bytes("palette.png")).contains { $0.type == "tRNS" })
+    }
 }
 
 @Suite struct FlattenTests {

@@ -67,7 +67,8 @@ enum PNGChunks {
 
     /// Chunks in order while their 8-byte headers are in `data`; unless `wholeOnly`, the last one's
     /// body may run past its end (a file's head).
-    private static func walk(_ data: [UInt8], wholeOnly: Bool) -> [(type: String, body: Range<Int>)] {
+    /// - Parameter last: the chunk type the walk ends with.
+    private static func walk(_ data: [UInt8], wholeOnly: Bool, through last: String = "IEND") -> [(type: String, body: Range<Int>)] {
         var out: [(String, Range<Int>)] = []
         var i = 8
         while i + 8 <= data.count {
@@ -76,16 +77,19 @@ enum PNGChunks {
             let end = i + 8 + len
             if wholeOnly && end + 4 > data.count { break }
             out.append((type, (i + 8)..<end))
-            if type == "IEND" { break }
+            if type == last || type == "IEND" { break }
             i = end + 4
         }
         return out
     }
 
+    /// The chunks before the image data that `head` holds (IHDR, PLTE, tRNS, iCCP, eXIf…), through the first IDAT.
+    static func beforeImageData(_ head: [UInt8]) -> [(type: String, body: Range<Int>)] { walk(head, wholeOnly: false, through: "IDAT") }
+
     static func hasEnd(_ data: [UInt8]) -> Bool { chunks(data).contains { $0.type == "IEND" } }
 
     /// Whether `head` reaches the first IDAT chunk's header: every chunk before the image data is in it.
-    static func reachesImageData(_ head: [UInt8]) -> Bool { walk(head, wholeOnly: false).contains { $0.type == "IDAT" } }
+    static func reachesImageData(_ head: [UInt8]) -> Bool { beforeImageData(head).contains { $0.type == "IDAT" } }
 
     static func exifOrientation(_ data: [UInt8]) -> ExifOrientation {
         for c in chunks(data) {

@@ -301,11 +301,11 @@ enum PNGHeader {
         return nil
     }
 
-    /// Colour types 4 and 6 carry alpha, as does a tRNS chunk (before IDAT, so in the head). Whether any
-    /// pixel is really transparent is known only once decoded.
+    /// Colour types 4 and 6 carry alpha, as does a tRNS chunk (before IDAT, so in the head; libpng
+    /// ignores one after it). Whether any pixel is really transparent is known only once decoded. The
+    /// chunks are walked, not the bytes searched: a search read all of milkyway-5120.png's 10 MB, and
+    /// "tRNS" may turn up inside compressed data.
     static func mayHaveAlpha(_ head: [UInt8]) -> Bool {
-        head.count > 25 && (head[25] == 4 || head[25] == 6) || head.indices.dropLast(4).contains { i in
-            head[i] == 0x74 && head[i + 1] == 0x52 && head[i + 2] == 0x4E && head[i + 3] == 0x53
-        }
+        head.count > 25 && (head[25] == 4 || head[25] == 6) || PNGChunks.beforeImageData(head).contains { $0.type == "tRNS" }
     }
 }
