@@ -36,27 +36,30 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
         let perThread = ((height + wanted - 1) / wanted + 15) / 16 * 16
         bandRows = width * height * planar.planes <= Self.smallOutput ? perThread : Self.rowsABand
         threads = max(1, min(wanted, (height + bandRows - 1) / bandRows))
-        let scaled = Resizer.identity(planes: planar.planes)
-        scaler = try Scaler(util: util, source.width, source.height, scaled, width, height, scaled, flags: filter.flags, threads: threads)
+        onPlanes = Resizer.scalesPlanes(src.layout, from: (src.width, src.height), to: (width, height))
+        formats = onPlanes ? (Resizer.identity(planes: planar.planes), Resizer.identity(planes: planar.planes)) : (source.format, planar.format)
+        scaler = try Scaler(util: util, source.width, source.height, formats.from, width, height, formats.to, flags: filter.flags, threads: threads)
         channels = src.layout.channels
     }
 
-    /// A filter of 1365 taps or more (16 × 256 / 3 with accurate rounding) makes swscale cascade:
-    /// Lanczos's 1 + 6 × ratio reaches it at a ratio of 227, bicubic's 1 + 4 × ratio at 341.
-    static let cascadesFrom = 200.0
-
-    /// Bytes a source pixel: packed rows are split into planes a band at a time (`PlanarRows`).
+    /// Whether packed rows are split into planes a band's source rows at a time (`PlanarRows`,
+    /// `Resizer.scalesPlanes`), or read as they are, converted by swscale.
+    let onPlanes: Bool
+    /// What swscale is told the source and the scale are.
+    let formats: (from: AVPixelFormat, to: AVPixelFormat)
+    /// Bytes a source pixel.
     let channels: Int
 
-    /// The source rows output rows `rows` may read. swscale's vertical Lanczos spans at most 1 + 6 ×
-    /// the downscale ratio rows (three lobes a side; 7 when it enlarges), a few more for SIMD
-    /// alignment, and at the image's edges it shifts the span inside the image: so the span itself,
-    /// and some, on either side of each output row's centre. Every row past a ratio of `cascadesFrom`
-    /// either way, where swscale scales the whole image twice, through one in between.
+    /// The source rows output rows `rows` may read, below the ratio where swscale cascades
+    /// (`Resizer.scalesPlanes`). Its vertical Lanczos spans at most 1 + 6 × the downscale ratio rows
+    /// (three lobes a side; 7 when it enlarges), a few more for SIMD alignment and the 4 lines it
+    /// scales ahead, and at the image's edges it shifts the span inside the image: so the span itself,
+    /// and some, on either side of each output row's centre. Measured with every other row unmapped
+    /// (ratios 1–27, bands of 16 and 64 rows): at most 2.9 ratios below the first row's centre and
+    /// 4.8 above the last's.
     static func sourceRows(for rows: Range<Int>, source: (width: Int, height: Int), output: (width: Int, height: Int)) -> Range<Int> {
         let (sh, dh) = (source.height, output.height)
         let ratio = Double(sh) / Double(dh)
-        guard max(ratio, Double(source.width) / Double(output.width)) < cascadesFrom else { return 0..<sh }
         let reach = Int((6 * max(ratio, 1)).rounded(.up)) + 8
         let top = Int(((Double(rows.lowerBound) + 0.5) * ratio - 0.5).rounded(.down)) - reach
         let bottom = Int(((Double(rows.upperBound) - 0.5) * ratio - 0.5).rounded(.up)) + reach + 1
@@ -85,7 +88,7 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
     /// - Parameter rows: the output rows to make (default all), in bands from its first.
     func run(_ pixels: UnsafePointer<UInt8>, rows wanted: Range<Int>? = nil,
              consumer: @Sendable (_ part: Int) throws -> (_ band: Scaler.Planes, _ y: Int, _ rows: Int) throws -> Void) throws {
-        let from = SharedPointers(source: pixels, destination: UnsafeMutablePointer(mutating: pixels))
+        let pixels = SharedPointers(source: pixels, destination: UnsafeMutablePointer(mutating: pixels))
         let made = wanted ?? 0..<height
         let bands = (made.count + bandRows - 1) / bandRows
         let perPart = (bands + threads - 1) / threads
@@ -96,23 +99,22 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
             let stride = (width + 63) / 64 * 64 + 64  // room past each row for swscale's SIMD
             var scaled = [UInt8](repeating: 0, count: stride * bandRows * planar.planes + 64)
             let split = PlanarRows(width: source.width, planes: planar.planes)
-            let format = Resizer.identity(planes: planar.planes)
             try scaled.withUnsafeMutableBufferPointer { m in
                 guard let mb = m.baseAddress else { return }
                 let band = Scaler.planar(mb, width: width, height: bandRows, planes: planar.planes, stride: stride)
                 for k in mine {
                     let y = made.lowerBound + k * bandRows, rows = min(bandRows, made.upperBound - y)
                     let src: Scaler.Planes
-                    if planar.planes == 1 {
-                        src = Scaler.packed(from.destination, stride: source.rowBytes)
-                    } else {
+                    if onPlanes {
                         let reads = Self.sourceRows(for: y..<(y + rows), source: (source.width, source.height), output: (width, height))
-                        split.fill(from: from.source + reads.lowerBound * source.rowBytes, rowBytes: source.rowBytes, channels: channels,
+                        split.fill(from: pixels.source + reads.lowerBound * source.rowBytes, rowBytes: source.rowBytes, channels: channels,
                                    rows: reads.count)
                         src = split.planes(firstRow: reads.lowerBound)
+                    } else {
+                        src = Scaler.packed(pixels.destination, stride: source.rowBytes)
                     }
-                    try scaler.scaleRows(src, source.width, source.height, format, into: band, rows: y..<(y + rows),
-                                         width, height, format, context: part)
+                    try scaler.scaleRows(src, source.width, source.height, formats.from, into: band, rows: y..<(y + rows),
+                                         width, height, formats.to, context: part)
                     try deliver(band, y, rows)
                 }
             }

@@ -22,8 +22,10 @@ final class PackingSliceResizer {
     /// (for Lanczos at ratio r, about 6 r), all of them at the last slice.
     private let ringRows: Int
     private var ring: [UInt8]
-    /// Each slice's rows as planes, for the scale (`PlanarRows`).
+    /// Each slice's rows as planes, for the scale (`PlanarRows`), unless swscale converts them
+    /// (`Resizer.scalesPlanes`; as `BandedScale` decides, whose pixels a take-over must match).
     private let split: PlanarRows
+    private let onPlanes: Bool
     private var out: [UInt8]
     private(set) var rowsFed = 0
     /// Rows of the scaled image packed so far (or being packed: reserved under `lock`).
@@ -46,6 +48,7 @@ final class PackingSliceResizer {
         ringRows = band + 64
         ring = HugePages.zeroed(dw * ringRows * planes + 64)
         split = PlanarRows(width: sw, planes: planes)
+        onPlanes = Resizer.scalesPlanes(layout, from: (sw, sh), to: (dw, dh))
         out = keeps ? PixelBuffer.storage(dw * dh * layout.channels) : []
         limit = dh
     }
@@ -54,8 +57,8 @@ final class PackingSliceResizer {
         if let c = contexts { return c }
         let util = try FFmpegLibraries.util()
         let (sw, sh, layout) = source
-        let scaled = Resizer.identity(planes: planes)
-        let c = (try Scaler(util: util, sw, sh, scaled, width, height, scaled, flags: filter.flags, threads: 1),
+        let (from, to) = onPlanes ? (Resizer.identity(planes: planes), Resizer.identity(planes: planes)) : (Resizer.avFormat(layout), planar)
+        let c = (try Scaler(util: util, sw, sh, from, width, height, to, flags: filter.flags, threads: 1),
                  planes == 1 ? nil : try Scaler(plain: util, width, height, planar, width, height, Resizer.avFormat(layout), flags: Resizer.flags))
         contexts = c
         return c
@@ -90,11 +93,11 @@ final class PackingSliceResizer {
         let (scaler, pack) = try built()
         let rowBytes = stride ?? source.width * source.layout.channels
         let src: Scaler.Planes
-        if planes == 1 {
-            src = Scaler.packed(UnsafeMutablePointer(mutating: rows), stride: rowBytes)
-        } else {
+        if onPlanes {
             split.fill(from: rows, rowBytes: rowBytes, channels: source.layout.channels, rows: count)
             src = split.planes(firstRow: 0)  // a slice's planes start at its first row
+        } else {
+            src = Scaler.packed(UnsafeMutablePointer(mutating: rows), stride: rowBytes)
         }
         let completed = try ring.withUnsafeMutableBufferPointer { r -> Int in
             guard let base = r.baseAddress else { return 0 }

@@ -31,6 +31,16 @@ package enum Resizer {
         }
     }
 
+    /// Whether a colour scale runs on planes (`identity`) or, from packed RGB, through swscale's own
+    /// conversion. Planes unless swscale cascades: a filter of 171 taps or more (256 × 16 / 24 on
+    /// x86-64 with accurate rounding) is split into two scales through a YUV 4:2:0 image in between,
+    /// which reads every source row for any output row (measured: 1440×1080 → 1000×36, ratio 30)
+    /// and would halve two of the three planes' resolution. Lanczos's 1 + 6 × ratio taps reach it at
+    /// a ratio of about 28 either way, bicubic's 1 + 4 × ratio at 42; planes below 24.
+    static func scalesPlanes(_ layout: PixelLayout, from source: (width: Int, height: Int), to output: (width: Int, height: Int)) -> Bool {
+        layout != .gray && max(Double(source.width) / Double(output.width), Double(source.height) / Double(output.height)) < 24
+    }
+
     /// Full-chroma, accurate-rounding flags keep RGB from being squeezed through 4:2:0 inside swscale
     /// where it converts (video frames); an image's planes are scaled in `identity`, nothing converted.
     static let flags = Filter.lanczos.flags
