@@ -13,7 +13,6 @@ final class PlanarRows {
     private let stride: Int
     private(set) var rows = 0
     private var buffer: UnsafeMutablePointer<UInt8>
-    private var count = 0
 
     init(width: Int, planes: Int) {
         self.width = width
@@ -41,9 +40,9 @@ final class PlanarRows {
         guard wanted > rows else { return }
         buffer.deallocate()
         rows = wanted
-        count = stride * rows * planes + 64
-        buffer = .allocate(capacity: count)
-        buffer.initialize(repeating: 0, count: count)
+        let bytes = stride * rows * planes + 64
+        buffer = .allocate(capacity: bytes)
+        buffer.initialize(repeating: 0, count: bytes)
     }
 
     /// The planes as swscale addresses them when the first row filled is image row `first`: each
