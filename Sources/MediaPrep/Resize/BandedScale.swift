@@ -36,14 +36,14 @@ struct BandedScale: @unchecked Sendable {  // each context and band buffer is us
         let perThread = ((height + wanted - 1) / wanted + 15) / 16 * 16
         bandRows = width * height * planar.planes <= Self.smallOutput ? perThread : Self.rowsABand
         threads = max(1, min(wanted, (height + bandRows - 1) / bandRows))
-        onPlanes = Resizer.scalesPlanes(src.layout, from: (src.width, src.height), to: (width, height))
-        formats = onPlanes ? (Resizer.identity(planes: planar.planes), Resizer.identity(planes: planar.planes)) : (source.format, planar.format)
+        let chosen = Resizer.scaleFormats(src.layout, output: output, from: (src.width, src.height), to: (width, height))
+        (onPlanes, formats) = (chosen.onPlanes, (chosen.from, chosen.to))
         scaler = try Scaler(util: util, source.width, source.height, formats.from, width, height, formats.to, flags: filter.flags, threads: threads)
         channels = src.layout.channels
     }
 
     /// Whether packed rows are split into planes a band's source rows at a time (`PlanarRows`,
-    /// `Resizer.scalesPlanes`), or read as they are, converted by swscale.
+    /// `Resizer.scaleFormats`), or read as they are, converted by swscale.
     let onPlanes: Bool
     /// What swscale is told the source and the scale are.
     let formats: (from: AVPixelFormat, to: AVPixelFormat)

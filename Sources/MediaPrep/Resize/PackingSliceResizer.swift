@@ -22,10 +22,11 @@ final class PackingSliceResizer {
     /// (for Lanczos at ratio r, about 6 r), all of them at the last slice.
     private let ringRows: Int
     private var ring: [UInt8]
-    /// Each slice's rows as planes, for the scale (`PlanarRows`), unless swscale converts them
-    /// (`Resizer.scalesPlanes`; as `BandedScale` decides, whose pixels a take-over must match).
-    private let split: PlanarRows
-    private let onPlanes: Bool
+    /// Each slice's rows as planes, for the scale (`PlanarRows`); nil when swscale converts them
+    /// (`Resizer.scaleFormats`, as `BandedScale` decides, whose pixels a take-over must match).
+    private let split: PlanarRows?
+    /// What swscale is told the slices and the scale are.
+    private let formats: (from: AVPixelFormat, to: AVPixelFormat)
     private var out: [UInt8]
     private(set) var rowsFed = 0
     /// Rows of the scaled image packed so far (or being packed: reserved under `lock`).
@@ -47,8 +48,9 @@ final class PackingSliceResizer {
         self.filter = filter
         ringRows = band + 64
         ring = HugePages.zeroed(dw * ringRows * planes + 64)
-        split = PlanarRows(width: sw, planes: planes)
-        onPlanes = Resizer.scalesPlanes(layout, from: (sw, sh), to: (dw, dh))
+        let chosen = Resizer.scaleFormats(layout, output: layout, from: (sw, sh), to: (dw, dh))
+        split = chosen.onPlanes ? PlanarRows(width: sw, planes: planes) : nil
+        formats = (chosen.from, chosen.to)
         out = keeps ? PixelBuffer.storage(dw * dh * layout.channels) : []
         limit = dh
     }
@@ -57,8 +59,7 @@ final class PackingSliceResizer {
         if let c = contexts { return c }
         let util = try FFmpegLibraries.util()
         let (sw, sh, layout) = source
-        let (from, to) = onPlanes ? (Resizer.identity(planes: planes), Resizer.identity(planes: planes)) : (Resizer.avFormat(layout), planar)
-        let c = (try Scaler(util: util, sw, sh, from, width, height, to, flags: filter.flags, threads: 1),
+        let c = (try Scaler(util: util, sw, sh, formats.from, width, height, formats.to, flags: filter.flags, threads: 1),
                  planes == 1 ? nil : try Scaler(plain: util, width, height, planar, width, height, Resizer.avFormat(layout), flags: Resizer.flags))
         contexts = c
         return c
@@ -93,7 +94,7 @@ final class PackingSliceResizer {
         let (scaler, pack) = try built()
         let rowBytes = stride ?? source.width * source.layout.channels
         let src: Scaler.Planes
-        if onPlanes {
+        if let split {
             split.fill(from: rows, rowBytes: rowBytes, channels: source.layout.channels, rows: count)
             src = split.planes(firstRow: 0)  // a slice's planes start at its first row
         } else {

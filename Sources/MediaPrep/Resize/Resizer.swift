@@ -20,15 +20,19 @@ package enum Resizer {
         }
     }
 
-    /// The format a scale of `planes` planes runs in: swscale's gray or YUV formats, each plane
-    /// scaled as gray is, nothing converted between them. The planes hold G, B, R (and A): in and out
-    /// they are laid out as GBRP (GBRAP) is, split from packed rows by `PlanarRows`.
-    static func identity(planes: Int) -> AVPixelFormat {
-        switch planes {
-        case 1: return AV_PIX_FMT_GRAY8
-        case 4: return AV_PIX_FMT_YUVA444P
-        default: return AV_PIX_FMT_YUV444P
-        }
+    /// The format a scale of 3 or 4 planes runs in: swscale's YUV formats, each plane scaled as gray
+    /// is, nothing converted between them. The planes hold G, B, R (and A): in and out they are laid
+    /// out as GBRP (GBRAP) is, split from packed rows by `PlanarRows`.
+    static func identity(planes: Int) -> AVPixelFormat { planes == 4 ? AV_PIX_FMT_YUVA444P : AV_PIX_FMT_YUV444P }
+
+    /// What swscale is told a scale of `layout` rows into `output` reads and writes, and whether the
+    /// rows are split into planes first (`scalesPlanes`): the one choice `BandedScale` and
+    /// `PackingSliceResizer` both make, whose pixels a take-over must match.
+    static func scaleFormats(_ layout: PixelLayout, output: PixelLayout, from source: (width: Int, height: Int),
+                             to size: (width: Int, height: Int)) -> (onPlanes: Bool, from: AVPixelFormat, to: AVPixelFormat) {
+        let out = Self.planar(output)
+        guard scalesPlanes(layout, from: source, to: size) else { return (false, avFormat(layout), out.format) }
+        return (true, identity(planes: out.planes), identity(planes: out.planes))
     }
 
     /// Whether a colour scale runs on planes (`identity`) or, from packed RGB, through swscale's own

@@ -46,29 +46,3 @@ extension MetadataRewrite {
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: d.count, edits: edits, found: found)
     }
 }
-
-extension TIFFReader {
-    /// Offsets of the 12-byte entries of the IFD at `offset`, or nil if they run past the data (the
-    /// next-IFD field after them may be missing: the chain then ends there).
-    func entries(at offset: Int) -> [Int]? {
-        guard let count = u16(offset), count < 1000, offset + 2 + count * 12 <= size else { return nil }
-        return (0..<count).map { offset + 2 + $0 * 12 }
-    }
-
-    /// Where an entry's value is: in the entry itself when it fits in 4 bytes, else where its offset
-    /// points; nil if that runs past the data.
-    func valueRange(_ entry: Int) -> Range<Int>? {
-        guard let type = u16(entry + 2), let count = u32(entry + 4) else { return nil }
-        let unit = switch type {
-        case 3, 8: 2
-        case 4, 9, 11, 13: 4
-        case 5, 10, 12: 8
-        default: 1
-        }
-        guard count <= size / unit else { return nil }
-        let bytes = count * unit
-        if bytes <= 4 { return (entry + 8)..<(entry + 8 + bytes) }
-        guard let at = u32(entry + 8), at <= size - bytes else { return nil }
-        return at..<(at + bytes)
-    }
-}
