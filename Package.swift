@@ -44,9 +44,13 @@ let package = Package(
         .systemLibrary(
             name: "CDeflate", path: "Sources/CDeflate",
             providers: [.apt(["libdeflate-dev"])]),
+        // TIFF and BigTIFF only: opened on first use (shim.h).
+        .systemLibrary(
+            name: "CTiff", path: "Sources/CTiff",
+            providers: [.apt(["libtiff-dev"])]),
         .target(name: "UploadPlanner"),
         .target(
-            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "CJxl", "CWebP", "CDeflate", "UploadPlanner"],
+            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "CJxl", "CWebP", "CDeflate", "CTiff", "UploadPlanner"],
             linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(name: "mediaprep", dependencies: ["MediaPrep", "UploadPlanner"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (Fuzz/Package.swift) with AddressSanitizer, seeded from testdata/.
-# usage: scripts/qa/fuzz.sh TARGET SECONDS      TARGET: sniff exif jpeg png container plan heif jxl webp strip
+# usage: scripts/qa/fuzz.sh TARGET SECONDS      TARGET: sniff exif jpeg png container plan heif jxl webp strip tiff
 # Crashes, leaks and hangs (> 10 s per input) land in Fuzz/findings/; the growing corpus in Fuzz/corpus/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target=${1:?usage: scripts/qa/fuzz.sh TARGET SECONDS}
 seconds=${2:?usage: scripts/qa/fuzz.sh TARGET SECONDS}
-case $target in sniff|exif|jpeg|png|container|plan|heif|jxl|webp|strip) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case $target in sniff|exif|jpeg|png|container|plan|heif|jxl|webp|strip|tiff) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 ./scripts/install-deps.sh
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 # SwiftPM keeps the path dependency's file list from the first build: a source file added since is
@@ -32,6 +32,7 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
   strip)     cp testdata/{h264.mp4,voice.m4a,voice.mp3,voice.flac,voice.ogg,voice.wav,private-iphone.mov,private-android.mp4,private-memo.m4a,private-tagged.mp3,private-tagged.flac,private-tagged.opus.ogg,private-tagged.vorbis.ogg,private-tagged.wav,private-tagged.mkv,photo.jpg,screenshot.png,private-long.heic,private-long.avif,private-long.jxl,private-long.tif,private-long.gif,orient-gps.heic} "$seeds/" ;;
   heif)      cp testdata/{orient-gps.heic,quadrants.avif} "$seeds/" ;;
   jxl)       cp testdata/quadrants.jxl "$seeds/" ;;
+  tiff)      cp testdata/{image.tiff,private-long.tif} "$seeds/" ;;
   webp)      cp testdata/{anim-sticker.webp,alpha-still.webp,anim-apng.png,anim.gif,image.webp,p3.webp} "$seeds/" ;;
   plan)      printf '\0\0\0\0\0\4\0\0\0\0\1\0{"msgContent":{"type":"text","text":"hi"}}' > "$seeds/text"
              printf '\0\0\0\0\100\0\0\0\2\0\7\1IMG_20260101_000000.jpg' > "$seeds/big" ;;

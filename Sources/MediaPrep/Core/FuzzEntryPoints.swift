@@ -224,6 +224,14 @@ import UploadPlanner
         try? a.forEachFrame { _, _ in frames += 1 }
     }
 
+    /// TIFF and BigTIFF through libtiff (from memory, and its orientation), and the in-place rewrite of
+    /// their IFDs, which never moves a byte.
+    public static func tiff(_ d: [UInt8]) {
+        _ = try? TIFFDecoder.decode(d, options: DecodeOptions(maxPixels: pixels))
+        _ = TIFFReader(d[...])?.ifd0Entries
+        if let rewrite = MetadataRewrite.tiff(d) { precondition(rewrite.outputSize == d.count, "a TIFF rewrite changed the file's size") }
+    }
+
     public static func container(_ d: [UInt8]) {
         // The structure checks the probe runs before FFmpeg: they only ever refuse, never trap.
         let reader = ByteReader(d)

@@ -26,7 +26,10 @@ package enum ImageLoader {
             return DecodedImage(pixels: first, format: .webp, sourceWidth: first.width, sourceHeight: first.height, orientation: .up)
         case .webp:
             return try WebPDecoder.decode(data, options: options)
-        case .gif, .bmp, .tiff:
+        case .tiff:
+            if let path { return try TIFFDecoder.decode(try InputFile(path), options: options) }
+            return try TIFFDecoder.decode(data, options: options)
+        case .gif, .bmp:
             if let path { return try FFmpegImageDecoder.decode(path: path, format: format, options: options).image }
             return try FFmpegImageDecoder.decode(data: data, format: format, options: options).image
         default:

@@ -191,11 +191,13 @@ extension MediaProbe {
                     throw MediaPrepError(.truncated, "the GIF is cut off: its block at byte \(at) (after \(walk.frames) complete frame\(walk.frames == 1 ? "" : "s")) runs past the end of the file, \(head.count) bytes")
                 }
             }
-            let d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
-                                                  countFrames: format == .gif)
+            let d = format == .tiff
+                ? FFmpegImageDecoder.Result(image: try TIFFDecoder.decode(file, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
+                : try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
+                                                countFrames: format == .gif)
             r.animated = d.frameCount > 1
             r.kind = r.animated ? .animatedImage : .image
-            (r.width, r.height) = (d.image.displayWidth, d.image.displayHeight)
+            (r.width, r.height, r.orientation) = (d.image.displayWidth, d.image.displayHeight, d.image.orientation)
             r.frameCount = d.frameCount
             r.videoCodec = format.rawValue
             r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)

@@ -20,7 +20,10 @@ package enum FormatSniffer {
         if at(0, "RIFF") && at(8, "WEBP") { return .webp }
         if at(0, "RIFF") && at(8, "WAVE") { return .wav }
         if at(0, "BM") && b.count >= 26 { return .bmp }
-        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {
+            return .tiff
+        }
         if at(4, "ftyp") { return isoBrand(b) }
         // JPEG XL: a bare codestream, or the ISO container's signature box.
         if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }

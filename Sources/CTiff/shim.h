@@ -1,0 +1,171 @@
+#ifndef CTIFF_SHIM_H
+#define CTIFF_SHIM_H
+/* libtiff through a typed dlopen table, opened the first time a TIFF or BigTIFF is decoded: its RGBA
+   interface reads every compression, layout and bit depth a TIFF may hold, from memory or from a file
+   descriptor (pread: the file is never whole in memory), with libtiff's own allocation cap and its
+   messages kept per image, never printed. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <tiffio.h>
+
+#define CTIFF_FUNCTIONS(X) X(TIFFOpenOptionsAlloc) X(TIFFOpenOptionsFree) X(TIFFOpenOptionsSetMaxSingleMemAlloc) \
+    X(TIFFOpenOptionsSetErrorHandlerExtR) X(TIFFOpenOptionsSetWarningHandlerExtR) X(TIFFClientOpenExt) X(TIFFClose) \
+    X(TIFFRGBAImageOK) X(TIFFReadRGBAImageOriented)
+/* Variadic: held untyped (Swift imports no variadic function pointer), called through ctiff_get below. */
+#define CTIFF_VARIADIC(X) X(TIFFGetField) X(TIFFGetFieldDefaulted)
+
+#define CTIFF_FIELD(name) __typeof__(&name) _Nonnull name;
+#define CTIFF_UNTYPED(name) void *_Nonnull name;
+typedef struct ctiff { CTIFF_FUNCTIONS(CTIFF_FIELD) CTIFF_VARIADIC(CTIFF_UNTYPED) } ctiff;
+#undef CTIFF_FIELD
+#undef CTIFF_UNTYPED
+
+/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
+#define CTIFF_NAME(name) #name,
+static inline const char *const *_Nonnull ctiff_symbols(void) { static const char *const s[] = { CTIFF_FUNCTIONS(CTIFF_NAME) CTIFF_VARIADIC(CTIFF_NAME) NULL }; return s; }
+#undef CTIFF_NAME
+static inline const char *const *_Nonnull ctiff_libraries(void) { static const char *const l[] = { "libtiff.so.6", NULL }; return l; }
+
+/* What libtiff reads from: bytes in memory, or a descriptor read with pread. */
+typedef struct ctiff_source {
+    const uint8_t *_Nullable data;
+    int fd;
+    uint64_t size;
+    uint64_t position;
+} ctiff_source;
+
+/* One open image: libtiff's handle, and what its first directory says. */
+typedef struct ctiff_image {
+    ctiff_source source;
+    TIFF *_Nullable tif;
+    TIFFOpenOptions *_Nullable options;
+    uint32_t width, height;
+    uint16_t orientation;
+    /* Raster bytes libtiff writes premultiplied by alpha: it premultiplies an RGB image's unassociated
+       alpha and passes associated alpha through, but leaves a gray image's samples as they are. */
+    int premultiplied;
+    const uint8_t *_Nullable icc;
+    uint32_t icc_size;
+    char message[512];
+} ctiff_image;
+
+static tmsize_t ctiff_read_proc(thandle_t h, void *buffer, tmsize_t n) {
+    ctiff_source *s = (ctiff_source *)h;
+    if (n < 0 || s->position >= s->size) return 0;
+    uint64_t left = s->size - s->position;
+    size_t want = (uint64_t)n < left ? (size_t)n : (size_t)left;
+    if (s->data) {
+        memcpy(buffer, s->data + s->position, want);
+        s->position += want;
+        return (tmsize_t)want;
+    }
+    size_t got = 0;
+    while (got < want) {
+        ssize_t r = pread(s->fd, (uint8_t *)buffer + got, want - got, (off_t)(s->position + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    s->position += got;
+    return (tmsize_t)got;
+}
+static tmsize_t ctiff_write_proc(thandle_t h, void *buffer, tmsize_t n) { (void)h; (void)buffer; (void)n; return -1; }
+static toff_t ctiff_seek_proc(thandle_t h, toff_t offset, int whence) {
+    ctiff_source *s = (ctiff_source *)h;
+    uint64_t base = whence == SEEK_CUR ? s->position : whence == SEEK_END ? s->size : 0;
+    if (offset > UINT64_MAX - base) return (toff_t)-1;
+    s->position = base + offset;
+    return s->position;
+}
+static int ctiff_close_proc(thandle_t h) { (void)h; return 0; }
+static toff_t ctiff_size_proc(thandle_t h) { return ((ctiff_source *)h)->size; }
+/* Bytes in memory are handed over as libtiff's map: it reads strips in place, without copies. */
+static int ctiff_map_proc(thandle_t h, void **base, toff_t *size) {
+    ctiff_source *s = (ctiff_source *)h;
+    if (!s->data) return 0;
+    *base = (void *)s->data;
+    *size = s->size;
+    return 1;
+}
+static void ctiff_unmap_proc(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
+
+/* The first error is kept (the later ones follow from it); warnings are dropped. Never printed. */
+static int ctiff_error(TIFF *tif, void *user, const char *module, const char *format, va_list ap) {
+    (void)tif; (void)module;
+    ctiff_image *img = (ctiff_image *)user;
+    if (img->message[0] == 0) vsnprintf(img->message, sizeof img->message, format, ap);
+    return 1;
+}
+static int ctiff_warning(TIFF *tif, void *user, const char *module, const char *format, va_list ap) {
+    (void)tif; (void)user; (void)module; (void)format; (void)ap;
+    return 1;
+}
+
+/* Opens `img` over `data` (or `fd` when data is NULL) of `size` bytes, no single allocation of libtiff's
+   above `max_alloc`, and reads its first directory's size, orientation and ICC profile.
+   0, or -1 with img->message set; ctiff_close frees whatever was made either way. */
+static inline int ctiff_open(const ctiff *_Nonnull t, ctiff_image *_Nonnull img, const uint8_t *_Nullable data, int fd,
+                             uint64_t size, int64_t max_alloc) {
+    memset(img, 0, sizeof *img);
+    img->source.data = data;
+    img->source.fd = fd;
+    img->source.size = size;
+    img->options = t->TIFFOpenOptionsAlloc();
+    if (!img->options) { snprintf(img->message, sizeof img->message, "out of memory"); return -1; }
+    t->TIFFOpenOptionsSetMaxSingleMemAlloc(img->options, (tmsize_t)max_alloc);
+    t->TIFFOpenOptionsSetErrorHandlerExtR(img->options, ctiff_error, img);
+    t->TIFFOpenOptionsSetWarningHandlerExtR(img->options, ctiff_warning, img);
+    img->tif = t->TIFFClientOpenExt("image", data ? "r" : "rm", (thandle_t)&img->source, ctiff_read_proc, ctiff_write_proc,
+                                    ctiff_seek_proc, ctiff_close_proc, ctiff_size_proc, ctiff_map_proc, ctiff_unmap_proc, img->options);
+    if (!img->tif) {
+        if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "not a TIFF libtiff can open");
+        return -1;
+    }
+    int (*get)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetField;
+    int (*defaulted)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetFieldDefaulted;
+    if (!get(img->tif, TIFFTAG_IMAGEWIDTH, &img->width) || !get(img->tif, TIFFTAG_IMAGELENGTH, &img->height)) {
+        if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "no image size in the first directory");
+        return -1;
+    }
+    if (!defaulted(img->tif, TIFFTAG_ORIENTATION, &img->orientation)) img->orientation = ORIENTATION_TOPLEFT;
+    uint16_t photometric = PHOTOMETRIC_RGB, extra = 0;
+    uint16_t *kinds = NULL;
+    get(img->tif, TIFFTAG_PHOTOMETRIC, &photometric);
+    int gray = photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_MINISWHITE;
+    img->premultiplied = !(gray && defaulted(img->tif, TIFFTAG_EXTRASAMPLES, &extra, &kinds) && extra > 0 && kinds
+                           && kinds[0] == EXTRASAMPLE_UNASSALPHA);
+    void *icc = NULL;
+    uint32_t icc_size = 0;
+    if (get(img->tif, TIFFTAG_ICCPROFILE, &icc_size, &icc) && icc && icc_size > 0) {
+        img->icc = (const uint8_t *)icc;
+        img->icc_size = icc_size;
+    }
+    return 0;
+}
+
+/* Every pixel as R, G, B, A bytes (alpha associated, 255 where there is none), rows as stored: the
+   file's orientation is asked for, so libtiff flips nothing and the caller turns the image. 0 or -1. */
+static inline int ctiff_read_rgba(const ctiff *_Nonnull t, ctiff_image *_Nonnull img, uint32_t *_Nonnull raster) {
+    char why[1024] = {0};
+    if (!t->TIFFRGBAImageOK(img->tif, why)) {
+        if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "%s", why);
+        return -1;
+    }
+    uint16_t asked = img->orientation >= 1 && img->orientation <= 8 ? img->orientation : ORIENTATION_TOPLEFT;
+    if (!t->TIFFReadRGBAImageOriented(img->tif, img->width, img->height, raster, asked, 1)) {
+        if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "the image data cannot be read");
+        return -1;
+    }
+    return 0;
+}
+
+static inline void ctiff_close(const ctiff *_Nonnull t, ctiff_image *_Nonnull img) {
+    if (img->tif) t->TIFFClose(img->tif);
+    if (img->options) t->TIFFOpenOptionsFree(img->options);
+    img->tif = NULL;
+    img->options = NULL;
+}
+#endif

@@ -1,0 +1,77 @@
+import CTiff
+
+/// TIFF and BigTIFF through libtiff's RGBA interface: every compression, layout and bit depth, the
+/// first page, its own orientation and ICC profile. FFmpeg's decoder read neither BigTIFF (sent as an
+/// unknown file, metadata and all) nor the orientation tag (a scan turned on its side came out turned).
+enum TIFFDecoder {
+    private struct Table: @unchecked Sendable { let table: ctiff }
+    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libtiff") {
+        DynamicTable.load(ctiff_libraries(), ctiff_symbols(), as: ctiff.self, failing: .codecUnavailable, "libtiff is").map(Table.init)
+    }
+
+    /// No single allocation of libtiff's above this: a strip or tile buffer, a table (the raster is ours,
+    /// checked against `maxPixels` first).
+    static let maxAllocation = 256 << 20
+
+    /// Decodes the file `file` (read with pread as libtiff asks: never whole in memory).
+    static func decode(_ file: InputFile, options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
+        try file.withDescriptor { fd in try decode(data: nil, fd: fd, size: file.size, options: options) }
+    }
+
+    /// Decodes bytes in memory (libtiff reads them in place).
+    static func decode(_ data: [UInt8], options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
+        guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
+        return try data.withUnsafeBufferPointer { try decode(data: $0.baseAddress, fd: -1, size: $0.count, options: options) }
+    }
+
+    private static func decode(data: UnsafePointer<UInt8>?, fd: Int32, size: Int, options: DecodeOptions) throws -> DecodedImage {
+        var t = try loaded.get().table
+        let image = UnsafeMutablePointer<ctiff_image>.allocate(capacity: 1)
+        defer {
+            ctiff_close(&t, image)
+            image.deallocate()
+        }
+        guard ctiff_open(&t, image, data, fd, UInt64(size), Int64(maxAllocation)) == 0 else { throw damage(image) }
+        let (w, h) = (Int(image.pointee.width), Int(image.pointee.height))
+        guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "TIFF has zero size") }
+        guard !w.multipliedReportingOverflow(by: h).overflow, w * h <= options.maxPixels else {
+            throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(options.maxPixels)-pixel limit")
+        }
+        var rgba = PixelBuffer.storage(w * h * 4)
+        let read = rgba.withUnsafeMutableBytes { raw in
+            raw.baseAddress.map { ctiff_read_rgba(&t, image, $0.assumingMemoryBound(to: UInt32.self)) } ?? -1
+        }
+        guard read == 0 else { throw damage(image) }
+        let icc = image.pointee.icc.map { Array(UnsafeBufferPointer(start: $0, count: Int(image.pointee.icc_size))) }
+        var pixels = PixelBuffer(width: w, height: h, layout: .rgba, storage: rgba)
+        pixels = !AlphaOps.hasRealAlpha(pixels) ? AlphaOps.dropX(pixels) : image.pointee.premultiplied != 0 ? unassociated(pixels) : pixels
+        var decoded = DecodedImage(pixels: pixels, format: .tiff, sourceWidth: w, sourceHeight: h,
+                                   orientation: ExifOrientation(rawValue: Int(image.pointee.orientation)) ?? .up)
+        decoded.iccProfile = icc
+        return decoded
+    }
+
+    /// libtiff's RGBA is associated (premultiplied) whatever an RGB file holds; the pipeline's is not
+    /// (ImageMagick's RGB TIFFs, alpha on white against the source: 12.8 → 0.46 mean error with
+    /// associated alpha, which FFmpeg read as unassociated; 0.46 → 0.49 with unassociated, the rounding).
+    private static func unassociated(_ image: PixelBuffer) -> PixelBuffer {
+        var out = image.bytes
+        for i in stride(from: 0, to: out.count, by: 4) {
+            let a = Int(out[i + 3])
+            guard a > 0, a < 255 else { continue }
+            for c in i..<(i + 3) { out[c] = UInt8(min(255, (Int(out[c]) * 255 + a / 2) / a)) }
+        }
+        return PixelBuffer(width: image.width, height: image.height, layout: .rgba, storage: out)
+    }
+
+    /// libtiff's first message as a typed error: data that ends early is `truncated`, the rest `corrupt`.
+    private static func damage(_ image: UnsafeMutablePointer<ctiff_image>) -> MediaPrepError {
+        let text = withUnsafeBytes(of: image.pointee.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let lower = text.lowercased()
+        if lower.contains("memory allocation") || lower.contains("out of memory") {
+            return MediaPrepError(.overLimit, "TIFF needs more memory than allowed: \(text)")
+        }
+        let cut = lower.contains("read error") || lower.contains("seek error") || lower.contains("unexpected end") || lower.contains("past end")
+        return MediaPrepError(cut ? .truncated : .corrupt, "TIFF data is damaged: \(text)")
+    }
+}

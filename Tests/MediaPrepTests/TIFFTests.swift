@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+
+/// TIFFs and BigTIFFs written here byte by byte: RGB rows in one uncompressed strip, then each IFD
+/// after its values (where libtiff puts it), with any extra tags and a GPS IFD. Little-endian.
+enum TIFFBuilder {
+    struct Entry {
+        let tag: Int, type: Int, count: Int, bytes: [UInt8]
+    }
+
+    static func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+    static func short(_ tag: Int, _ v: [Int]) -> Entry { Entry(tag: tag, type: 3, count: v.count, bytes: v.flatMap { le($0, 2) }) }
+    static func long(_ tag: Int, _ v: [Int]) -> Entry { Entry(tag: tag, type: 4, count: v.count, bytes: v.flatMap { le($0, 4) }) }
+    static func ascii(_ tag: Int, _ s: String) -> Entry { Entry(tag: tag, type: 2, count: s.utf8.count + 1, bytes: Array(s.utf8) + [0]) }
+    static func doubles(_ tag: Int, _ v: [Double]) -> Entry {
+        Entry(tag: tag, type: 12, count: v.count, bytes: v.flatMap { le(Int(truncatingIfNeeded: $0.bitPattern), 8) })
+    }
+    static func rationals(_ tag: Int, _ v: [(Int, Int)]) -> Entry {
+        Entry(tag: tag, type: 5, count: v.count, bytes: v.flatMap { le($0.0, 4) + le($0.1, 4) })
+    }
+
+    /// A `width`×`height` RGB image whose pixel (x, y) is (x·7, y·5, x+y) mod 256.
+    static func pixels(_ width: Int, _ height: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        for y in 0..<height {
+            for x in 0..<width {
+                let (r, g, b): (Int, Int, Int) = (x * 7 % 256, y * 5 % 256, (x + y) % 256)
+                out += [UInt8(r), UInt8(g), UInt8(b)]
+            }
+        }
+        return out
+    }
+
+    static func make(big: Bool, width: Int, height: Int, orientation: Int = 1, extra: [Entry] = [], gps: [Entry] = [],
+                     claimed: (width: Int, height: Int)? = nil, stripAt: Int? = nil) -> [UInt8] {
+        var out: [UInt8] = big ? Array("II".utf8) + le(43, 2) + le(8, 2) + le(0, 2) + le(0, 8) : Array("II".utf8) + le(42, 2) + le(0, 4)
+        let pixelsAt = out.count
+        out += pixels(width, height)
+        func ifd(_ entries: [Entry]) -> Int {
+            let inline = big ? 8 : 4
+            var fields: [(Entry, [UInt8])] = []
+            for e in entries.sorted(by: { $0.tag < $1.tag }) {
+                if e.bytes.count <= inline {
+                    fields.append((e, e.bytes + [UInt8](repeating: 0, count: inline - e.bytes.count)))
+                } else {
+                    if out.count % 2 == 1 { out.append(0) }
+                    fields.append((e, le(out.count, inline)))
+                    out += e.bytes
+                }
+            }
+            if out.count % 2 == 1 { out.append(0) }
+            let at = out.count
+            out += le(fields.count, big ? 8 : 2)
+            for (e, value) in fields { out += le(e.tag, 2) + le(e.type, 2) + le(e.count, big ? 8 : 4) + value }
+            out += le(0, inline)
+            return at
+        }
+        var entries = [long(256, [claimed?.width ?? width]), long(257, [claimed?.height ?? height]), short(258, [8, 8, 8]), short(259, [1]),
+                       short(262, [2]), long(273, [stripAt ?? pixelsAt]), short(274, [orientation]), short(277, [3]), long(278, [height]),
+                       long(279, [width * height * 3]), short(284, [1])] + extra
+        if !gps.isEmpty { entries.append(long(34853, [ifd(gps)])) }
+        let first = ifd(entries)
+        out.replaceSubrange(big ? 8..<16 : 4..<8, with: le(first, big ? 8 : 4))
+        return out
+    }
+
+    /// What names the sender and where: a camera, a date, GeoTIFF's tie point, keys and datum text, and GPS.
+    static let privateTags: [Entry] = [
+        ascii(271, "TestCam"), ascii(272, "Test Phone"), ascii(306, "2026:06:01 10:00:00"),
+        doubles(33922, [0, 0, 0, 2.2945, 48.8583, 0]), short(34735, [1, 1, 0, 1, 2048, 0, 1, 4326]),
+        ascii(34737, "WGS 84 near Rue de Rivoli|"),
+    ]
+    static let gpsTags: [Entry] = [ascii(1, "N"), rationals(2, [(48, 1), (51, 1), (2988, 100)]), ascii(3, "E"), rationals(4, [(2, 1), (17, 1), (402, 100)])]
+}
+
+@Suite struct TIFFTests {
+    /// The fixture ImageMagick wrote, from its file and from memory.
+    @Test func theFixtureDecodesThroughLibtiff() throws {
+        Quadrants.check(try ImageLoader.load(path: Fixture.path("image.tiff")).pixels, tolerance: 2)
+        Quadrants.check(try ImageLoader.load(data: try Fixture.bytes("image.tiff"), path: nil).pixels, tolerance: 2)
+    }
+
+    /// BigTIFF went out as an unknown file, metadata and all (FFmpeg reads no BigTIFF); both kinds now
+    /// decode through libtiff to the same pixels, from memory and from a file.
+    @Test(arguments: [false, true]) func aTIFFOfEitherKindDecodesToItsPixels(big: Bool) throws {
+        let data = TIFFBuilder.make(big: big, width: 40, height: 24)
+        #expect(FormatSniffer.sniff(data) == .tiff)
+        let fromMemory = try ImageLoader.load(data: data, path: nil)
+        #expect(fromMemory.pixels.layout == .rgb && fromMemory.pixels.bytes == TIFFBuilder.pixels(40, 24))
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + (big ? "/big.tif" : "/classic.tif")
+        try Data(data).write(to: URL(fileURLWithPath: path))
+        #expect(try ImageLoader.load(path: path).pixels == fromMemory.pixels)
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
+        #expect(item.kind == .image && item.error == nil && (item.width, item.height) == (40, 24), "\(String(describing: item.error))")
+    }
+
+    /// A TIFF's own Orientation tag (FFmpeg's decoder ignored it: a scan turned on its side was sent turned).
+    @Test(arguments: [false, true]) func aTIFFTurnedByItsOrientationTagIsSentUpright(big: Bool) throws {
+        let data = TIFFBuilder.make(big: big, width: 40, height: 24, orientation: 6)
+        let decoded = try ImageLoader.load(data: data, path: nil)
+        #expect(decoded.orientation == .right && decoded.pixels.bytes == TIFFBuilder.pixels(40, 24))  // rows as stored, turned later
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(data).write(to: URL(fileURLWithPath: dir + "/turned.tif"))
+        let probe = try MediaProbe.source(path: dir + "/turned.tif")
+        #expect((probe.probe.width, probe.probe.height) == (24, 40))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/turned.tif")
+        #expect((item.width, item.height) == (24, 40), "\(String(describing: item.error))")
+        // Turned clockwise: the stored top-left pixel ends at the top right.
+        let out = try ImageLoader.load(path: try #require(item.output)).pixels
+        let corner = out.rgba(x: 23, y: 0), stored = (r: 0, g: 0, b: 0)
+        #expect(abs(Int(corner.r) - stored.r) < 12 && abs(Int(corner.g) - stored.g) < 12 && abs(Int(corner.b) - stored.b) < 12, "\(corner)")
+    }
+
+    /// A long TIFF or BigTIFF sent as a file keeps its bytes in place but loses its camera, its date, its
+    /// GPS IFD and its GeoTIFF tags (a map's or a drone's position, to the metre); its pixels stay.
+    @Test(arguments: [false, true]) func aLongTIFFSentAsAFileLosesWhereItWasMade(big: Bool) throws {
+        let input = TIFFBuilder.make(big: big, width: 16, height: 400, extra: TIFFBuilder.privateTags, gps: TIFFBuilder.gpsTags)
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/long.tif"
+        try Data(input).write(to: URL(fileURLWithPath: path))
+        let (preparer, check) = NothingPrivateTests.sendingLongPicturesAsFiles(into: dir + "/out")
+        let verdict = check.check(path: path)
+        #expect(verdict.verdict == .afterPreparation && verdict.reasons.last?.hasSuffix("removed (pixels untouched)") == true, "\(verdict.reasons)")
+        let item = preparer.prepare(path: path)
+        #expect(item.kind == .file && item.route == .stripped, "\(String(describing: item.error))")
+        let out = try FileBytes.read(try #require(item.output))
+        #expect(out.count == input.count)
+        let tiePoint = TIFFBuilder.privateTags[3].bytes, latitude = TIFFBuilder.gpsTags[1].bytes
+        for secret in [Array("TestCam".utf8), Array("Test Phone".utf8), Array("2026:06:01".utf8), Array("Rivoli".utf8), tiePoint, latitude] {
+            #expect(input.contains(sequence: secret) && !out.contains(sequence: secret), "\(String(decoding: secret, as: UTF8.self))")
+        }
+        let rewrite = try #require(MetadataRewrite.tiff(input))
+        #expect(rewrite.found.contains(.location) && rewrite.found.contains(.device) && rewrite.found.contains(.dates))
+        #expect(try ImageLoader.load(data: out, path: nil).pixels.bytes == TIFFBuilder.pixels(16, 400))
+    }
+
+    /// Cut short or lying about its size: an error with its code, nothing sent, no memory taken first.
+    @Test func aDamagedOrHostileBigTIFFIsRefused() throws {
+        let whole = TIFFBuilder.make(big: true, width: 40, height: 24)
+        let ifd = Int(whole[8]) | Int(whole[9]) << 8  // IFD0 at the end, as libtiff writes it
+        // Cut inside its directory; cut inside its pixels (no directory at all); a strip said to run past the end.
+        for (bytes, what) in [(Array(whole.prefix(ifd + 10)), "cut in its directory"), (Array(whole.prefix(200)), "cut in its pixels"),
+                              (TIFFBuilder.make(big: true, width: 40, height: 24, stripAt: whole.count - 100), "a strip past the end")] {
+            do {
+                _ = try ImageLoader.load(data: bytes, path: nil)
+                Issue.record("\(what): decoded")
+            } catch let e as MediaPrepError {
+                #expect([.truncated, .corrupt].contains(e.code) && e.message.hasPrefix("TIFF data is damaged: "), "\(what): \(e)")
+            }
+        }
+        // 100,000 × 100,000 claimed over 2,880 bytes of pixels: refused from the header.
+        let claims = TIFFBuilder.make(big: true, width: 40, height: 24, claimed: (100_000, 100_000))
+        #expect(throws: MediaPrepError(.tooManyPixels, "100000×100000 is over the 100000000-pixel limit")) {
+            try ImageLoader.load(data: claims, path: nil)
+        }
+    }
+}
