@@ -13,7 +13,7 @@
 
 #define CTIFF_FUNCTIONS(X) X(TIFFOpenOptionsAlloc) X(TIFFOpenOptionsFree) X(TIFFOpenOptionsSetMaxSingleMemAlloc) \
     X(TIFFOpenOptionsSetErrorHandlerExtR) X(TIFFOpenOptionsSetWarningHandlerExtR) X(TIFFClientOpenExt) X(TIFFClose) \
-    X(TIFFRGBAImageOK) X(TIFFReadRGBAImageOriented)
+    X(TIFFRGBAImageOK) X(TIFFReadRGBAImageOriented) X(TIFFReadScanline) X(TIFFIsTiled)
 /* Variadic: held untyped (Swift imports no variadic function pointer), called through ctiff_get below. */
 #define CTIFF_VARIADIC(X) X(TIFFGetField) X(TIFFGetFieldDefaulted)
 
@@ -47,6 +47,8 @@ typedef struct ctiff_image {
     /* Raster bytes libtiff writes premultiplied by alpha: it premultiplies an RGB image's unassociated
        alpha and passes associated alpha through, but leaves a gray image's samples as they are. */
     int premultiplied;
+    /* 8-bit CMYK in strips, samples side by side: read as inks (ctiff_read_cmyk) for its profile. */
+    int cmyk;
     const uint8_t *_Nullable icc;
     uint32_t icc_size;
     char message[512];
@@ -135,6 +137,13 @@ static inline int ctiff_open(const ctiff *_Nonnull t, ctiff_image *_Nonnull img,
     uint16_t *kinds = NULL;
     get(img->tif, TIFFTAG_PHOTOMETRIC, &photometric);
     int gray = photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_MINISWHITE;
+    uint16_t bits = 1, samples = 1, planar = PLANARCONFIG_CONTIG, inks = INKSET_CMYK;
+    defaulted(img->tif, TIFFTAG_BITSPERSAMPLE, &bits);
+    defaulted(img->tif, TIFFTAG_SAMPLESPERPIXEL, &samples);
+    defaulted(img->tif, TIFFTAG_PLANARCONFIG, &planar);
+    defaulted(img->tif, TIFFTAG_INKSET, &inks);
+    img->cmyk = photometric == PHOTOMETRIC_SEPARATED && bits == 8 && samples == 4 && planar == PLANARCONFIG_CONTIG
+        && inks == INKSET_CMYK && !t->TIFFIsTiled(img->tif);
     img->premultiplied = !(gray && defaulted(img->tif, TIFFTAG_EXTRASAMPLES, &extra, &kinds) && extra > 0 && kinds
                            && kinds[0] == EXTRASAMPLE_UNASSALPHA);
     void *icc = NULL;
@@ -158,6 +167,18 @@ static inline int ctiff_read_rgba(const ctiff *_Nonnull t, ctiff_image *_Nonnull
     if (!t->TIFFReadRGBAImageOriented(img->tif, img->width, img->height, raster, asked, 1)) {
         if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "the image data cannot be read");
         return -1;
+    }
+    return 0;
+}
+
+/* A CMYK image's inks (ink amounts, 0 none), 4 bytes a pixel, rows as stored. 0 or -1. */
+static inline int ctiff_read_cmyk(const ctiff *_Nonnull t, ctiff_image *_Nonnull img, uint8_t *_Nonnull out) {
+    if (!img->cmyk) { snprintf(img->message, sizeof img->message, "not 8-bit CMYK in strips"); return -1; }
+    for (uint32_t row = 0; row < img->height; row++) {
+        if (t->TIFFReadScanline(img->tif, out + (size_t)row * img->width * 4, row, 0) < 0) {
+            if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "the image data cannot be read");
+            return -1;
+        }
     }
     return 0;
 }
