@@ -200,6 +200,10 @@ $EXIF -n -Orientation=8 -GPSLatitude=59.3293 -GPSLatitudeRef=N -GPSLongitude=18.
 heif-enc -q 92 heic-src.jpg -o orient-gps.heic >/dev/null
 avifenc -s 8 --min 10 --max 20 quadrants.png quadrants.avif >/dev/null   # libavif-bin
 cjxl -q 95 quadrants.png quadrants.jxl >/dev/null 2>&1                    # libjxl-tools
+# An AVIF storing colour premultiplied by alpha: #ff2000 fading out left to right.
+$IM -size 64x32 xc:'#ff2000' \( -size 32x64 gradient:black-white -rotate 90 \) -alpha off -compose copy_opacity -composite premul-src.png
+avifenc -s 8 --min 0 --max 10 --premultiply premul-src.png premultiplied.avif >/dev/null
+rm -f premul-src.png
 rm -f heic-src.jpg
 
 # ---- Animations SimpleX shows only as GIFs: an animated WebP sticker with transparency, Exif and GPS

@@ -7,7 +7,7 @@
 
 #define CJXL_FUNCTIONS(X) X(JxlDecoderCreate) X(JxlDecoderDestroy) X(JxlDecoderSubscribeEvents) X(JxlDecoderSetInput) \
     X(JxlDecoderCloseInput) X(JxlDecoderProcessInput) X(JxlDecoderGetBasicInfo) X(JxlDecoderGetICCProfileSize) \
-    X(JxlDecoderGetColorAsICCProfile) X(JxlDecoderImageOutBufferSize) X(JxlDecoderSetImageOutBuffer)
+    X(JxlDecoderGetColorAsICCProfile) X(JxlDecoderImageOutBufferSize) X(JxlDecoderSetImageOutBuffer) X(JxlDecoderSetUnpremultiplyAlpha)
 
 #define CJXL_FIELD(name) __typeof__(&name) _Nonnull name;
 typedef struct cjxl { CJXL_FUNCTIONS(CJXL_FIELD) } cjxl;

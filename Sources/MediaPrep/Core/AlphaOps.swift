@@ -55,6 +55,22 @@ package enum AlphaOps {
         return PixelBuffer(width: image.width, height: image.height, layout: .rgb, storage: out)
     }
 
+    /// Straight alpha from associated (premultiplied): what the pipeline works in, rounded; fully
+    /// transparent pixels stay black. For the decoders that hand out premultiplied samples (libtiff's
+    /// RGBA, a HEIF or AVIF that says it stores them so).
+    static func unpremultiplied(_ image: PixelBuffer) -> PixelBuffer {
+        guard image.layout == .rgba else { return image }
+        var out = image.bytes
+        out.withUnsafeMutableBufferPointer { p in
+            for i in stride(from: 0, to: p.count - 3, by: 4) {
+                let a = Int(p[i + 3])
+                guard a > 0, a < 255 else { continue }
+                for c in i..<(i + 3) { p[c] = UInt8(min(255, (Int(p[c]) * 255 + a / 2) / a)) }
+            }
+        }
+        return PixelBuffer(width: image.width, height: image.height, layout: .rgba, storage: out)
+    }
+
     /// ⌊x / 255⌋ for 0 ≤ x < 65280 (every result a byte), without a division (checked over that range).
     @inline(__always) static func div255(_ x: Int) -> UInt8 { UInt8(truncatingIfNeeded: (x + 1 + (x >> 8)) >> 8) }
 }

@@ -61,8 +61,11 @@ enum HEIFDecoder {
                 for y in 0..<dh { (base + y * row).update(from: plane + y * Int(stride), count: row) }
             }
             let orientation = hasTransforms(data) ? .up : metadata(heif, h).orientation
-            return DecodedImage(pixels: PixelBuffer(width: dw, height: dh, layout: layout, storage: out), format: format,
-                                sourceWidth: dw, sourceHeight: dh, orientation: orientation)
+            // An AVIF or HEIC may store colour premultiplied by alpha (avifenc --premultiply), and libheif hands
+            // it out so: read as straight, its translucent parts came out dark (14 mean levels on white).
+            var pixels = PixelBuffer(width: dw, height: dh, layout: layout, storage: out)
+            if alpha, heif.heif_image_handle_is_premultiplied_alpha(h) != 0 { pixels = AlphaOps.unpremultiplied(pixels) }
+            return DecodedImage(pixels: pixels, format: format, sourceWidth: dw, sourceHeight: dh, orientation: orientation)
         }
     }
 

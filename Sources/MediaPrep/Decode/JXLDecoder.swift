@@ -45,6 +45,8 @@ enum JXLDecoder {
         defer { jxl.JxlDecoderDestroy(dec) }
         let events = Int32(JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | (wantPixels ? JXL_DEC_FULL_IMAGE.rawValue : 0))
         guard jxl.JxlDecoderSubscribeEvents(dec, events) == JXL_DEC_SUCCESS else { throw MediaPrepError(.decodeFailed, "libjxl refused its set-up") }
+        // Colour stored premultiplied by alpha (JPEG XL's alpha_premultiplied) comes out straight, as the pipeline works.
+        guard jxl.JxlDecoderSetUnpremultiplyAlpha(dec, JXL_TRUE) == JXL_DEC_SUCCESS else { throw MediaPrepError(.decodeFailed, "libjxl refused its set-up") }
         var info = JxlBasicInfo()
         var format = JxlPixelFormat(num_channels: 3, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
         var pixels: [UInt8] = []

@@ -57,24 +57,14 @@ enum TIFFDecoder {
         }
         guard read == 0 else { throw damage(image) }
         var pixels = PixelBuffer(width: w, height: h, layout: .rgba, storage: rgba)
-        pixels = !AlphaOps.hasRealAlpha(pixels) ? AlphaOps.dropX(pixels) : image.pointee.premultiplied != 0 ? unassociated(pixels) : pixels
+        pixels = !AlphaOps.hasRealAlpha(pixels) ? AlphaOps.dropX(pixels) : image.pointee.premultiplied != 0 ? AlphaOps.unpremultiplied(pixels) : pixels
+        // libtiff's RGBA is associated whatever an RGB file holds (ImageMagick's RGB TIFFs, alpha on white
+        // against the source: 12.8 → 0.46 mean error with associated alpha, which FFmpeg read as
+        // unassociated; 0.46 → 0.49 with unassociated, the rounding), a gray one's as the file holds it.
         var decoded = DecodedImage(pixels: pixels, format: .tiff, sourceWidth: w, sourceHeight: h, orientation: orientation)
         // A CMYK profile libtiff's own conversion did not use says nothing about these RGB pixels.
         decoded.iccProfile = cmykProfile == nil ? icc : nil
         return decoded
-    }
-
-    /// libtiff's RGBA is associated (premultiplied) whatever an RGB file holds; the pipeline's is not
-    /// (ImageMagick's RGB TIFFs, alpha on white against the source: 12.8 → 0.46 mean error with
-    /// associated alpha, which FFmpeg read as unassociated; 0.46 → 0.49 with unassociated, the rounding).
-    private static func unassociated(_ image: PixelBuffer) -> PixelBuffer {
-        var out = image.bytes
-        for i in stride(from: 0, to: out.count, by: 4) {
-            let a = Int(out[i + 3])
-            guard a > 0, a < 255 else { continue }
-            for c in i..<(i + 3) { out[c] = UInt8(min(255, (Int(out[c]) * 255 + a / 2) / a)) }
-        }
-        return PixelBuffer(width: image.width, height: image.height, layout: .rgba, storage: out)
     }
 
     /// libtiff's first message as a typed error: data that ends early is `truncated`, the rest `corrupt`.
