@@ -204,6 +204,11 @@ cjxl -q 95 quadrants.png quadrants.jxl >/dev/null 2>&1                    # libj
 $IM -size 64x32 xc:'#ff2000' \( -size 32x64 gradient:black-white -rotate 90 \) -alpha off -compose copy_opacity -composite premul-src.png
 avifenc -s 8 --min 0 --max 10 --premultiply premul-src.png premultiplied.avif >/dev/null
 rm -f premul-src.png
+# An HDR still: four SDR patches (white, gray 128, red, blue) as BT.2020 PQ with SDR white at 203 cd/m², 10-bit AVIF.
+$IM -size 16x32 xc:white xc:'rgb(128,128,128)' xc:'rgb(200,40,40)' xc:'rgb(40,60,200)' +append hdr-src.png
+ffmpeg -v error -y -i hdr-src.png -vf "zscale=tin=iec61966-2-1:t=smpte2084:min=709:m=2020_ncl:pin=709:p=2020:rin=full:r=full:npl=203,format=rgb48le" -frames:v 1 hdr-pq16.png
+avifenc -s 8 -d 10 --min 0 --max 4 --cicp 9/16/9 hdr-pq16.png hdr-pq.avif >/dev/null
+rm -f hdr-src.png hdr-pq16.png
 rm -f heic-src.jpg
 
 # ---- Animations SimpleX shows only as GIFs: an animated WebP sticker with transparency, Exif and GPS

@@ -40,6 +40,20 @@ import Testing
         }
     }
 
+    /// An HDR still (PQ, BT.2020) goes to SDR through the same zscale and tonemap as HDR video. Cut to
+    /// 8 bits as if SDR it came out dim and grey (white 147, the red (122, 80, 66)); the phone corpus's
+    /// HDR scene as a PQ AVIF: ΔE2000 mean 11.0 → 4.37 against the scene, as HLG 11.4 → 4.34.
+    @Test func anHDRStillIsMappedToSDR() throws {
+        let d = try HEIFDecoder.decode(try Fixture.bytes("hdr-pq.avif"), format: .avif, maxPixels: 1 << 20)
+        let (white, gray, red, blue) = (d.pixels.rgba(x: 8, y: 16), d.pixels.rgba(x: 24, y: 16), d.pixels.rgba(x: 40, y: 16), d.pixels.rgba(x: 56, y: 16))
+        #expect(white.r > 200 && white.g > 200 && white.b > 200, "\(white)")
+        #expect(abs(Int(gray.g) - 128) < 16, "\(gray)")
+        #expect(red.r > 170 && red.g < 70 && red.b < 70, "\(red)")
+        #expect(blue.b > 170 && blue.r < 70, "\(blue)")
+        let check = SendCheck().check(path: Fixture.path("hdr-pq.avif"))
+        #expect(check.reasons.contains("HDR (PQ, BT.2020) mapped to SDR sRGB"), "\(check.reasons)")
+    }
+
     @Test func checkReportsTheGPSItRemoves() {
         let r = SendCheck().check(path: Fixture.path("orient-gps.heic"))
         #expect(r.kind == .image && r.verdict == .afterPreparation)

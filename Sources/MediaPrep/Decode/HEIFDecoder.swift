@@ -28,13 +28,15 @@ enum HEIFDecoder {
         let colour: (profile: [UInt8], name: String?)?
         let metadata: JPEGMetadata
         let orientation: ExifOrientation
+        /// PQ or HLG: mapped to SDR when decoded (`HDRStill`).
+        let hdr: HDRToSDR.Transfer?
     }
 
     static func header(_ data: [UInt8], format: MediaFormat, maxPixels: Int) throws -> Header {
         try withPrimaryImage(data, format: format, maxPixels: maxPixels) { heif, h, w, ht in
             let (meta, exifOrientation) = metadata(heif, h)
             return Header(width: w, height: ht, hasAlpha: heif.heif_image_handle_has_alpha_channel(h) != 0, colour: colour(heif, h),
-                          metadata: meta, orientation: hasTransforms(data) ? .up : exifOrientation)
+                          metadata: meta, orientation: hasTransforms(data) ? .up : exifOrientation, hdr: hdr(heif, h)?.transfer)
         }
     }
 
@@ -42,6 +44,10 @@ enum HEIFDecoder {
     static func decode(_ data: [UInt8], format: MediaFormat, maxPixels: Int) throws -> DecodedImage {
         try withPrimaryImage(data, format: format, maxPixels: maxPixels) { heif, h, _, _ in
             let alpha = heif.heif_image_handle_has_alpha_channel(h) != 0
+            let orientation = hasTransforms(data) ? .up : metadata(heif, h).orientation
+            if let hdr = hdr(heif, h) {
+                return try HDRStill.decode(heif, h, hdr, alpha: alpha, format: format, orientation: orientation)
+            }
             var image: OpaquePointer? = nil
             try check(heif.heif_decode_image(h, &image, heif_colorspace_RGB,
                                              alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, nil), .corrupt, format)
@@ -60,7 +66,6 @@ enum HEIFDecoder {
                 guard let base = o.baseAddress else { return }
                 for y in 0..<dh { (base + y * row).update(from: plane + y * Int(stride), count: row) }
             }
-            let orientation = hasTransforms(data) ? .up : metadata(heif, h).orientation
             // An AVIF or HEIC may store colour premultiplied by alpha (avifenc --premultiply), and libheif hands
             // it out so: read as straight, its translucent parts came out dark (14 mean levels on white).
             var pixels = PixelBuffer(width: dw, height: dh, layout: layout, storage: out)
@@ -110,6 +115,21 @@ enum HEIFDecoder {
         return EmbeddedProfile.forCodePoints(primaries: Int(n.pointee.color_primaries.rawValue),
                                              transfer: Int(n.pointee.transfer_characteristics.rawValue))
             .map { ($0.profile, $0.name) }
+    }
+
+    /// An HDR picture's transfer (nclx PQ or HLG) and primaries, or nil for SDR.
+    static func hdr(_ heif: cheif, _ h: OpaquePointer) -> (transfer: HDRToSDR.Transfer, primaries: Int)? {
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>? = nil
+        let read = heif.heif_image_handle_get_nclx_color_profile(h, &nclx)
+        defer { if let n = nclx { heif.heif_nclx_color_profile_free(n) } }
+        guard read.code == heif_error_Ok, let n = nclx else { return nil }
+        let transfer: HDRToSDR.Transfer
+        switch n.pointee.transfer_characteristics.rawValue {
+        case 16: transfer = .pq
+        case 18: transfer = .hlg
+        default: return nil
+        }
+        return (transfer, Int(n.pointee.color_primaries.rawValue))
     }
 
     /// Whether the container rotates or mirrors the image (`irot`, `imir` boxes among the item

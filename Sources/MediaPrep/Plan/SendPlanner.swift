@@ -84,7 +84,7 @@ package enum SendPlanner {
         }
         let removed = s.metadata?.removals ?? []
         return SendPlan(kind: .image, action: .encodeImage,
-                        reasons: [how] + (s.colour.map { [$0.reason] } ?? []) + fit + cap + sent.reasons + (pngCost.map { [$0] } ?? []) + removed)
+                        reasons: [how] + (s.colour.map { [$0.reason] } ?? []) + (s.hdr.map { [$0.reason] } ?? []) + fit + cap + sent.reasons + (pngCost.map { [$0] } ?? []) + removed)
     }
 
     /// Taller than `LongImage.maxAspect` times its width: a long screenshot that one image within the

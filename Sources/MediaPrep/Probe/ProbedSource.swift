@@ -25,6 +25,8 @@ package struct ProbedSource: @unchecked Sendable {
     var animation: AnimationSource? = nil
     /// Audio and video: its tags and private boxes, found while probing, taken out if it goes as it is.
     var rewrite: MetadataRewrite? = nil
+    /// An HDR AVIF or HEIC still's transfer: its decode maps it to SDR (`HDRStill`).
+    var hdr: HDRToSDR.Transfer? = nil
 
     /// The file's bytes, handed over: this source keeps none, so they are freed once the taker is done.
     mutating func takeData() -> [UInt8] {
@@ -144,6 +146,7 @@ extension MediaProbe {
             var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil,
                                  colour: h.colour.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
             s.metadata = h.metadata
+            s.hdr = h.hdr
             return try asFile(s, orientation: h.orientation)
         case .jxl:
             try readWhole()

@@ -185,7 +185,7 @@ private final class VideoLane {
         lastKept = t
         guard let enc = encoder, let out = frame else { return }
         if let transfer = HDRToSDR.transfer(of: decoded) {
-            if mapper == nil { mapper = try HDRToSDR(ff: ff) }
+            if mapper == nil { mapper = try HDRToSDR(util: ff.util) }
             if let m = mapper { f = try m.map(decoded, transfer) }
         }
         try ready(out)

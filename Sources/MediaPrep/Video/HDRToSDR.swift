@@ -1,14 +1,19 @@
 import CFFmpeg
 
-/// HDR video frames (BT.2020 with HLG, as iPhones record, or PQ/HDR10) mapped to SDR BT.709, 8-bit
-/// 4:2:0 with error-diffusion dither, wherever pixels leave a video: previews, thumbnails, transcodes.
-/// libavfilter's zscale (libzimg) and tonemap, opened the first time such a frame arrives.
+/// HDR frames (BT.2020 with HLG, as iPhones record, or PQ/HDR10) mapped to SDR BT.709 with
+/// error-diffusion dither, wherever pixels leave: a video's previews, thumbnails and transcodes (8-bit
+/// 4:2:0), and an HDR AVIF or HEIC still (packed RGB). libavfilter's zscale (libzimg) and tonemap,
+/// opened the first time such a frame arrives.
 ///
 /// Measured on the phone corpus's clips against their SDR scenes (colour.py, ΔE2000 mean): PQ from its
 /// reference white (203 cd/m²) with mobius 4.73 (clip 4.20 but no highlight roll-off, plain zscale
 /// 13.2); HLG at 100 cd/m² with mobius 4.67 (plain zscale 4.08, which clips the highlights).
 final class HDRToSDR {
-    enum Transfer { case hlg, pq }
+    enum Transfer: Sendable {
+        case hlg, pq
+        /// What `check` says of a still mapped so.
+        var reason: String { "HDR (\(self == .pq ? "PQ" : "HLG"), BT.2020) mapped to SDR sRGB" }
+    }
 
     /// The transfer an HDR frame carries, or nil for SDR.
     static func transfer(of f: UnsafePointer<AVFrame>) -> Transfer? { transfer(f.pointee.color_trc) }
@@ -22,23 +27,27 @@ final class HDRToSDR {
         }
     }
 
-    private let ff: FFmpeg
+    /// What a mapped frame is: a video's yuv420p (limited range), or a still's rgb24.
+    enum Output { case video, still }
+
+    private let util: cff_util
+    private let kind: Output
     private var graph: FilterGraph?
     private var key: (Int32, Int32, Int32, Transfer)?
     private let output: UnsafeMutablePointer<AVFrame>
 
-    init(ff: FFmpeg) throws {
+    init(util: cff_util, output kind: Output = .video) throws {
         _ = try FFmpegLibraries.filter()
-        guard let out = ff.util.av_frame_alloc() else { throw MediaPrepError(.decodeFailed, "out of memory") }
-        (self.ff, output) = (ff, out)
+        guard let out = util.av_frame_alloc() else { throw MediaPrepError(.decodeFailed, "out of memory") }
+        (self.util, self.kind, output) = (util, kind, out)
     }
 
     deinit {
         var o: UnsafeMutablePointer<AVFrame>? = output
-        ff.util.av_frame_free(&o)
+        util.av_frame_free(&o)
     }
 
-    /// `frame` as SDR BT.709 yuv420p; valid until the next call.
+    /// `frame` as SDR BT.709 (yuv420p or rgb24, as `Output` says); valid until the next call.
     func map(_ frame: UnsafeMutablePointer<AVFrame>, _ transfer: Transfer) throws -> UnsafeMutablePointer<AVFrame> {
         let k = (frame.pointee.width, frame.pointee.height, frame.pointee.format, transfer)
         if key.map({ $0 != k }) ?? true { (graph, key) = (nil, nil); graph = try build(frame, transfer); key = k }
@@ -58,8 +67,10 @@ final class HDRToSDR {
         if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
         let args = "video_size=\(f.pointee.width)x\(f.pointee.height):pix_fmt=\(f.pointee.format):time_base=1/90000:pixel_aspect=\(sar.num)/\(sar.den)"
         let npl = transfer == .pq ? 203 : 100
+        let last = kind == .video ? "zscale=transfer=bt709:matrix=bt709:range=tv:dither=error_diffusion,format=yuv420p"
+            : "zscale=transfer=bt709:range=pc:dither=error_diffusion,format=gbrp,format=rgb24"
         let chain = "[in]zscale=transfer=linear:npl=\(npl),format=gbrpf32le,zscale=primaries=bt709,tonemap=tonemap=mobius:desat=0,"
-            + "zscale=transfer=bt709:matrix=bt709:range=tv:dither=error_diffusion,format=yuv420p[out]"
+            + last + "[out]"
         do {
             return try FilterGraph(chain, inputs: [("in", args)])
         } catch let e as MediaPrepError where e.code == .codecUnavailable {

@@ -54,7 +54,7 @@ package struct VideoThumbnailer: Sendable {
             // An HDR frame is judged and shown as SDR BT.709, as every viewer of the preview sees it.
             var f = decodedFrame
             if let transfer = HDRToSDR.transfer(of: decodedFrame) {
-                if mapper == nil { mapper = try HDRToSDR(ff: input.ff) }
+                if mapper == nil { mapper = try HDRToSDR(util: input.ff.util) }
                 if let m = mapper { f = try Trace.time("HDR to SDR") { try m.map(decodedFrame, transfer) } }
             }
             let stats = try Trace.time("frame stats") { try FrameStats.measure(f) }
