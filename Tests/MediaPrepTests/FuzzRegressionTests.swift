@@ -31,6 +31,7 @@ import UploadPlanner
                 #expect(FuzzEntryPoints.jxlHeaderAgrees(bytes), "\(name)")
             case "webp": FuzzEntryPoints.webp(bytes)
             case "strip": FuzzEntryPoints.strip(bytes)
+            case "tiff": FuzzEntryPoints.tiff(bytes)
             default: Issue.record("\(name): unknown target")
             }
         }

@@ -54,6 +54,19 @@ import Testing
         #expect(check.reasons.contains("HDR (PQ, BT.2020) mapped to SDR sRGB"), "\(check.reasons)")
     }
 
+    /// A derived image's canvas is its own claim: a 1 KB HEIC whose `grid` said 30326×25393 (its `ispe`
+    /// 48×64) had libheif allocate 2.3 GB and crash (found by the heif fuzzer). Refused first, by code.
+    @Test func aGridClaimingAHugeCanvasIsRefusedBeforeLibheif() throws {
+        let bytes = try Fixture.bytes("fuzz/heif-8f3fc2c7b960")
+        #expect(throws: MediaPrepError(.tooManyPixels, "the heic file's grid makes 30326×25393, over the 100000000-pixel limit")) {
+            try HEIFDecoder.decode(bytes, format: .heic, maxPixels: 100_000_000)
+        }
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path("fuzz/heif-8f3fc2c7b960"))
+        #expect(item.output == nil && item.error?.code == .tooManyPixels, "\(String(describing: item.error))")
+    }
+
     @Test func checkReportsTheGPSItRemoves() {
         let r = SendCheck().check(path: Fixture.path("orient-gps.heic"))
         #expect(r.kind == .image && r.verdict == .afterPreparation)

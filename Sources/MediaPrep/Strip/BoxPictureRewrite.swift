@@ -149,6 +149,8 @@ struct HEIFItems {
     enum Kind { case exif, xmp(compressed: Bool) }
     struct Item { let id: Int; let kind: Kind }
     private(set) var privateItems: [Item] = []
+    /// Derived images (`grid`, `iovl`) by id: their canvas size is in their own bytes.
+    private(set) var derived: [(id: Int, type: String)] = []
     private var locations: [Int: [Range<Int>]] = [:]
 
     init(_ d: [UInt8], _ boxes: [PictureBoxes.Box]) {
@@ -164,6 +166,30 @@ struct HEIFItems {
 
     /// The item's bytes in order; empty when any part of them is not in this file.
     func ranges(of id: Int) -> [Range<Int>] { locations[id] ?? [] }
+
+    /// The items of the file's `meta` box, or nil when it has none that can be walked.
+    static func of(_ d: [UInt8]) -> HEIFItems? {
+        guard let top = PictureBoxes.children(d, 0..<d.count, topLevel: true),
+              let meta = top.boxes.first(where: { $0.type == "meta" }), meta.body.count > 4,
+              let inMeta = PictureBoxes.children(d, (meta.body.lowerBound + 4)..<meta.body.upperBound, topLevel: false) else { return nil }
+        return HEIFItems(d, inMeta.boxes)
+    }
+
+    /// The canvas each derived image says it makes (ISO/IEC 23008-12, 6.6.2.3 `grid`, 6.6.2.2 `iovl`):
+    /// libheif allocates it as said, whatever the item's `ispe`, so it is checked against the pixel
+    /// limit first (a fuzzed 1 KB HEIC's grid claimed 30326×25393: 2.3 GB, then a crash in libheif).
+    func derivedCanvases(_ d: [UInt8]) -> [(width: Int, height: Int)] {
+        derived.compactMap { item in
+            let bytes = ranges(of: item.id).flatMap { d[$0] }
+            // grid: version, flags, rows − 1, columns − 1; iovl: version, flags, four 16-bit fill values.
+            let at = item.type == "grid" ? 4 : 10
+            guard bytes.count >= 2 else { return nil }
+            let wide = bytes[1] & 1 == 1
+            let n = wide ? 4 : 2
+            guard bytes.count >= at + 2 * n else { return nil }
+            return (Bytes.be(bytes, at, n), Bytes.be(bytes, at + n, n))
+        }
+    }
 
     private mutating func readItems(_ d: [UInt8], _ body: Range<Int>) {
         guard body.count >= 6 else { return }
@@ -184,6 +210,7 @@ struct HEIFItems {
                 return String(decoding: d[at..<end], as: UTF8.self)
             }
             _ = string()  // item name
+            if type == "grid" || type == "iovl" { derived.append((id, type)) }
             if type == "Exif" {
                 privateItems.append(Item(id: id, kind: .exif))
             } else if type == "mime" {
