@@ -50,6 +50,12 @@ import Testing
         #expect(abs(Int(gray.g) - 128) < 16, "\(gray)")
         #expect(red.r > 170 && red.g < 70 && red.b < 70, "\(red)")
         #expect(blue.b > 170 && blue.r < 70, "\(blue)")
+        // Shrunk on load, halved while it stays at least the size asked for (either way round), before
+        // the float stages: the same patches at a quarter of the size.
+        let small = try HEIFDecoder.decode(try Fixture.bytes("hdr-pq.avif"), format: .avif, maxPixels: 1 << 20, minimum: (8, 16))
+        #expect((small.pixels.width, small.pixels.height, small.sourceWidth) == (16, 8, 64))
+        let (w2, r2) = (small.pixels.rgba(x: 2, y: 4), small.pixels.rgba(x: 10, y: 4))
+        #expect(w2.g > 200 && r2.r > 170 && r2.g < 80, "\(w2) \(r2)")
         let check = SendCheck().check(path: Fixture.path("hdr-pq.avif"))
         #expect(check.reasons.contains("HDR (PQ, BT.2020) mapped to SDR sRGB"), "\(check.reasons)")
     }

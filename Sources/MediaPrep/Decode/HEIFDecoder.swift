@@ -41,12 +41,15 @@ enum HEIFDecoder {
     }
 
     /// The pixels alone: the colour and metadata are the header's, read once while probing.
-    static func decode(_ data: [UInt8], format: MediaFormat, maxPixels: Int) throws -> DecodedImage {
+    /// - Parameter minimum: the smallest size the caller needs, either way round: an HDR still is halved
+    ///   on load while it stays at least that (`HDRStill`); an SDR one comes whole.
+    static func decode(_ data: [UInt8], format: MediaFormat, maxPixels: Int, minimum: (width: Int, height: Int)? = nil) throws -> DecodedImage {
         try withPrimaryImage(data, format: format, maxPixels: maxPixels) { heif, h, _, _ in
             let alpha = heif.heif_image_handle_has_alpha_channel(h) != 0
             let orientation = hasTransforms(data) ? .up : metadata(heif, h).orientation
             if let hdr = hdr(heif, h) {
-                return try HDRStill.decode(heif, h, hdr, alpha: alpha, format: format, orientation: orientation)
+                return try HDRStill.decode(heif, h, hdr, alpha: alpha, format: format, orientation: orientation,
+                                           minimum: minimum)
             }
             var image: OpaquePointer? = nil
             try check(heif.heif_decode_image(h, &image, heif_colorspace_RGB,

@@ -20,7 +20,8 @@ package enum ImageLoader {
         case .jxl:
             return try JXLDecoder.decode(data, maxPixels: options.maxPixels).image
         case .heic, .avif:
-            return try HEIFDecoder.decode(data, format: format, maxPixels: options.maxPixels)
+            let minimum = options.minimumWidth.flatMap { w in options.minimumHeight.map { (width: w, height: $0) } }
+            return try HEIFDecoder.decode(data, format: format, maxPixels: options.maxPixels, minimum: minimum)
         case .webp where WebPAnimation.isAnimated(data):
             let first = try WebPAnimation(data, maxPixels: options.maxPixels).firstFrame()
             return DecodedImage(pixels: first, format: .webp, sourceWidth: first.width, sourceHeight: first.height, orientation: .up)

@@ -10,7 +10,9 @@ extension ImagePreparer {
     /// 151 ms when every JPEG did), and the Huffman-bound ones the climb's candidates too
     /// (`leavesScalerIdle`). Sources scaled in another orientation or to another size give neither.
     /// Shrink-on-load only needs to keep the view size: a JPEG's minimum decoded size.
-    func decodeOptions(_ jpeg: JPEGSource?, webp: WebPDecoder.Header? = nil, colour: SourceColour?, fileBytes: Int) -> DecodeOptions {
+    /// - Parameter hdrStill: an HDR HEIF's size: halved on load while it stays at least the view (`HDRStill`).
+    func decodeOptions(_ jpeg: JPEGSource?, webp: WebPDecoder.Header? = nil, colour: SourceColour?, fileBytes: Int,
+                       hdrStill: (width: Int, height: Int)? = nil) -> DecodeOptions {
         var options = decode
         options.colour = colour
         options.threads = threads
@@ -19,6 +21,9 @@ extension ImagePreparer {
             (options.minimumWidth, options.minimumHeight) = JPEGDecoder.minimumSize(j.header, orientation: j.orientation, profile: profile)
         } else if let w = webp {
             options = WebPDecoder.shrinkingOnLoad(w, profile: profile, options)
+        } else if let s = hdrStill {
+            let view = profile.viewSize(width: s.width, height: s.height)
+            (options.minimumWidth, options.minimumHeight) = (view.width, view.height)
         }
         return options
     }
@@ -27,7 +32,8 @@ extension ImagePreparer {
     /// progressive file's scans and a Lanczos halving on `threads`), with nothing scaled beside it:
     /// the floor `bench` reads the whole pipeline's time against.
     package func decodeOnly(source: ProbedSource) throws -> DecodedImage {
-        let options = decodeOptions(source.jpeg, webp: source.webp, colour: source.colour, fileBytes: source.probe.bytes)
+        let options = decodeOptions(source.jpeg, webp: source.webp, colour: source.colour, fileBytes: source.probe.bytes,
+                                    hdrStill: source.hdrSize)
         var alone = self
         alone.threads = 1  // no view scaled beside the decode
         let stream = [.png, .jpeg].contains(source.probe.format) && !source.isWhole ? source.probe.path : nil

@@ -54,14 +54,15 @@ package struct ImagePreparer: Sendable {
             if keep == nil { stream = rest.probe.path } else { data = try InputFile(rest.probe.path).whole(after: data) }
         }
         return try prepare(data: data, stream: stream, fileBytes: rest.probe.bytes, jpeg: rest.jpeg, webp: rest.webp, keep: keep,
-                           format: rest.probe.format, decoded: rest.firstFrame, colour: rest.colour)
+                           format: rest.probe.format, decoded: rest.firstFrame, colour: rest.colour, hdrStill: rest.hdrSize)
     }
 
     /// - Parameters:
     ///   - stream: the PNG's or JPEG's path when `data` is only its head (the decoder reads the rest).
     ///   - fileBytes: the file's size (`data`'s when nil).
     private func prepare(data: consuming [UInt8], stream: String? = nil, fileBytes: Int? = nil, jpeg: JPEGSource?, webp: WebPDecoder.Header? = nil,
-                         keep: PrepareRoute?, format: MediaFormat, decoded already: DecodedImage?, colour: SourceColour? = nil) throws -> PreparedImage {
+                         keep: PrepareRoute?, format: MediaFormat, decoded already: DecodedImage?, colour: SourceColour? = nil,
+                         hdrStill: (width: Int, height: Int)? = nil) throws -> PreparedImage {
         try cancellation?.check()
         if let j = jpeg, let route = keep, let kept = try Trace.time("keep the JPEG as it is", { try keepJPEG(data, j, route) }) {
             return kept
@@ -69,7 +70,7 @@ package struct ImagePreparer: Sendable {
         if format == .png, let route = keep, let kept = try Trace.time("keep the PNG as it is", { try keepPNG(data, route) }) {
             return kept
         }
-        let options = decodeOptions(jpeg, webp: webp, colour: colour, fileBytes: fileBytes ?? data.count)
+        let options = decodeOptions(jpeg, webp: webp, colour: colour, fileBytes: fileBytes ?? data.count, hdrStill: hdrStill)
         // One search for the image: the decode makes the climb's candidates its sizes name.
         var search = BudgetSearch(profile: profile)
         let made = try decodeScalingToView(data, stream: stream, jpeg: jpeg, format: format, already: already, options: options, climb: search)

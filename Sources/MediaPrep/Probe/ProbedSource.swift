@@ -27,6 +27,11 @@ package struct ProbedSource: @unchecked Sendable {
     var rewrite: MetadataRewrite? = nil
     /// An HDR AVIF or HEIC still's transfer: its decode maps it to SDR (`HDRStill`).
     var hdr: HDRToSDR.Transfer? = nil
+    /// An HDR still's size as shown, which its decode is shrunk on load against.
+    var hdrSize: (width: Int, height: Int)? {
+        guard hdr != nil, let w = probe.width, let h = probe.height else { return nil }
+        return (w, h)
+    }
 
     /// The file's bytes, handed over: this source keeps none, so they are freed once the taker is done.
     mutating func takeData() -> [UInt8] {

@@ -48,9 +48,11 @@ final class HDRToSDR {
     }
 
     /// `frame` as SDR BT.709 (yuv420p or rgb24, as `Output` says); valid until the next call.
-    func map(_ frame: UnsafeMutablePointer<AVFrame>, _ transfer: Transfer) throws -> UnsafeMutablePointer<AVFrame> {
+    /// - Parameter size: scaled to this first (Lanczos, in the HDR signal), so every float stage after
+    ///   it works at this size (a still shrunk on load); nil keeps the frame's.
+    func map(_ frame: UnsafeMutablePointer<AVFrame>, _ transfer: Transfer, size: (width: Int, height: Int)? = nil) throws -> UnsafeMutablePointer<AVFrame> {
         let k = (frame.pointee.width, frame.pointee.height, frame.pointee.format, transfer)
-        if key.map({ $0 != k }) ?? true { (graph, key) = (nil, nil); graph = try build(frame, transfer); key = k }
+        if key.map({ $0 != k }) ?? true { (graph, key) = (nil, nil); graph = try build(frame, transfer, size: size); key = k }
         guard let graph else { throw MediaPrepError(.decodeFailed, "no HDR filter") }
         do {
             // Referenced, not moved: the decoder's frame stays the caller's.
@@ -62,14 +64,15 @@ final class HDRToSDR {
         return output
     }
 
-    private func build(_ f: UnsafeMutablePointer<AVFrame>, _ transfer: Transfer) throws -> FilterGraph {
+    private func build(_ f: UnsafeMutablePointer<AVFrame>, _ transfer: Transfer, size: (width: Int, height: Int)?) throws -> FilterGraph {
         var sar = f.pointee.sample_aspect_ratio
         if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
         let args = "video_size=\(f.pointee.width)x\(f.pointee.height):pix_fmt=\(f.pointee.format):time_base=1/90000:pixel_aspect=\(sar.num)/\(sar.den)"
         let npl = transfer == .pq ? 203 : 100
         let last = kind == .video ? "zscale=transfer=bt709:matrix=bt709:range=tv:dither=error_diffusion,format=yuv420p"
             : "zscale=transfer=bt709:range=pc:dither=error_diffusion,format=gbrp,format=rgb24"
-        let chain = "[in]zscale=transfer=linear:npl=\(npl),format=gbrpf32le,zscale=primaries=bt709,tonemap=tonemap=mobius:desat=0,"
+        let scale = size.map { "w=\($0.width):h=\($0.height):filter=lanczos:" } ?? ""
+        let chain = "[in]zscale=\(scale)transfer=linear:npl=\(npl),format=gbrpf32le,zscale=primaries=bt709,tonemap=tonemap=mobius:desat=0,"
             + last + "[out]"
         do {
             return try FilterGraph(chain, inputs: [("in", args)])
