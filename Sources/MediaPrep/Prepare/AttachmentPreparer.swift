@@ -381,6 +381,7 @@ package struct AttachmentPreparer: Sendable {
         case .mov: return "mov"
         case .webm: return "webm"
         case .matroska: return "mkv"
+        case .avi: return "avi"
         case .m4a: return "m4a"
         case .aac: return "aac"
         case .mp3: return "mp3"

@@ -19,6 +19,7 @@ package enum FormatSniffer {
         if at(0, "GIF87a") || at(0, "GIF89a") { return .gif }
         if at(0, "RIFF") && at(8, "WEBP") { return .webp }
         if at(0, "RIFF") && at(8, "WAVE") { return .wav }
+        if at(0, "RIFF") && at(8, "AVI ") { return .avi }
         if at(0, "BM") && b.count >= 26 { return .bmp }
         // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {

@@ -57,6 +57,7 @@ package struct MetadataRewrite: Sendable, Equatable {
         switch format {
         case .mp4, .mov, .m4a: return try MP4MetadataStripper.rewrite(r)
         case .matroska, .webm: return try MatroskaMetadataStripper.rewrite(r)
+        case .avi: return try AVIMetadataStripper.rewrite(r)
         default: return try AudioTagStripper.rewrite(r, format: format)
         }
     }

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+
+/// AVI, as older cameras record it: sniffed by content (it was an unknown file, its INFO tags and capture
+/// date sent along), prepared as a video (an MP4, transcoded or remuxed), and stripped in place when
+/// sent as it is (`--video original`).
+@Suite struct AVITests {
+    static func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+    static func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] { Array(id.utf8) + le(body.count, 4) + body + (body.count % 2 == 1 ? [0] : []) }
+    static func list(_ type: String, _ chunks: [UInt8]) -> [UInt8] { chunk("LIST", Array(type.utf8) + chunks) }
+
+    /// One 8×8 uncompressed frame (BI_RGB), a camera's capture date in `hdrl`, and an INFO list.
+    static func avi() -> [UInt8] {
+        let (w, h) = (8, 8)
+        let avih = le(200_000, 4) + le(0, 4) + le(0, 4) + le(0x10, 4) + le(1, 4) + le(0, 4) + le(1, 4) + le(w * h * 3, 4)
+            + le(w, 4) + le(h, 4) + [UInt8](repeating: 0, count: 16)
+        let strh = Array("vids".utf8) + Array("DIB ".utf8) + le(0, 4) + le(0, 2) + le(0, 2) + le(0, 4) + le(1, 4) + le(5, 4) + le(0, 4)
+            + le(1, 4) + le(w * h * 3, 4) + le(-1, 4) + le(0, 4) + le(0, 2) + le(0, 2) + le(w, 2) + le(h, 2)
+        let strf = le(40, 4) + le(w, 4) + le(h, 4) + le(1, 2) + le(24, 2) + le(0, 4) + le(w * h * 3, 4) + [UInt8](repeating: 0, count: 16)
+        let hdrl = list("hdrl", chunk("avih", avih) + list("strl", chunk("strh", strh) + chunk("strf", strf))
+                                + chunk("IDIT", Array("Mon Jun 01 10:00:00 2026\n".utf8) + [0]))
+        let info = list("INFO", chunk("IART", Array("Jane Sender".utf8) + [0]) + chunk("ICRD", Array("2026-06-01".utf8) + [0]))
+        var frame: [UInt8] = []
+        for y in 0..<h { for x in 0..<w { frame += [UInt8(x * 30), UInt8(y * 30), 200] } }
+        let movi = list("movi", chunk("00db", frame))
+        let idx1 = chunk("idx1", Array("00db".utf8) + le(0x10, 4) + le(4, 4) + le(frame.count, 4))
+        let body = Array("AVI ".utf8) + hdrl + info + movi + idx1
+        return Array("RIFF".utf8) + le(body.count, 4) + body
+    }
+
+    @Test func itsTagsAndCaptureDateAreBlankedInPlace() throws {
+        let input = Self.avi()
+        #expect(FormatSniffer.sniff(input) == .avi)
+        let rewrite = try #require(try MetadataRewrite.of(ByteReader(input), format: .avi))
+        #expect(rewrite.found.contains(.author) && rewrite.found.contains(.dates))
+        let out = NothingPrivateTests.applied(rewrite, to: input)
+        #expect(out.count == input.count)
+        for secret in ["Jane Sender", "2026-06-01", "Jun 01 10:00:00"] {
+            #expect(input.contains(sequence: Array(secret.utf8)) && !out.contains(sequence: Array(secret.utf8)), "\(secret)")
+        }
+        // The frames and their index are the same bytes.
+        let movi = try #require(input.firstRange(of: Array("movi".utf8)))
+        #expect(out[movi.lowerBound...] == input[movi.lowerBound...])
+    }
+
+    @Test func itIsPreparedAsAVideoAndSentAsItIsOnlyWithoutItsTags() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/camera.avi"
+        try Data(Self.avi()).write(to: URL(fileURLWithPath: path))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
+        #expect(item.kind == .video && item.format == .mp4, "\(String(describing: item.error))")
+        var original = AttachmentPreparer(outputDirectory: dir + "/original", timestamp: 0)
+        original.media.video = .original
+        let kept = original.prepare(path: path)
+        #expect(kept.kind == .video && kept.route == .stripped, "\(String(describing: kept.error))")
+        for out in [item.output, kept.output] {
+            let bytes = try FileBytes.read(try #require(out))
+            #expect(!bytes.contains(sequence: Array("Jane Sender".utf8)) && !bytes.contains(sequence: Array("2026-06-01".utf8)))
+        }
+        #expect(try #require(kept.output).hasSuffix(".avi"))
+    }
+}
