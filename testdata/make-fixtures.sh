@@ -200,6 +200,12 @@ $EXIF -n -Orientation=8 -GPSLatitude=59.3293 -GPSLatitudeRef=N -GPSLongitude=18.
 heif-enc -q 92 heic-src.jpg -o orient-gps.heic >/dev/null
 avifenc -s 8 --min 10 --max 20 quadrants.png quadrants.avif >/dev/null   # libavif-bin
 cjxl -q 95 quadrants.png quadrants.jxl >/dev/null 2>&1                    # libjxl-tools
+# An MPEG transport stream as a camcorder writes one (AVCHD), its service named in the SDT.
+ffmpeg -v error -y -f lavfi -i color=c=gray:s=16x16:d=0.2:r=5 -c:v libx264 -preset ultrafast -x264-params keyint=1 \
+  -bsf:v filter_units=remove_types=6 -metadata service_provider="Jane Sender" -metadata service_name="Secret title" camcorder.ts
+# The SARIF 2.1.0 schema (OASIS, errata 01) that check's --format sarif output is validated against, minified.
+curl -fsSL https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json \
+  | python3 -c 'import json, sys; json.dump(json.load(sys.stdin), sys.stdout, separators=(",", ":"), ensure_ascii=False)' > sarif-schema-2.1.0.json
 # An AVIF storing colour premultiplied by alpha: #ff2000 fading out left to right.
 $IM -size 64x32 xc:'#ff2000' \( -size 32x64 gradient:black-white -rotate 90 \) -alpha off -compose copy_opacity -composite premul-src.png
 avifenc -s 8 --min 0 --max 10 --premultiply premul-src.png premultiplied.avif >/dev/null

@@ -62,3 +62,34 @@ import Testing
         #expect(try #require(kept.output).hasSuffix(".avi"))
     }
 }
+
+/// MPEG-TS and AVCHD's M2TS (camcorders): sniffed past the first 64 bytes (three packets' sync bytes),
+/// and always transcoded, even with `--video original`: a camcorder's date and GPS ride in the H.264
+/// stream's own SEI messages, which a remux or a copy would keep. Before, both went as unknown files.
+@Suite struct TransportStreamTests {
+    /// The fixture's 188-byte packets, each after a 4-byte time stamp, as AVCHD writes them.
+    static func m2ts(_ ts: [UInt8]) -> [UInt8] {
+        stride(from: 0, to: ts.count - 187, by: 188).flatMap { [0, 0, 0, 0] + ts[$0..<($0 + 188)] }
+    }
+
+    @Test func aTransportStreamIsAVideoThatIsAlwaysTranscoded() throws {
+        let ts = try Fixture.bytes("camcorder.ts")
+        #expect(FormatSniffer.sniff(ts) == .mpegts && FormatSniffer.sniff(Self.m2ts(ts)) == .mpegts)
+        #expect(FormatSniffer.sniff(Array(ts.prefix(FormatSniffer.headerLength))) == .unknown)  // too little to tell
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(Self.m2ts(ts)).write(to: URL(fileURLWithPath: dir + "/camcorder.m2ts"))
+        var original = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
+        original.media.video = .original
+        for (preparer, path) in [(AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0), Fixture.path("camcorder.ts")),
+                                 (original, dir + "/camcorder.m2ts")] {
+            let item = preparer.prepare(path: path)
+            #expect(item.kind == .video && item.format == .mp4 && item.route == .encoded, "\(path): \(String(describing: item.error))")
+            let out = try FileBytes.read(try #require(item.output))
+            #expect(!out.contains(sequence: Array("Jane Sender".utf8)))
+        }
+        var check = SendCheck()
+        check.media.video = .original
+        #expect(check.check(path: Fixture.path("camcorder.ts")).reasons.contains { $0.hasPrefix("an MPEG-TS is never sent as it is") })
+    }
+}

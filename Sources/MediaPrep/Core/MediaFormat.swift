@@ -8,6 +8,8 @@ public enum MediaFormat: String, Sendable, Codable {
     case mp4, mov, matroska, webm, m4a, aac, mp3, ogg, wav, flac
     /// AVI, as older cameras record: FFmpeg reads it; it leaves as MP4.
     case avi
+    /// MPEG transport stream (.ts; a camcorder's AVCHD .mts and .m2ts): always transcoded to MP4.
+    case mpegts
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -21,7 +23,7 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {
         switch self {
-        case .mp4, .mov, .matroska, .webm, .avi, .m4a, .aac, .mp3, .ogg, .wav, .flac: return true
+        case .mp4, .mov, .matroska, .webm, .avi, .mpegts, .m4a, .aac, .mp3, .ogg, .wav, .flac: return true
         default: return false
         }
     }

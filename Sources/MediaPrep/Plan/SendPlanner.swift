@@ -178,7 +178,8 @@ package enum SendPlanner {
         try checkFileLimit(p, rules)
         let budget = rules.videoBudget
         let original = rules.media.video == .original
-        let compatibility: VideoCompatibility = forceTranscode ? .needsTranscode : original ? .playable : .of(p)
+        // An MPEG-TS never goes as it is, even when asked: its metadata is inside its video stream.
+        let compatibility: VideoCompatibility = forceTranscode || p.format == .mpegts ? .needsTranscode : original ? .playable : .of(p)
         let fits = budget.map { p.bytes <= $0 } ?? true
         let codec = p.videoCodec ?? "video"
         switch (compatibility, fits) {
@@ -196,7 +197,8 @@ package enum SendPlanner {
             let reason = budget.map { b in p.bytes > b ? "\(codec) re-encoded as H.264 + AAC to fit \(b.formatted) bytes" : nil } ?? nil
             let capped = budget == nil ? ["at no more than the source's own bit rate"] : []
             return SendPlan(kind: .video, action: .transcodeVideo(plan), reasons: [reason
-                ?? "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays"] + (note.map { [$0] } ?? capped))
+                ?? "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays"] + (note.map { [$0] } ?? capped)
+                + (p.format == .mpegts ? ["an MPEG-TS is never sent as it is: a camcorder's date and GPS ride in its video stream"] : []))
         }
     }
 

@@ -2,6 +2,8 @@
 package enum FormatSniffer {
     /// How many leading bytes `sniff` looks at; callers may pass just this much.
     package static let headerLength = 64
+    /// What telling an MPEG transport stream takes: three packets' sync bytes.
+    package static let transportStreamLength = 4 + 2 * 192 + 1
 
     package static func sniff<C: Collection>(_ data: C) -> MediaFormat where C.Element == UInt8 {
         let b = Array(data.prefix(headerLength))
@@ -20,6 +22,10 @@ package enum FormatSniffer {
         if at(0, "RIFF") && at(8, "WEBP") { return .webp }
         if at(0, "RIFF") && at(8, "WAVE") { return .wav }
         if at(0, "RIFF") && at(8, "AVI ") { return .avi }
+        // MPEG-TS: a sync byte every 188 bytes; AVCHD's M2TS puts a 4-byte time stamp before each.
+        for (first, size) in [(0, 188), (4, 192)] where b.count > first + 2 * size && (0..<3).allSatisfy({ b[first + $0 * size] == 0x47 }) {
+            return .mpegts
+        }
         if at(0, "BM") && b.count >= 26 { return .bmp }
         // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {
@@ -42,6 +48,12 @@ package enum FormatSniffer {
         if b.count >= 2, b[0] == 0xFF {
             if b[1] & 0xF6 == 0xF0 { return .aac }  // ADTS: sync word with layer 00
             if b[1] & 0xE0 == 0xE0 && b[1] & 0x06 != 0 { return .mp3 }  // MPEG audio frame sync
+        }
+        // MPEG-TS: a sync byte every 188 bytes, three times; AVCHD's M2TS puts a 4-byte time stamp
+        // before each. The only format told past the first 64 bytes (`transportStreamLength`).
+        let ts = Array(data.prefix(transportStreamLength))
+        for (first, size) in [(0, 188), (4, 192)] where ts.count > first + 2 * size && (0..<3).allSatisfy({ ts[first + $0 * size] == 0x47 }) {
+            return .mpegts
         }
         return .unknown
     }
