@@ -203,6 +203,10 @@ cjxl -q 95 quadrants.png quadrants.jxl >/dev/null 2>&1                    # libj
 # An MPEG transport stream as a camcorder writes one (AVCHD), its service named in the SDT.
 ffmpeg -v error -y -f lavfi -i color=c=gray:s=16x16:d=0.2:r=5 -c:v libx264 -preset ultrafast -x264-params keyint=1 \
   -bsf:v filter_units=remove_types=6 -metadata service_provider="Jane Sender" -metadata service_name="Secret title" camcorder.ts
+# Flash video with its onMetaData naming a sender, and an MPEG program stream: both always transcoded.
+ffmpeg -v error -y -f lavfi -i color=c=gray:s=16x16:d=0.2:r=5 -c:v libx264 -preset ultrafast -x264-params keyint=1 \
+  -bsf:v filter_units=remove_types=6 -metadata title="Secret title" -metadata artist="Jane Sender" -metadata comment="secret comment" flash.flv
+ffmpeg -v error -y -f lavfi -i color=c=gray:s=16x16:d=0.2:r=5 -c:v mpeg2video -f vob program.mpg
 # The SARIF 2.1.0 schema (OASIS, errata 01) that check's --format sarif output is validated against, minified.
 curl -fsSL https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json \
   | python3 -c 'import json, sys; json.dump(json.load(sys.stdin), sys.stdout, separators=(",", ":"), ensure_ascii=False)' > sarif-schema-2.1.0.json

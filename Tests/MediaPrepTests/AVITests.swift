@@ -92,4 +92,18 @@ import Testing
         check.media.video = .original
         #expect(check.check(path: Fixture.path("camcorder.ts")).reasons.contains { $0.hasPrefix("an MPEG-TS is never sent as it is") })
     }
+
+    /// Flash video (its onMetaData names the sender) and an MPEG program stream: sniffed (both were
+    /// unknown files), and transcoded even when asked to go as they are.
+    @Test(arguments: [("flash.flv", MediaFormat.flv), ("program.mpg", .mpegps)])
+    func flashAndProgramStreamsAreTranscodedToo(_ name: String, _ format: MediaFormat) throws {
+        #expect(FormatSniffer.sniff(try Fixture.bytes(name)) == format)
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var preparer = AttachmentPreparer(outputDirectory: dir, timestamp: 0)
+        preparer.media.video = .original
+        let item = preparer.prepare(path: Fixture.path(name))
+        #expect(item.kind == .video && item.format == .mp4 && item.route == .encoded, "\(String(describing: item.error))")
+        #expect(!(try FileBytes.read(try #require(item.output))).contains(sequence: Array("Jane Sender".utf8)))
+    }
 }

@@ -178,8 +178,7 @@ package enum SendPlanner {
         try checkFileLimit(p, rules)
         let budget = rules.videoBudget
         let original = rules.media.video == .original
-        // An MPEG-TS never goes as it is, even when asked: its metadata is inside its video stream.
-        let compatibility: VideoCompatibility = forceTranscode || p.format == .mpegts ? .needsTranscode : original ? .playable : .of(p)
+        let compatibility: VideoCompatibility = forceTranscode || p.format.isTranscodedOnly ? .needsTranscode : original ? .playable : .of(p)
         let fits = budget.map { p.bytes <= $0 } ?? true
         let codec = p.videoCodec ?? "video"
         switch (compatibility, fits) {
@@ -198,7 +197,8 @@ package enum SendPlanner {
             let capped = budget == nil ? ["at no more than the source's own bit rate"] : []
             return SendPlan(kind: .video, action: .transcodeVideo(plan), reasons: [reason
                 ?? "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays"] + (note.map { [$0] } ?? capped)
-                + (p.format == .mpegts ? ["an MPEG-TS is never sent as it is: a camcorder's date and GPS ride in its video stream"] : []))
+                + (p.format == .mpegts ? ["an MPEG-TS is never sent as it is: a camcorder's date and GPS ride in its video stream"]
+                   : p.format.isTranscodedOnly ? ["\(p.format == .flv ? "FLV" : "MPEG-PS") is never sent as it is: its metadata cannot be taken out in place"] : []))
         }
     }
 

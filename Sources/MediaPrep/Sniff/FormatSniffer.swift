@@ -22,6 +22,8 @@ package enum FormatSniffer {
         if at(0, "RIFF") && at(8, "WEBP") { return .webp }
         if at(0, "RIFF") && at(8, "WAVE") { return .wav }
         if at(0, "RIFF") && at(8, "AVI ") { return .avi }
+        if starts([0x46, 0x4C, 0x56, 0x01]) { return .flv }  // "FLV", version 1
+        if starts([0x00, 0x00, 0x01, 0xBA]) { return .mpegps }  // an MPEG-1/2 pack header
         // MPEG-TS: a sync byte every 188 bytes; AVCHD's M2TS puts a 4-byte time stamp before each.
         for (first, size) in [(0, 188), (4, 192)] where b.count > first + 2 * size && (0..<3).allSatisfy({ b[first + $0 * size] == 0x47 }) {
             return .mpegts

@@ -12,9 +12,7 @@ enum VideoCompatibility: Equatable {
     static let videoCodecs: Set<String> = ["h264", "hevc"]
 
     static func of(_ p: ProbeResult) -> VideoCompatibility {
-        // A camcorder's AVCHD stream carries its date and GPS in the video's own SEI messages, which a
-        // remux would copy: re-encoded, as are its SDT's service and provider names.
-        if p.format == .mpegts { return .needsTranscode }
+        if p.format.isTranscodedOnly { return .needsTranscode }
         let codecsOK = videoCodecs.contains(p.videoCodec ?? "") && (p.audioCodec == nil || p.audioCodec == "aac")
         guard codecsOK else { return .needsTranscode }
         return p.format == .mp4 || p.format == .mov ? .playable : .remux
