@@ -115,28 +115,26 @@ enum HEIFDecoder {
             var icc = [UInt8](repeating: 0, count: size)
             if heif.heif_image_handle_get_raw_color_profile(h, &icc).code == heif_error_Ok { return (icc, nil) }
         }
+        return nclx(heif, h).flatMap { EmbeddedProfile.forCodePoints(primaries: $0.primaries, transfer: $0.transfer) }.map { ($0.profile, $0.name) }
+    }
+
+    /// The nclx colour box's primaries and transfer (H.273 code points), or nil when the file has none.
+    private static func nclx(_ heif: cheif, _ h: OpaquePointer) -> (primaries: Int, transfer: Int)? {
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>? = nil
         let read = heif.heif_image_handle_get_nclx_color_profile(h, &nclx)
         defer { if let n = nclx { heif.heif_nclx_color_profile_free(n) } }  // freed whatever the call said
         guard read.code == heif_error_Ok, let n = nclx else { return nil }
-        return EmbeddedProfile.forCodePoints(primaries: Int(n.pointee.color_primaries.rawValue),
-                                             transfer: Int(n.pointee.transfer_characteristics.rawValue))
-            .map { ($0.profile, $0.name) }
+        return (Int(n.pointee.color_primaries.rawValue), Int(n.pointee.transfer_characteristics.rawValue))
     }
 
     /// An HDR picture's transfer (nclx PQ or HLG) and primaries, or nil for SDR.
     static func hdr(_ heif: cheif, _ h: OpaquePointer) -> (transfer: HDRToSDR.Transfer, primaries: Int)? {
-        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>? = nil
-        let read = heif.heif_image_handle_get_nclx_color_profile(h, &nclx)
-        defer { if let n = nclx { heif.heif_nclx_color_profile_free(n) } }
-        guard read.code == heif_error_Ok, let n = nclx else { return nil }
-        let transfer: HDRToSDR.Transfer
-        switch n.pointee.transfer_characteristics.rawValue {
-        case 16: transfer = .pq
-        case 18: transfer = .hlg
+        guard let n = nclx(heif, h) else { return nil }
+        switch n.transfer {
+        case 16: return (.pq, n.primaries)
+        case 18: return (.hlg, n.primaries)
         default: return nil
         }
-        return (transfer, Int(n.pointee.color_primaries.rawValue))
     }
 
     /// Whether the container rotates or mirrors the image (`irot`, `imir` boxes among the item

@@ -39,7 +39,8 @@ enum TIFFDecoder {
         }
         let icc = image.pointee.icc.map { Array(UnsafeBufferPointer(start: $0, count: Int(image.pointee.icc_size))) }
         let orientation = ExifOrientation(rawValue: Int(image.pointee.orientation)) ?? .up
-        let cmykProfile = icc.flatMap { SourceColour.inspect($0) }.flatMap { $0.isCMYK ? $0 : nil }
+        // Only a profile whose header says CMYK is looked into here; an RGB one is the probe's to inspect, once.
+        let cmykProfile = icc.flatMap { $0.count >= 20 && Bytes.ascii($0, 16, 4) == "CMYK" ? SourceColour.inspect($0) : nil }
         if image.pointee.cmyk != 0, let cmykProfile {
             // Its inks through its own profile, as a CMYK JPEG's (libtiff's RGBA is 255 − ink, times 255 − black:
             // a print TIFF with the SWOP profile was off by 21 levels on average against Little CMS).

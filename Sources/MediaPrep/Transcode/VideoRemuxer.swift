@@ -12,7 +12,6 @@ enum VideoCompatibility: Equatable {
     static let videoCodecs: Set<String> = ["h264", "hevc"]
 
     static func of(_ p: ProbeResult) -> VideoCompatibility {
-        if p.format.isTranscodedOnly { return .needsTranscode }
         let codecsOK = videoCodecs.contains(p.videoCodec ?? "") && (p.audioCodec == nil || p.audioCodec == "aac")
         guard codecsOK else { return .needsTranscode }
         return p.format == .mp4 || p.format == .mov ? .playable : .remux
