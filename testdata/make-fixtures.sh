@@ -207,6 +207,11 @@ ffmpeg -v error -y -f lavfi -i color=c=gray:s=16x16:d=0.2:r=5 -c:v libx264 -pres
 ffmpeg -v error -y -f lavfi -i color=c=gray:s=16x16:d=0.2:r=5 -c:v libx264 -preset ultrafast -x264-params keyint=1 \
   -bsf:v filter_units=remove_types=6 -metadata title="Secret title" -metadata artist="Jane Sender" -metadata comment="secret comment" flash.flv
 ffmpeg -v error -y -f lavfi -i color=c=gray:s=16x16:d=0.2:r=5 -c:v mpeg2video -f vob program.mpg
+# Sound alone in Flash video (AAC; MP3) and in a transport stream (MP2), each naming a sender: sent
+# as a file, each leaves as a new .m4a or .mp3.
+ffmpeg -v error -y -f lavfi -i "sine=f=440:d=1:r=8000" -c:a aac -b:a 12k -metadata title="Secret title" -metadata artist="Jane Sender" radio-aac.flv
+ffmpeg -v error -y -f lavfi -i "sine=f=440:d=0.5:r=11025" -c:a libmp3lame -b:a 8k -metadata title="Secret title" -metadata artist="Jane Sender" radio-mp3.flv
+ffmpeg -v error -y -f lavfi -i "sine=f=440:d=1:r=16000" -c:a mp2 -b:a 32k -metadata service_provider="Jane Sender" -metadata service_name="Secret title" radio-mp2.ts
 # The SARIF 2.1.0 schema (OASIS, errata 01) that check's --format sarif output is validated against, minified.
 curl -fsSL https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json \
   | python3 -c 'import json, sys; json.dump(json.load(sys.stdin), sys.stdout, separators=(",", ":"), ensure_ascii=False)' > sarif-schema-2.1.0.json

@@ -107,3 +107,50 @@ import Testing
         #expect(!(try FileBytes.read(try #require(item.output))).contains(sequence: Array("Jane Sender".utf8)))
     }
 }
+
+/// Sound alone in a transport stream, a program stream or Flash video, sent as a file (long, music,
+/// `--audio-as file`): no stripper cuts those containers' names in place, so the file that leaves is
+/// new: AAC moved into an .m4a, MP3 into a bare .mp3, anything else re-encoded as AAC. Before, each
+/// went with its own bytes, "Jane Sender" and all.
+@Suite struct AudioFromVideoContainerTests {
+    @Test(arguments: [("radio-aac.flv", "m4a", "aac", PrepareRoute.remuxed, 1.0),
+                      ("radio-mp3.flv", "mp3", "mp3", .remuxed, 0.5),
+                      ("radio-mp2.ts", "m4a", "aac", .encoded, 1.0)])
+    func soundSentAsAFileLeavesItsContainerBehind(_ name: String, _ ext: String, _ codec: String, _ route: PrepareRoute,
+                                                  _ seconds: Double) throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var preparer = AttachmentPreparer(outputDirectory: dir, timestamp: 0)
+        preparer.media.audio = .file
+        let item = preparer.prepare(path: Fixture.path(name))
+        let out = try #require(item.output, "\(String(describing: item.error))")
+        #expect(item.kind == .file && item.route == route)
+        #expect(out.hasSuffix("/" + name.split(separator: ".")[0] + "." + ext))  // its own name, a new extension
+        #expect(!(try FileBytes.read(out)).contains(sequence: Array("Jane Sender".utf8)))
+        let sent = try MediaProbe.probe(path: out)
+        #expect(sent.audioCodec == codec && sent.videoCodec == nil)
+        // The whole sound, and no more: starting at zero (a TS's audio starts at 1.4 s, which kept would
+        // play as silence), ending with the encoders' priming and padding (a frame is 128 ms of AAC at
+        // 8 kHz, 52 ms of MP3 at 11 kHz).
+        #expect(abs((sent.durationSeconds ?? 0) - seconds) < 0.2, "\(sent.durationSeconds ?? 0) s")
+
+        var check = SendCheck()
+        check.media.audio = .file
+        let verdict = check.check(path: Fixture.path(name))
+        #expect(verdict.code == (route == .remuxed ? "remuxed" : "transcoded"))
+        #expect(verdict.reasons.contains { $0.hasSuffix("names and dates cannot be taken out in place") })
+    }
+
+    /// The planner's own choices: rate and channels from the source, never above its bit rate.
+    @Test func reEncodedSoundKeepsItsRateWithinLimits() {
+        var p = ProbeResult(path: "x.ts", kind: .voice, format: .mpegts, bytes: 1)
+        (p.audioCodec, p.audioChannels, p.audioSampleRate, p.bitRate) = ("mp2", 6, 96_000, 384_000)
+        #expect(AudioFileRoute.of(p) == .transcode(sampleRate: 48_000, channels: 2, bitRate: 160_000))
+        (p.audioChannels, p.audioSampleRate, p.bitRate) = (1, 22_050, 40_000)
+        #expect(AudioFileRoute.of(p) == .transcode(sampleRate: 22_050, channels: 1, bitRate: 40_000))
+        p.bitRate = 8_000
+        #expect(AudioFileRoute.of(p) == .transcode(sampleRate: 22_050, channels: 1, bitRate: 32_000))
+        p.audioBitRate = 48_000  // the stream's own rate, not the container's (a TS's packets add a third)
+        #expect(AudioFileRoute.of(p) == .transcode(sampleRate: 22_050, channels: 1, bitRate: 48_000))
+    }
+}

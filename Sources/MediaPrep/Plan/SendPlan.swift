@@ -23,6 +23,9 @@ package struct SendPlan: Sendable {
         case transcodeVideo(VideoTranscodePlan)
         /// Any audio into the app's voice format, at `bitRate`, within `budget` when there is one.
         case transcodeVoice(bitRate: Int32, budget: Int?)
+        /// Audio sent as a file from a container whose tags cannot be cut in place (TS, PS, FLV):
+        /// under its own name, in a clean file.
+        case audioFile(AudioFileRoute)
         case reject(MediaPrepError)
     }
 
@@ -52,6 +55,8 @@ package struct SendPlan: Sendable {
         case .remux: return "remuxed"
         case .transcodeVideo: return "transcoded"
         case .transcodeVoice: return "voiceTranscoded"
+        case .audioFile(.remux): return "remuxed"
+        case .audioFile: return "transcoded"
         case .reject(let e): return e.code.rawValue
         }
     }

@@ -222,13 +222,11 @@ package enum SendPlanner {
         let tooLong = d > Double(limits.maxVoiceMessageSeconds)
         switch rules.media.audio {
         case .file:
-            return try copy(p, rules, kind: .file, keepName: true, reasons: ["audio sent as a file (--audio-as file)"])
+            return try audioFile(p, rules, "audio sent as a file (--audio-as file)")
         case .auto where tooLong:
-            return try copy(p, rules, kind: .file, keepName: true, reasons: [
-                "audio over \(limits.maxVoiceMessageSeconds) s (\(seconds(d)) s): sent as a file, as the app's file picker does"])
+            return try audioFile(p, rules, "audio over \(limits.maxVoiceMessageSeconds) s (\(seconds(d)) s): sent as a file, as the app's file picker does")
         case .auto where p.music != nil:
-            return try copy(p, rules, kind: .file, keepName: true, reasons: [
-                "music (\(p.music ?? "")): sent as a file, as the app sends a picked song; --audio-as voice makes a voice message"])
+            return try audioFile(p, rules, "music (\(p.music ?? "")): sent as a file, as the app sends a picked song; --audio-as voice makes a voice message")
         case .voice where tooLong:
             throw MediaPrepError(.voiceTooLong, "voice over \(limits.maxVoiceMessageSeconds) s (\(seconds(d)) s): cannot be sent")
         default:
@@ -248,6 +246,16 @@ package enum SendPlanner {
         }
         return SendPlan(kind: .voice, action: .transcodeVoice(bitRate: rate, budget: budget),
                         reasons: ["\(p.audioCodec ?? "audio") transcoded to AAC .m4a (mono, 16 kHz), as the app records voice"])
+    }
+
+    /// Audio under its own name: its bytes (tags cut by the rewrite `plan` adds), or, from a container
+    /// whose tags cannot be cut in place, its sound in a clean file (`AudioFileRoute`).
+    private static func audioFile(_ p: ProbeResult, _ rules: SendRules, _ why: String) throws -> SendPlan {
+        guard p.format.isTranscodedOnly else { return try copy(p, rules, kind: .file, keepName: true, reasons: [why]) }
+        try checkFileLimit(p, rules)
+        let route = AudioFileRoute.of(p)
+        return SendPlan(kind: .file, action: .audioFile(route), reasons: [
+            why, "\(route.describe(p)): \(p.format == .flv ? "an FLV's" : p.format == .mpegts ? "an MPEG-TS's" : "an MPEG-PS's") names and dates cannot be taken out in place"])
     }
 
     // MARK: sent as they are

@@ -102,6 +102,8 @@ package struct AttachmentPreparer: Sendable {
             try finishVideo(try transcodeVideo(probe, t, &item), &item)
         case .transcodeVoice(let rate, let budget):
             try transcodeVoice(source, bitRate: rate, budget: budget, &item)
+        case .audioFile(let route):
+            try sendAudioFile(source, route, &item)
         }
     }
 
@@ -125,9 +127,9 @@ package struct AttachmentPreparer: Sendable {
     /// A file an encoder or muxer writes: staged, probed (what is sent is what the message then
     /// describes: size and duration of the new file), looked at by `inspect` (a video's thumbnail
     /// comes from the output) and placed. Returns the new file's probe.
-    private func produce(_ item: inout PreparedItem, kind: UploadContentKind, ext: String,
+    private func produce(_ item: inout PreparedItem, kind: UploadContentKind, base: String? = nil, ext: String,
                          _ write: (String) throws -> Void, inspect: (String) throws -> Void = { _ in }) throws -> ProbeResult {
-        let staged = try OutputWriter.stageProduced(directory: outputDirectory, base: name(kind), ext: ext,
+        let staged = try OutputWriter.stageProduced(directory: outputDirectory, base: base ?? name(kind), ext: ext,
                                                     cancellation: cancellation, produce: write)
         let made: ProbeResult
         do {
@@ -363,16 +365,38 @@ package struct AttachmentPreparer: Sendable {
 
     /// Plain files keep their own name (made unique), as the app sends documents.
     private func prepareFile(_ probe: ProbeResult, _ rewrite: MetadataRewrite?, _ item: inout PreparedItem) throws {
-        // Its own name, as text the recipient's app can show: a byte that is not UTF-8 becomes `_`.
-        let file = FileNameBytes.portable(probe.path.split(separator: "/").last.map(String.init) ?? "file")
-        var base = file, ext = ""
-        if let dot = file.lastIndex(of: "."), dot != file.startIndex {
-            base = String(file[..<dot])
-            ext = String(file[file.index(after: dot)...])
-        }
+        let (base, ext) = Self.ownName(probe.path)
         try copy(probe, rewrite, &item, base: base, ext: ext)
         item.autoReceive = false
         item.content = .file(text: "")
+    }
+
+    /// Audio from a container whose tags cannot be cut in place, under its own name in a clean file:
+    /// its packets moved, or its sound re-encoded (`AudioFileRoute`).
+    private func sendAudioFile(_ source: ProbedSource, _ route: AudioFileRoute, _ item: inout PreparedItem) throws {
+        let probe = source.probe
+        let input = try source.media ?? MediaInput(path: probe.path)
+        let made = try produce(&item, kind: .file, base: Self.ownName(probe.path).base, ext: route.ext) { tmp in
+            switch route {
+            case .remux(let muxer, _):
+                try VideoRemuxer().remux(input, to: tmp, muxer: muxer, audioOnly: true)
+            case .transcode(let rate, let channels, let bits):
+                try AudioTranscoder(sampleRate: rate, channels: channels, bitRate: bits).transcode(input, to: tmp, cancellation: cancellation)
+            }
+        }
+        item.route = if case .remux = route { .remuxed } else { .encoded }
+        item.format = made.format
+        item.bytes = made.bytes
+        item.autoReceive = false
+        item.content = .file(text: "")
+    }
+
+    /// A file's own name, as text the recipient's app can show (a byte that is not UTF-8 becomes `_`),
+    /// split at its last dot.
+    static func ownName(_ path: String) -> (base: String, ext: String) {
+        let file = FileNameBytes.portable(path.split(separator: "/").last.map(String.init) ?? "file")
+        guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return (file, "") }
+        return (String(file[..<dot]), String(file[file.index(after: dot)...]))
     }
 
     static func ext(_ probe: ProbeResult, _ path: String) -> String {

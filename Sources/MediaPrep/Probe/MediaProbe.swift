@@ -52,6 +52,7 @@ public enum MediaProbe {
             r.audioCodec = FFmpegLibraries.codecName(par.codec_id)
             r.audioChannels = Int(par.ch_layout.nb_channels)
             r.audioSampleRate = Int(par.sample_rate)
+            if par.bit_rate > 0 { r.audioBitRate = Int(par.bit_rate) }
         }
         r.durationSeconds = input.durationSeconds(stream: video ?? audio)
         if input.context.pointee.bit_rate > 0 {

@@ -12,6 +12,8 @@ public struct ProbeResult: Sendable, Equatable {
     public var audioCodec: String?
     public var audioChannels: Int?
     public var audioSampleRate: Int?
+    /// The audio stream's own rate, where its header or the demuxer states one.
+    public var audioBitRate: Int?
     /// As displayed: orientation or rotation already applied.
     public var width: Int?
     public var height: Int?

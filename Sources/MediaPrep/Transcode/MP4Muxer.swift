@@ -1,16 +1,19 @@
 import CFFmpeg
 
-/// An MP4-family output file (faststart) that frees its context and closes its file on every path.
+/// An MP4-family output file (faststart), or a bare MP3, that frees its context and closes its file
+/// on every path.
 final class MP4Muxer {
     let ff: FFmpeg
     let context: UnsafeMutablePointer<AVFormatContext>
     private let path: String
+    private let format: String
     private var headerWritten = false
 
-    /// `format`: "mp4" for video, "ipod" for an `.m4a` voice note.
+    /// `format`: "mp4" for video, "ipod" for an `.m4a`, "mp3" for MP3 frames with no ID3 tag.
     init(ff: FFmpeg, format: String, path: String) throws {
         self.ff = ff
         self.path = path
+        self.format = format
         var oc: UnsafeMutablePointer<AVFormatContext>? = nil
         let rc = ff.media.avformat_alloc_output_context2(&oc, nil, format, path)
         guard rc >= 0, let o = oc else {
@@ -61,7 +64,11 @@ final class MP4Muxer {
         var rc = ff.media.avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
         if rc >= 0 {
             var options: OpaquePointer? = nil
-            _ = ff.util.av_dict_set(&options, "movflags", "+faststart", 0)
+            if format == "mp3" {
+                _ = ff.util.av_dict_set(&options, "id3v2_version", "0", 0)
+            } else {
+                _ = ff.util.av_dict_set(&options, "movflags", "+faststart", 0)
+            }
             rc = ff.media.avformat_write_header(context, &options)
             ff.util.av_dict_free(&options)
         }

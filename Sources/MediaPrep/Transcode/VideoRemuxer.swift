@@ -21,15 +21,17 @@ enum VideoCompatibility: Equatable {
 /// Moves a video's packets into an MP4 (faststart) without decoding them.
 struct VideoRemuxer {
     /// Copies every audio and video stream of `input` (read from its start) into an MP4 at `path`,
-    /// packets untouched; the display matrix (rotation) goes along.
-    func remux(_ input: MediaInput, to path: String) throws {
+    /// packets untouched; the display matrix (rotation) goes along. `audioOnly`: the best audio
+    /// stream alone, into `muxer` ("ipod" for AAC, "mp3").
+    func remux(_ input: MediaInput, to path: String, muxer format: String = "mp4", audioOnly: Bool = false) throws {
         let ff = input.ff
         func failed(_ what: String, _ rc: Int32) -> MediaPrepError {
-            AVError(rc: rc).media(.corrupt, "cannot remux to MP4: \(what)")
+            AVError(rc: rc).media(.corrupt, "cannot remux to \(format == "mp3" ? "MP3" : "MP4"): \(what)")
         }
-        let muxer = try MP4Muxer(ff: ff, format: "mp4", path: path)
+        let muxer = try MP4Muxer(ff: ff, format: format, path: path)
         var outputs: [Int32: UnsafeMutablePointer<AVStream>] = [:]
-        for source in input.streams {
+        let sound = audioOnly ? input.bestStream(AVMEDIA_TYPE_AUDIO) : nil
+        for source in input.streams where !audioOnly || source == sound {
             let type = source.pointee.codecpar.pointee.codec_type
             guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO,
                   source.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 else { continue }
@@ -40,6 +42,16 @@ struct VideoRemuxer {
         var packet = ff.media.av_packet_alloc()
         defer { ff.media.av_packet_free(&packet) }
         guard let pkt = packet else { throw failed("out of memory", AVError.noMemory.rc) }
+        // Timestamps start at zero, as ffmpeg's own remux makes them: a transport stream's audio starts
+        // at 1.4 s, which an MP4 would keep as an empty edit, played as silence.
+        let startTime = input.context.pointee.start_time
+        let start = startTime == AV_NOPTS || startTime <= 0 ? 0 : Double(startTime) / 1_000_000
+        var shift: [Int32: Int64] = [:]
+        for (index, _) in outputs {
+            guard start > 0, let st = input.context.pointee.streams[Int(index)] else { continue }
+            let ticks = start / av_q2d(st.pointee.time_base)
+            if ticks.isFinite, ticks < 1e15 { shift[index] = Int64(ticks.rounded()) }
+        }
         var lastDTS: [Int32: Int64] = [:]
         var covered: Double? = nil  // seconds from each stream's start to the end of its last packet
         var rc: Int32 = 0
@@ -54,6 +66,10 @@ struct VideoRemuxer {
                 let start = source.pointee.start_time == AV_NOPTS ? 0 : Double(source.pointee.start_time)
                 let end = (Double(pkt.pointee.pts) + Double(max(0, pkt.pointee.duration)) - start) * av_q2d(source.pointee.time_base)
                 covered = max(covered ?? 0, end)
+            }
+            if let by = shift[si] {
+                if pkt.pointee.pts != AV_NOPTS { pkt.pointee.pts = pkt.pointee.pts.subtractingReportingOverflow(by).partialValue }
+                if pkt.pointee.dts != AV_NOPTS { pkt.pointee.dts = pkt.pointee.dts.subtractingReportingOverflow(by).partialValue }
             }
             Self.mendTimestamps(pkt, videoDelay: Int64(source.pointee.codecpar.pointee.video_delay), last: &lastDTS[si])
             pkt.pointee.pos = -1
