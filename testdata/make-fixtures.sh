@@ -212,6 +212,9 @@ ffmpeg -v error -y -f lavfi -i color=c=gray:s=16x16:d=0.2:r=5 -c:v mpeg2video -f
 ffmpeg -v error -y -f lavfi -i "sine=f=440:d=1:r=8000" -c:a aac -b:a 12k -metadata title="Secret title" -metadata artist="Jane Sender" radio-aac.flv
 ffmpeg -v error -y -f lavfi -i "sine=f=440:d=0.5:r=11025" -c:a libmp3lame -b:a 8k -metadata title="Secret title" -metadata artist="Jane Sender" radio-mp3.flv
 ffmpeg -v error -y -f lavfi -i "sine=f=440:d=1:r=16000" -c:a mp2 -b:a 32k -metadata service_provider="Jane Sender" -metadata service_name="Secret title" radio-mp2.ts
+# Windows Media (ASF), its Content Description naming the author: a WMV video and a WMA recording.
+ffmpeg -v error -y -f lavfi -i color=c=gray:s=16x16:d=0.2:r=5 -c:v wmv2 -metadata title="Secret title" -metadata author="Jane Sender" -packet_size 512 movie.wmv
+ffmpeg -v error -y -f lavfi -i "sine=f=440:d=0.5:r=8000" -c:a wmav2 -b:a 24k -metadata title="Secret title" -metadata author="Jane Sender" -packet_size 512 memo.wma
 # The SARIF 2.1.0 schema (OASIS, errata 01) that check's --format sarif output is validated against, minified.
 curl -fsSL https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json \
   | python3 -c 'import json, sys; json.dump(json.load(sys.stdin), sys.stdout, separators=(",", ":"), ensure_ascii=False)' > sarif-schema-2.1.0.json

@@ -95,7 +95,7 @@ import Testing
 
     /// Flash video (its onMetaData names the sender) and an MPEG program stream: sniffed (both were
     /// unknown files), and transcoded even when asked to go as they are.
-    @Test(arguments: [("flash.flv", MediaFormat.flv), ("program.mpg", .mpegps)])
+    @Test(arguments: [("flash.flv", MediaFormat.flv), ("program.mpg", .mpegps), ("movie.wmv", .asf)])
     func flashAndProgramStreamsAreTranscodedToo(_ name: String, _ format: MediaFormat) throws {
         #expect(FormatSniffer.sniff(try Fixture.bytes(name)) == format)
         let dir = try Fixture.scratch()
@@ -115,7 +115,8 @@ import Testing
 @Suite struct AudioFromVideoContainerTests {
     @Test(arguments: [("radio-aac.flv", "m4a", "aac", PrepareRoute.remuxed, 1.0),
                       ("radio-mp3.flv", "mp3", "mp3", .remuxed, 0.5),
-                      ("radio-mp2.ts", "m4a", "aac", .encoded, 1.0)])
+                      ("radio-mp2.ts", "m4a", "aac", .encoded, 1.0),
+                      ("memo.wma", "m4a", "aac", .encoded, 0.5)])
     func soundSentAsAFileLeavesItsContainerBehind(_ name: String, _ ext: String, _ codec: String, _ route: PrepareRoute,
                                                   _ seconds: Double) throws {
         let dir = try Fixture.scratch()
@@ -152,5 +153,20 @@ import Testing
         #expect(AudioFileRoute.of(p) == .transcode(sampleRate: 22_050, channels: 1, bitRate: 32_000))
         p.audioBitRate = 48_000  // the stream's own rate, not the container's (a TS's packets add a third)
         #expect(AudioFileRoute.of(p) == .transcode(sampleRate: 22_050, channels: 1, bitRate: 48_000))
+    }
+}
+
+/// AMR, as older phones' recorders write it (no Apple player plays it): sniffed (it was an unknown file)
+/// and made a voice note. Built here: 50 frames of AMR-NB 12.2 kbit/s, one second.
+@Suite struct AMRTests {
+    @Test func anAMRRecordingBecomesAVoiceNote() throws {
+        let amr = Array("#!AMR\n".utf8) + (0..<50).flatMap { i in [0x3C] + (0..<31).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ i) } }
+        #expect(FormatSniffer.sniff(amr) == .amr)
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(amr).write(to: URL(fileURLWithPath: dir + "/memo.amr"))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/memo.amr")
+        #expect(item.kind == .voice && item.format == .m4a && item.route == .encoded, "\(String(describing: item.error))")
+        #expect(item.durationSeconds == 1)
     }
 }

@@ -11,6 +11,11 @@ public enum MediaFormat: String, Sendable, Codable {
     /// MPEG transport stream (.ts; a camcorder's AVCHD .mts and .m2ts), MPEG program stream (.mpg,
     /// .vob) and Flash video: always transcoded to MP4 (`isTranscodedOnly`).
     case mpegts, mpegps, flv
+    /// Windows Media (WMV video, WMA audio) in ASF, its Content Description naming the author: no
+    /// Apple player plays its codecs; always transcoded, as the three above are.
+    case asf
+    /// AMR-NB/WB, as older phones' recorders write it: a voice note once transcoded.
+    case amr
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -24,12 +29,23 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Containers that never leave as they are, even with `--video original`: no stripper takes their
     /// metadata out in place (FLV's onMetaData, a TS's SDT), and an AVCHD camcorder's date and GPS ride
     /// in the H.264 stream's own SEI messages, which a remux or a copy would keep.
-    package var isTranscodedOnly: Bool { [.mpegts, .mpegps, .flv].contains(self) }
+    package var isTranscodedOnly: Bool { [.mpegts, .mpegps, .flv, .asf].contains(self) }
+
+    /// "an MPEG-TS", "an FLV", as a reason names a transcoded-only container.
+    package var containerArticleName: String {
+        switch self {
+        case .mpegts: return "an MPEG-TS"
+        case .mpegps: return "an MPEG-PS"
+        case .flv: return "an FLV"
+        case .asf: return "a Windows Media file"
+        default: return "a \(rawValue)"
+        }
+    }
 
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {
         switch self {
-        case .mp4, .mov, .matroska, .webm, .avi, .mpegts, .mpegps, .flv, .m4a, .aac, .mp3, .ogg, .wav, .flac: return true
+        case .mp4, .mov, .matroska, .webm, .avi, .mpegts, .mpegps, .flv, .asf, .m4a, .aac, .mp3, .ogg, .wav, .flac, .amr: return true
         default: return false
         }
     }

@@ -198,7 +198,7 @@ package enum SendPlanner {
             return SendPlan(kind: .video, action: .transcodeVideo(plan), reasons: [reason
                 ?? "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays"] + (note.map { [$0] } ?? capped)
                 + (p.format == .mpegts ? ["an MPEG-TS is never sent as it is: a camcorder's date and GPS ride in its video stream"]
-                   : p.format.isTranscodedOnly ? ["\(p.format == .flv ? "FLV" : "MPEG-PS") is never sent as it is: its metadata cannot be taken out in place"] : []))
+                   : p.format.isTranscodedOnly ? ["\(p.format.containerArticleName) is never sent as it is: its metadata cannot be taken out in place"] : []))
         }
     }
 
@@ -255,7 +255,7 @@ package enum SendPlanner {
         try checkFileLimit(p, rules)
         let route = AudioFileRoute.of(p)
         return SendPlan(kind: .file, action: .audioFile(route), reasons: [
-            why, "\(route.describe(p)): \(p.format == .flv ? "an FLV's" : p.format == .mpegts ? "an MPEG-TS's" : "an MPEG-PS's") names and dates cannot be taken out in place"])
+            why, "\(route.describe(p)): \(p.format.containerArticleName)'s names and dates cannot be taken out in place"])
     }
 
     // MARK: sent as they are

@@ -24,10 +24,9 @@ package enum FormatSniffer {
         if at(0, "RIFF") && at(8, "AVI ") { return .avi }
         if starts([0x46, 0x4C, 0x56, 0x01]) { return .flv }  // "FLV", version 1
         if starts([0x00, 0x00, 0x01, 0xBA]) { return .mpegps }  // an MPEG-1/2 pack header
-        // MPEG-TS: a sync byte every 188 bytes; AVCHD's M2TS puts a 4-byte time stamp before each.
-        for (first, size) in [(0, 188), (4, 192)] where b.count > first + 2 * size && (0..<3).allSatisfy({ b[first + $0 * size] == 0x47 }) {
-            return .mpegts
-        }
+        // ASF's Header Object GUID, 75B22630-668E-11CF-A6D9-00AA0062CE6C, as stored.
+        if starts([0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11, 0xA6, 0xD9, 0x00, 0xAA, 0x00, 0x62, 0xCE, 0x6C]) { return .asf }
+        if at(0, "#!AMR\n") || at(0, "#!AMR-WB\n") { return .amr }
         if at(0, "BM") && b.count >= 26 { return .bmp }
         // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {
