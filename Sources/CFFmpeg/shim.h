@@ -44,6 +44,15 @@ static inline int64_t cff_frame_duration(const AVFrame *f) {
 #endif
 }
 
+/* Whether a decoded frame holds two fields (interlaced video: a camcorder's 1080i, a DVD). */
+static inline int cff_frame_interlaced(const AVFrame *f) {
+#if LIBAVUTIL_VERSION_MAJOR >= 59
+    return (f->flags & AV_FRAME_FLAG_INTERLACED) != 0;
+#else
+    return f->interlaced_frame != 0;
+#endif
+}
+
 /* ---- The typed tables: each member is an FFmpeg function's own type, never NULL once loaded ---- */
 
 #define CFF_UTIL_FUNCTIONS(X) \

@@ -197,6 +197,7 @@ package enum SendPlanner {
             let capped = budget == nil ? ["at no more than the source's own bit rate"] : []
             return SendPlan(kind: .video, action: .transcodeVideo(plan), reasons: [reason
                 ?? "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays"] + (note.map { [$0] } ?? capped)
+                + (p.interlaced ? ["interlaced: made progressive (bwdif), one frame per frame"] : [])
                 + (p.format == .mpegts ? ["an MPEG-TS is never sent as it is: a camcorder's date and GPS ride in its video stream"]
                    : p.format.isTranscodedOnly ? ["\(p.format.containerArticleName) is never sent as it is: its metadata cannot be taken out in place"] : []))
         }

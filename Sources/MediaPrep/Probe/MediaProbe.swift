@@ -64,6 +64,7 @@ public enum MediaProbe {
             let par = v.pointee.codecpar.pointee
             r.videoCodec = FFmpegLibraries.codecName(par.codec_id)
             r.rotation = VideoRotation.clockwiseDegrees(stream: v)
+            r.interlaced = [AV_FIELD_TT, AV_FIELD_BB, AV_FIELD_TB, AV_FIELD_BT].contains(par.field_order)
             let (w, h) = (Int(par.width), Int(par.height))
             (r.width, r.height) = r.rotation % 180 == 0 ? (w, h) : (h, w)
             let fr = v.pointee.avg_frame_rate

@@ -24,6 +24,8 @@ public struct ProbeResult: Sendable, Equatable {
     public var durationSeconds: Double?
     public var bitRate: Int?
     public var frameRate: Double?
+    /// Fields, not frames (a DVD, a camcorder's 1080i): a transcode deinterlaces.
+    public var interlaced = false
     public var frameCount: Int?
     public var animated: Bool = false
     /// Audio that is music, not a recording, and why ("artist and album tags", "stereo, 3 min"): the

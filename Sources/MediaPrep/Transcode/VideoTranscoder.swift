@@ -120,6 +120,7 @@ struct VideoTranscoder {
         }
         _ = vdec.send(nil)
         try video.drain()
+        try video.endOfFrames()
         guard video.framesEncoded > 0 else {
             throw MediaPrepError(video.damaged > 0 ? .corrupt : .truncated, "no frame of the video could be decoded")
         }
@@ -157,6 +158,8 @@ private final class VideoLane {
     private var lastKept: Double?
     /// HDR sources: frames mapped to SDR BT.709 before scaling, and the output tagged BT.709.
     private var mapper: HDRToSDR?
+    /// Interlaced sources, from their first interlaced frame on.
+    private(set) var deinterlacer: Deinterlacer?
     private(set) var lastSeconds: Double?
     /// Source frame durations by output timestamp, until their packet comes out of the encoder.
     private var durations: [Int64: Int64] = [:]
@@ -172,7 +175,12 @@ private final class VideoLane {
     deinit { ff.util.av_frame_free(&frame) }
 
     func drain() throws {
-        while let f = try decoder.receive() { try add(f) }
+        while let f = try decoder.receive() {
+            if deinterlacer == nil, cff_frame_interlaced(f) != 0 {
+                deinterlacer = try Deinterlacer(like: f, timeBase: stream.pointee.time_base, util: ff.util)
+            }
+            if let d = deinterlacer { try d.add(f, emit: add) } else { try add(f) }
+        }
     }
 
     private func add(_ decoded: UnsafeMutablePointer<AVFrame>) throws {
@@ -313,6 +321,11 @@ private final class VideoLane {
         let scale = min(1, Double(maxLongSide) / max(w, h))
         func even(_ v: Double) -> Int { max(2, Int((v * scale / 2).rounded()) * 2) }
         return (even(w), even(h))
+    }
+
+    /// After the decoder's last frame: the one the deinterlacer holds back.
+    func endOfFrames() throws {
+        try deinterlacer?.finish(emit: add)
     }
 
     func finish() throws {

@@ -59,7 +59,7 @@ package struct VideoThumbnailer: Sendable {
             }
             let stats = try Trace.time("frame stats") { try FrameStats.measure(f) }
             if stats.isRepresentative {
-                let pixels = try Trace.time("convert frame") { try convert(f, upright) }
+                let pixels = try Trace.time("convert frame") { try convert(f, upright, input.ff) }
                 return VideoThumbnail(pixels: pixels, seconds: t, rotation: rotation, framesDecoded: decoded, mappedFromHDR: mapper != nil)
             }
             if stats.interest > (best?.stats.interest ?? -.infinity), let ref = FrameReference(f, input.ff) { best = (stats, ref, t) }
@@ -103,21 +103,32 @@ package struct VideoThumbnailer: Sendable {
             }
         }
         guard let b = best else { throw MediaPrepError(.corrupt, "no frame of \(path) could be decoded") }
-        let pixels = try Trace.time("convert frame") { try convert(b.frame.frame, upright) }
+        let pixels = try Trace.time("convert frame") { try convert(b.frame.frame, upright, input.ff) }
         return VideoThumbnail(pixels: pixels, seconds: b.t, rotation: rotation, framesDecoded: decoded, mappedFromHDR: mapper != nil)
     }
 
     /// Scales with swscale (sample aspect ratio honoured) and turns the frame upright.
-    private func convert(_ f: UnsafeMutablePointer<AVFrame>, _ orientation: ExifOrientation) throws -> PixelBuffer {
+    private func convert(_ f: UnsafeMutablePointer<AVFrame>, _ orientation: ExifOrientation, _ ff: FFmpeg) throws -> PixelBuffer {
         var w = Int(f.pointee.width), h = Int(f.pointee.height)
         let sar = f.pointee.sample_aspect_ratio
         if sar.num > 0, sar.den > 0, sar.num != sar.den { w = max(1, w * Int(sar.num) / Int(sar.den)) }
         let target = Resizer.fit(width: w, height: h, maxSide: maxSide)
         (w, h) = target
+        // An interlaced frame's two fields were taken 1/50 s apart: one field alone (every other row,
+        // chroma too), scaled to the frame's shape, shows no comb where anything moves.
+        var field: FrameReference? = nil
+        if cff_frame_interlaced(f) != 0, f.pointee.height >= 4, let r = FrameReference(f, ff) {
+            let v = r.frame
+            v.pointee.height /= 2
+            (v.pointee.linesize.0, v.pointee.linesize.1, v.pointee.linesize.2, v.pointee.linesize.3) =
+                (v.pointee.linesize.0 * 2, v.pointee.linesize.1 * 2, v.pointee.linesize.2 * 2, v.pointee.linesize.3 * 2)
+            field = r
+        }
+        let v = field?.frame ?? f
         // Transparent video (WebM with alpha): shown on white, as the chat shows a transparent image.
-        let rgb = FrameConverter.hasAlphaChannel(f)
-            ? AlphaOps.flattenOnWhite(try FrameConverter.convert(f, layout: .rgba, width: w, height: h))
-            : try FrameConverter.convert(f, layout: .rgb, width: w, height: h)
+        let rgb = FrameConverter.hasAlphaChannel(v)
+            ? AlphaOps.flattenOnWhite(try FrameConverter.convert(v, layout: .rgba, width: w, height: h))
+            : try FrameConverter.convert(v, layout: .rgb, width: w, height: h)
         return Orienter.apply(orientation, to: rgb)
     }
 }
