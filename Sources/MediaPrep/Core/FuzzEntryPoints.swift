@@ -260,7 +260,7 @@ import UploadPlanner
     /// a HEIF, JPEG XL or TIFF rewrite never grows the file (it only cuts what follows the last box).
     public static func strip(_ d: [UInt8]) {
         let reader = ByteReader(d)
-        var rewrites = [MediaFormat.mp4, .matroska, .avi, .mp3, .flac, .wav, .ogg].compactMap { try? MetadataRewrite.of(reader, format: $0) }
+        var rewrites = [MediaFormat.mp4, .matroska, .avi, .mp3, .flac, .wav, .ogg, .aiff, .caf].compactMap { try? MetadataRewrite.of(reader, format: $0) }
         let jpeg = try? JPEGSource(d, isWhole: true)
         if let picture = MetadataRewrite.picture(d, jpeg: jpeg, orientation: jpeg?.orientation ?? .right) {
             if [.heic, .avif, .jxl, .tiff].contains(FormatSniffer.sniff(d)), jpeg == nil {

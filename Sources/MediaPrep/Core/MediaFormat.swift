@@ -16,6 +16,8 @@ public enum MediaFormat: String, Sendable, Codable {
     case asf
     /// AMR-NB/WB, as older phones' recorders write it: a voice note once transcoded.
     case amr
+    /// AIFF/AIFC and Core Audio Format, as Macs and iOS apps write sound.
+    case aiff, caf
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -45,7 +47,7 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {
         switch self {
-        case .mp4, .mov, .matroska, .webm, .avi, .mpegts, .mpegps, .flv, .asf, .m4a, .aac, .mp3, .ogg, .wav, .flac, .amr: return true
+        case .mp4, .mov, .matroska, .webm, .avi, .mpegts, .mpegps, .flv, .asf, .m4a, .aac, .mp3, .ogg, .wav, .flac, .amr, .aiff, .caf: return true
         default: return false
         }
     }

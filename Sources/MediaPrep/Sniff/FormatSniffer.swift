@@ -27,6 +27,8 @@ package enum FormatSniffer {
         // ASF's Header Object GUID, 75B22630-668E-11CF-A6D9-00AA0062CE6C, as stored.
         if starts([0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11, 0xA6, 0xD9, 0x00, 0xAA, 0x00, 0x62, 0xCE, 0x6C]) { return .asf }
         if at(0, "#!AMR\n") || at(0, "#!AMR-WB\n") { return .amr }
+        if at(0, "FORM") && (at(8, "AIFF") || at(8, "AIFC")) { return .aiff }
+        if at(0, "caff") && b.count >= 8 && b[4] == 0 && b[5] == 1 { return .caf }  // version 1
         if at(0, "BM") && b.count >= 26 { return .bmp }
         // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {

@@ -24,6 +24,8 @@ package enum AudioTagStripper {
             var cut = (own ?? MetadataRewrite(sourceSize: audio.upperBound, edits: [], found: [])).cuttingAfter(fileSize: r.size)
             cut.found.formUnion(trailing.isEmpty ? .other : trailing)
             return cut
+        case .aiff: return try AppleAudioStripper.aiff(r)
+        case .caf: return try AppleAudioStripper.caf(r)
         default: return nil
         }
     }
