@@ -11,9 +11,13 @@
 #include <unistd.h>
 #include <tiffio.h>
 
+/* DNG's linear (demosaiced but unrendered) raw data, which libtiff's header does not name. */
+#define CTIFF_PHOTOMETRIC_LINEAR_RAW 34892
+
 #define CTIFF_FUNCTIONS(X) X(TIFFOpenOptionsAlloc) X(TIFFOpenOptionsFree) X(TIFFOpenOptionsSetMaxSingleMemAlloc) \
     X(TIFFOpenOptionsSetErrorHandlerExtR) X(TIFFOpenOptionsSetWarningHandlerExtR) X(TIFFClientOpenExt) X(TIFFClose) \
-    X(TIFFRGBAImageOK) X(TIFFReadRGBAImageOriented) X(TIFFReadScanline) X(TIFFIsTiled)
+    X(TIFFRGBAImageOK) X(TIFFReadRGBAImageOriented) X(TIFFReadScanline) X(TIFFIsTiled) X(TIFFSetSubDirectory) \
+    X(TIFFSetDirectory) X(TIFFIsCODECConfigured)
 /* Variadic: held untyped (Swift imports no variadic function pointer), called through ctiff_get below. */
 #define CTIFF_VARIADIC(X) X(TIFFGetField) X(TIFFGetFieldDefaulted)
 
@@ -49,6 +53,8 @@ typedef struct ctiff_image {
     int premultiplied;
     /* 8-bit CMYK in strips, samples side by side: read as inks (ctiff_read_cmyk) for its profile. */
     int cmyk;
+    /* A DNG with nothing but sensor data: no directory libtiff renders. */
+    int raw_only;
     const uint8_t *_Nullable icc;
     uint32_t icc_size;
     char message[512];
@@ -106,8 +112,41 @@ static int ctiff_warning(TIFF *tif, void *user, const char *module, const char *
     return 1;
 }
 
+/* Whether the current directory holds pixels libtiff's RGBA interface renders (not a raw sensor's
+   CFA or linear data), and how many. */
+static inline uint64_t ctiff_renderable_pixels(const ctiff *_Nonnull t, TIFF *_Nonnull tif) {
+    int (*get)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetField;
+    int (*defaulted)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetFieldDefaulted;
+    uint32_t w = 0, h = 0;
+    uint16_t photometric = 0, compression = COMPRESSION_NONE;
+    if (!get(tif, TIFFTAG_IMAGEWIDTH, &w) || !get(tif, TIFFTAG_IMAGELENGTH, &h) || !get(tif, TIFFTAG_PHOTOMETRIC, &photometric)) return 0;
+    defaulted(tif, TIFFTAG_COMPRESSION, &compression);
+    if (photometric == PHOTOMETRIC_CFA || photometric == CTIFF_PHOTOMETRIC_LINEAR_RAW || !t->TIFFIsCODECConfigured(compression)) return 0;
+    return (uint64_t)w * h;
+}
+
+/* A DNG's first directory is a small thumbnail; its SubIFDs hold the raw data and, in most (Apple's
+   ProRAW, Adobe's converter, cameras), a large preview. The largest directory there that renders is
+   made current; the first stays when none is larger. At most 16 are looked at. */
+static inline void ctiff_choose_largest(const ctiff *_Nonnull t, TIFF *_Nonnull tif) {
+    int (*get)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetField;
+    uint16_t count = 0;
+    uint64_t *listed = NULL, offsets[16];
+    if (!get(tif, TIFFTAG_SUBIFD, &count, &listed) || !listed || count == 0) return;
+    int n = count < 16 ? count : 16;
+    memcpy(offsets, listed, (size_t)n * sizeof offsets[0]);  /* libtiff frees the list on the next directory */
+    uint64_t best = ctiff_renderable_pixels(t, tif), chosen = 0;
+    for (int i = 0; i < n; i++) {
+        if (!t->TIFFSetSubDirectory(tif, offsets[i])) continue;
+        uint64_t pixels = ctiff_renderable_pixels(t, tif);
+        if (pixels > best) { best = pixels; chosen = offsets[i]; }
+    }
+    if (chosen == 0 || !t->TIFFSetSubDirectory(tif, chosen)) t->TIFFSetDirectory(tif, 0);
+}
+
 /* Opens `img` over `data` (or `fd` when data is NULL) of `size` bytes, no single allocation of libtiff's
-   above `max_alloc`, and reads its first directory's size, orientation and ICC profile.
+   above `max_alloc`, and reads its first directory's orientation, then the size and ICC profile of the
+   directory it renders (`ctiff_choose_largest`).
    0, or -1 with img->message set; ctiff_close frees whatever was made either way. */
 static inline int ctiff_open(const ctiff *_Nonnull t, ctiff_image *_Nonnull img, const uint8_t *_Nullable data, int fd,
                              uint64_t size, int64_t max_alloc) {
@@ -128,11 +167,19 @@ static inline int ctiff_open(const ctiff *_Nonnull t, ctiff_image *_Nonnull img,
     }
     int (*get)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetField;
     int (*defaulted)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetFieldDefaulted;
+    /* A DNG's orientation is its first directory's, for every image it holds. */
+    if (!defaulted(img->tif, TIFFTAG_ORIENTATION, &img->orientation)) img->orientation = ORIENTATION_TOPLEFT;
+    ctiff_choose_largest(t, img->tif);
     if (!get(img->tif, TIFFTAG_IMAGEWIDTH, &img->width) || !get(img->tif, TIFFTAG_IMAGELENGTH, &img->height)) {
         if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "no image size in the first directory");
         return -1;
     }
-    if (!defaulted(img->tif, TIFFTAG_ORIENTATION, &img->orientation)) img->orientation = ORIENTATION_TOPLEFT;
+    uint16_t kind = 0;
+    if (get(img->tif, TIFFTAG_PHOTOMETRIC, &kind) && (kind == PHOTOMETRIC_CFA || kind == CTIFF_PHOTOMETRIC_LINEAR_RAW)) {
+        snprintf(img->message, sizeof img->message, "raw sensor data only (no rendered image or preview): it needs demosaicing");
+        img->raw_only = 1;
+        return -1;
+    }
     uint16_t photometric = PHOTOMETRIC_RGB, extra = 0;
     uint16_t *kinds = NULL;
     get(img->tif, TIFFTAG_PHOTOMETRIC, &photometric);

@@ -41,25 +41,7 @@ enum TIFFBuilder {
         let pixelsAt = out.count
         let samples = inks ?? pixels(width, height)
         out += samples
-        func ifd(_ entries: [Entry]) -> Int {
-            let inline = big ? 8 : 4
-            var fields: [(Entry, [UInt8])] = []
-            for e in entries.sorted(by: { $0.tag < $1.tag }) {
-                if e.bytes.count <= inline {
-                    fields.append((e, e.bytes + [UInt8](repeating: 0, count: inline - e.bytes.count)))
-                } else {
-                    if out.count % 2 == 1 { out.append(0) }
-                    fields.append((e, le(out.count, inline)))
-                    out += e.bytes
-                }
-            }
-            if out.count % 2 == 1 { out.append(0) }
-            let at = out.count
-            out += le(fields.count, big ? 8 : 2)
-            for (e, value) in fields { out += le(e.tag, 2) + le(e.type, 2) + le(e.count, big ? 8 : 4) + value }
-            out += le(0, inline)
-            return at
-        }
+        func ifd(_ entries: [Entry]) -> Int { Self.ifd(entries, into: &out, big: big) }
         let channels = inks == nil ? 3 : 4
         var entries = [long(256, [claimed?.width ?? width]), long(257, [claimed?.height ?? height]),
                        short(258, [Int](repeating: 8, count: channels)), short(259, [1]), short(262, [inks == nil ? 2 : 5]),
@@ -68,6 +50,56 @@ enum TIFFBuilder {
         if !gps.isEmpty { entries.append(long(34853, [ifd(gps)])) }
         let first = ifd(entries)
         out.replaceSubrange(big ? 8..<16 : 4..<8, with: le(first, big ? 8 : 4))
+        return out
+    }
+
+    /// Appends an IFD of `entries` (values too long to fit inline first) and returns its offset.
+    static func ifd(_ entries: [Entry], into out: inout [UInt8], big: Bool = false) -> Int {
+        let inline = big ? 8 : 4
+        var fields: [(Entry, [UInt8])] = []
+        for e in entries.sorted(by: { $0.tag < $1.tag }) {
+            if e.bytes.count <= inline {
+                fields.append((e, e.bytes + [UInt8](repeating: 0, count: inline - e.bytes.count)))
+            } else {
+                if out.count % 2 == 1 { out.append(0) }
+                fields.append((e, le(out.count, inline)))
+                out += e.bytes
+            }
+        }
+        if out.count % 2 == 1 { out.append(0) }
+        let at = out.count
+        out += le(fields.count, big ? 8 : 2)
+        for (e, value) in fields { out += le(e.tag, 2) + le(e.type, 2) + le(e.count, big ? 8 : 4) + value }
+        out += le(0, inline)
+        return at
+    }
+
+    /// A DNG as phones and converters write one: its first IFD an 8×6 RGB thumbnail (orientation
+    /// there), SubIFDs holding 16×12 sensor data (CFA) and, unless `preview` is false, a 32×24 RGB
+    /// preview. With `thumbnail` false the first IFD is the sensor data itself, as Android's
+    /// DngCreator writes it without a thumbnail.
+    static func dng(orientation: Int = 1, preview: Bool = true, thumbnail: Bool = true) -> [UInt8] {
+        var out = Array("II".utf8) + le(42, 2) + le(0, 4)
+        func image(_ w: Int, _ h: Int, _ samples: [UInt8], photometric: Int, channels: Int, extra: [Entry]) -> [Entry] {
+            let at = out.count
+            out += samples
+            return [long(256, [w]), long(257, [h]), short(258, [Int](repeating: 8, count: channels)), short(259, [1]),
+                    short(262, [photometric]), long(273, [at]), short(277, [channels]), long(278, [h]), long(279, [samples.count]),
+                    short(284, [1])] + extra
+        }
+        let cfa = image(16, 12, [UInt8](repeating: 90, count: 16 * 12), photometric: 32803, channels: 1,
+                        extra: [long(254, [0]), short(33421, [2, 2]), Entry(tag: 33422, type: 1, count: 4, bytes: [0, 1, 1, 2])])
+        let dngTags = [Entry(tag: 50706, type: 1, count: 4, bytes: [1, 4, 0, 0]), short(274, [orientation])]
+        guard thumbnail else {
+            let first = ifd(cfa + dngTags, into: &out)
+            out.replaceSubrange(4..<8, with: le(first, 4))
+            return out
+        }
+        var subs = [ifd(cfa, into: &out)]
+        if preview { subs.append(ifd(image(32, 24, pixels(32, 24), photometric: 2, channels: 3, extra: [long(254, [1])]), into: &out)) }
+        let thumb = image(8, 6, [UInt8](repeating: 200, count: 8 * 6 * 3), photometric: 2, channels: 3, extra: [long(254, [1])])
+        let first = ifd(thumb + dngTags + [Entry(tag: 330, type: 4, count: subs.count, bytes: subs.flatMap { le($0, 4) })], into: &out)
+        out.replaceSubrange(4..<8, with: le(first, 4))
         return out
     }
 
@@ -189,6 +221,39 @@ enum TIFFBuilder {
         let claims = TIFFBuilder.make(big: true, width: 40, height: 24, claimed: (100_000, 100_000))
         #expect(throws: MediaPrepError(.tooManyPixels, "100000×100000 is over the 100000000-pixel limit")) {
             try ImageLoader.load(data: claims, path: nil)
+        }
+    }
+}
+
+/// DNG (phones' raw modes, cameras, Adobe's converter): its first directory is a thumbnail, so the
+/// largest image libtiff renders among its SubIFDs is decoded. Before, an 8×6 thumbnail went out for a
+/// photo with a full-size preview inside.
+@Suite struct DNGTests {
+    @Test func theLargestPreviewIsDecodedNotTheThumbnail() throws {
+        let decoded = try TIFFDecoder.decode(TIFFBuilder.dng())
+        #expect(decoded.pixels.width == 32 && decoded.pixels.height == 24)
+        #expect(decoded.pixels.layout == .rgb && decoded.pixels.bytes == TIFFBuilder.pixels(32, 24))
+        // The first directory's orientation holds for the preview too.
+        let turned = try TIFFDecoder.decode(TIFFBuilder.dng(orientation: 6))
+        #expect(turned.orientation == .right && turned.pixels.width == 32)
+
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(TIFFBuilder.dng(orientation: 6)).write(to: URL(fileURLWithPath: dir + "/raw.dng"))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/raw.dng")
+        #expect(item.kind == .image && item.width == 24 && item.height == 32, "\(String(describing: item.error))")
+    }
+
+    /// Without a preview the thumbnail is what there is; with sensor data alone, a clear error, not
+    /// "damaged".
+    @Test func withoutAPreviewTheThumbnailAndWithoutEitherAClearError() throws {
+        let thumbnail = try TIFFDecoder.decode(TIFFBuilder.dng(preview: false))
+        #expect(thumbnail.pixels.width == 8 && thumbnail.pixels.height == 6)
+        #expect(throws: MediaPrepError.self) { try TIFFDecoder.decode(TIFFBuilder.dng(thumbnail: false)) }
+        do {
+            _ = try TIFFDecoder.decode(TIFFBuilder.dng(thumbnail: false))
+        } catch let e as MediaPrepError {
+            #expect(e.code == .codecUnavailable && e.message.contains("raw sensor data"))
         }
     }
 }

@@ -31,7 +31,12 @@ enum TIFFDecoder {
             ctiff_close(&t, image)
             image.deallocate()
         }
-        guard ctiff_open(&t, image, data, fd, UInt64(size), Int64(maxAllocation)) == 0 else { throw damage(image) }
+        guard ctiff_open(&t, image, data, fd, UInt64(size), Int64(maxAllocation)) == 0 else {
+            if image.pointee.raw_only != 0 {
+                throw MediaPrepError(.codecUnavailable, "this DNG holds raw sensor data only (no rendered image or preview), which needs demosaicing")
+            }
+            throw damage(image)
+        }
         let (w, h) = (Int(image.pointee.width), Int(image.pointee.height))
         guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "TIFF has zero size") }
         guard !w.multipliedReportingOverflow(by: h).overflow, w * h <= options.maxPixels else {
