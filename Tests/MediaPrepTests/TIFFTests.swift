@@ -244,16 +244,31 @@ enum TIFFBuilder {
         #expect(item.kind == .image && item.width == 24 && item.height == 32, "\(String(describing: item.error))")
     }
 
-    /// Without a preview the thumbnail is what there is; with sensor data alone, a clear error, not
-    /// "damaged".
-    @Test func withoutAPreviewTheThumbnailAndWithoutEitherAClearError() throws {
+    /// Without a preview the thumbnail is what there is. With sensor data alone there is nothing to
+    /// render: it goes as a document, its camera, date and GPS zeroed (before: refused as damaged).
+    @Test func withoutAPreviewTheThumbnailAndWithoutEitherAFile() throws {
         let thumbnail = try TIFFDecoder.decode(TIFFBuilder.dng(preview: false))
         #expect(thumbnail.pixels.width == 8 && thumbnail.pixels.height == 6)
-        #expect(throws: MediaPrepError.self) { try TIFFDecoder.decode(TIFFBuilder.dng(thumbnail: false)) }
-        do {
-            _ = try TIFFDecoder.decode(TIFFBuilder.dng(thumbnail: false))
-        } catch let e as MediaPrepError {
-            #expect(e.code == .codecUnavailable && e.message.contains("raw sensor data"))
-        }
+        #expect(throws: TIFFDecoder.rawOnly) { try TIFFDecoder.decode(TIFFBuilder.dng(thumbnail: false)) }
+
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var raw = TIFFBuilder.dng(thumbnail: false)
+        let tags = [TIFFBuilder.ascii(271, "TestCam"), TIFFBuilder.ascii(306, "2026:06:01 10:00:00")]
+        // The same sensor data with a camera and a date in its only directory.
+        raw = { var out = Array(raw.prefix(8)) + Array(raw[8..<(8 + 16 * 12)])
+            let cfa = [TIFFBuilder.long(256, [16]), TIFFBuilder.long(257, [12]), TIFFBuilder.short(258, [8]), TIFFBuilder.short(259, [1]),
+                       TIFFBuilder.short(262, [32803]), TIFFBuilder.long(273, [8]), TIFFBuilder.short(277, [1]), TIFFBuilder.long(278, [12]),
+                       TIFFBuilder.long(279, [16 * 12]), TIFFBuilder.short(284, [1]),
+                       TIFFBuilder.Entry(tag: 50706, type: 1, count: 4, bytes: [1, 4, 0, 0])] + tags
+            let first = TIFFBuilder.ifd(cfa, into: &out)
+            out.replaceSubrange(4..<8, with: TIFFBuilder.le(first, 4))
+            return out }()
+        try Data(raw).write(to: URL(fileURLWithPath: dir + "/sensor.dng"))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/sensor.dng")
+        let out = try FileBytes.read(try #require(item.output, "\(String(describing: item.error))"))
+        #expect(item.kind == .file && item.route == .stripped && out.count == raw.count)
+        #expect(!out.contains(sequence: Array("TestCam".utf8)) && !out.contains(sequence: Array("2026:06:01".utf8)))
+        #expect(SendCheck().check(path: dir + "/sensor.dng").reasons.first?.hasPrefix("a DNG of raw sensor data only") == true)
     }
 }

@@ -32,9 +32,7 @@ enum TIFFDecoder {
             image.deallocate()
         }
         guard ctiff_open(&t, image, data, fd, UInt64(size), Int64(maxAllocation)) == 0 else {
-            if image.pointee.raw_only != 0 {
-                throw MediaPrepError(.codecUnavailable, "this DNG holds raw sensor data only (no rendered image or preview), which needs demosaicing")
-            }
+            if image.pointee.raw_only != 0 { throw rawOnly }
             throw damage(image)
         }
         let (w, h) = (Int(image.pointee.width), Int(image.pointee.height))
@@ -72,6 +70,9 @@ enum TIFFDecoder {
         decoded.iccProfile = cmykProfile == nil ? icc : nil
         return decoded
     }
+
+    /// A DNG with nothing libtiff renders: sensor data alone (Android's DngCreator without a thumbnail).
+    static let rawOnly = MediaPrepError(.codecUnavailable, "this DNG holds raw sensor data only (no rendered image or preview), which needs demosaicing")
 
     /// libtiff's first message as a typed error: data that ends early is `truncated`, the rest `corrupt`.
     private static func damage(_ image: UnsafeMutablePointer<ctiff_image>) -> MediaPrepError {

@@ -199,10 +199,20 @@ extension MediaProbe {
                     throw MediaPrepError(.truncated, "the GIF is cut off: its block at byte \(at) (after \(walk.frames) complete frame\(walk.frames == 1 ? "" : "s")) runs past the end of the file, \(head.count) bytes")
                 }
             }
-            let d = format == .tiff
-                ? FFmpegImageDecoder.Result(image: try TIFFDecoder.decode(file, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
-                : try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
-                                                countFrames: format == .gif)
+            let d: FFmpegImageDecoder.Result
+            do {
+                d = format == .tiff
+                    ? FFmpegImageDecoder.Result(image: try TIFFDecoder.decode(file, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
+                    : try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
+                                                    countFrames: format == .gif)
+            } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
+                // Nothing to render: it goes as a document, its camera, dates and GPS zeroed in place.
+                try readWhole()
+                r.kind = .file
+                var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+                s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)
+                return s
+            }
             r.animated = d.frameCount > 1
             r.kind = r.animated ? .animatedImage : .image
             (r.width, r.height, r.orientation) = (d.image.displayWidth, d.image.displayHeight, d.image.orientation)
