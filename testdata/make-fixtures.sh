@@ -230,6 +230,10 @@ rm -f premul-src.png
 $IM -size 16x32 xc:white xc:'rgb(128,128,128)' xc:'rgb(200,40,40)' xc:'rgb(40,60,200)' +append hdr-src.png
 ffmpeg -v error -y -i hdr-src.png -vf "zscale=tin=iec61966-2-1:t=smpte2084:min=709:m=2020_ncl:pin=709:p=2020:rin=full:r=full:npl=203,format=rgb48le" -frames:v 1 hdr-pq16.png
 avifenc -s 8 -d 10 --min 0 --max 4 --cicp 9/16/9 hdr-pq16.png hdr-pq.avif >/dev/null
+# The same as a PQ JPEG XL (the PNG's colour chunks stripped, so cjxl tags what -x says).
+$IM hdr-pq16.png -strip -depth 16 hdr-pq16s.png
+cjxl hdr-pq16s.png hdr-pq.jxl -d 0.5 -x color_space=RGB_D65_202_Rel_PeQ >/dev/null 2>&1
+rm -f hdr-pq16s.png
 rm -f hdr-src.png hdr-pq16.png
 rm -f heic-src.jpg
 

@@ -7,7 +7,8 @@
 
 #define CJXL_FUNCTIONS(X) X(JxlDecoderCreate) X(JxlDecoderDestroy) X(JxlDecoderSubscribeEvents) X(JxlDecoderSetInput) \
     X(JxlDecoderCloseInput) X(JxlDecoderProcessInput) X(JxlDecoderGetBasicInfo) X(JxlDecoderGetICCProfileSize) \
-    X(JxlDecoderGetColorAsICCProfile) X(JxlDecoderImageOutBufferSize) X(JxlDecoderSetImageOutBuffer) X(JxlDecoderSetUnpremultiplyAlpha)
+    X(JxlDecoderGetColorAsICCProfile) X(JxlDecoderImageOutBufferSize) X(JxlDecoderSetImageOutBuffer) X(JxlDecoderSetUnpremultiplyAlpha) \
+    X(JxlDecoderGetColorAsEncodedProfile)
 
 #define CJXL_FIELD(name) __typeof__(&name) _Nonnull name;
 typedef struct cjxl { CJXL_FUNCTIONS(CJXL_FIELD) } cjxl;
@@ -32,6 +33,15 @@ static inline JxlDecoderStatus cjxl_icc(const cjxl *j, const JxlDecoder *dec, ui
 #else
     if (!out) return j->JxlDecoderGetICCProfileSize(dec, JXL_COLOR_PROFILE_TARGET_DATA, size);
     return j->JxlDecoderGetColorAsICCProfile(dec, JXL_COLOR_PROFILE_TARGET_DATA, out, *size);
+#endif
+}
+
+/* The decoded data's colour as an encoded profile (primaries, transfer), when it is one rather than ICC. */
+static inline JxlDecoderStatus cjxl_encoding(const cjxl *j, const JxlDecoder *dec, JxlColorEncoding *out) {
+#if JPEGXL_NUMERIC_VERSION < JPEGXL_COMPUTE_NUMERIC_VERSION(0, 9, 0)
+    return j->JxlDecoderGetColorAsEncodedProfile(dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, out);
+#else
+    return j->JxlDecoderGetColorAsEncodedProfile(dec, JXL_COLOR_PROFILE_TARGET_DATA, out);
 #endif
 }
 #endif

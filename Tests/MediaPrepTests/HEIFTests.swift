@@ -60,6 +60,24 @@ import Testing
         #expect(check.reasons.contains("HDR (PQ, BT.2020) mapped to SDR sRGB"), "\(check.reasons)")
     }
 
+    /// The same four patches as a PQ JPEG XL: mapped by the same chain. Through its ICC profile, as
+    /// Little CMS renders it (relative to 10,000 cd/m²), white came out 38 of 255 and the red (27, 1, 2).
+    @Test func anHDRJPEGXLIsMappedToSDRToo() throws {
+        let data = try Fixture.bytes("hdr-pq.jxl")
+        let header = try JXLDecoder.header(data, maxPixels: 1 << 20)
+        #expect(header.hdr?.transfer == .pq && header.hdr?.primaries == 9 && header.iccProfile == nil)
+        let d = try JXLDecoder.decode(data, maxPixels: 1 << 20).image
+        let (white, gray, red, blue) = (d.pixels.rgba(x: 8, y: 16), d.pixels.rgba(x: 24, y: 16), d.pixels.rgba(x: 40, y: 16), d.pixels.rgba(x: 56, y: 16))
+        #expect(white.r > 200 && white.g > 200 && white.b > 200, "\(white)")
+        #expect(abs(Int(gray.g) - 128) < 16, "\(gray)")
+        #expect(red.r > 170 && red.g < 70 && red.b < 70, "\(red)")
+        #expect(blue.b > 170 && blue.r < 70, "\(blue)")
+        let small = try JXLDecoder.decode(data, maxPixels: 1 << 20, minimum: (8, 16)).image
+        #expect((small.pixels.width, small.pixels.height) == (16, 8))
+        let check = SendCheck().check(path: Fixture.path("hdr-pq.jxl"))
+        #expect(check.reasons.contains("HDR (PQ, BT.2020) mapped to SDR sRGB"), "\(check.reasons)")
+    }
+
     /// A derived image's canvas is its own claim: a 1 KB HEIC whose `grid` said 30326×25393 (its `ispe`
     /// 48×64) had libheif allocate 2.3 GB and crash (found by the heif fuzzer). Refused first, by code.
     @Test func aGridClaimingAHugeCanvasIsRefusedBeforeLibheif() throws {

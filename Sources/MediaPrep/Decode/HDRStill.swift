@@ -27,6 +27,19 @@ enum HDRStill {
         let depth = Int(heif.heif_image_get_bits_per_pixel_range(img, heif_channel_interleaved))
         guard (9...16).contains(depth) else { throw MediaPrepError(.corrupt, "the \(format.rawValue) image has \(depth)-bit samples") }
         let (w, ht) = (Int(heif.heif_image_get_width(img, heif_channel_interleaved)), Int(heif.heif_image_get_height(img, heif_channel_interleaved)))
+        // Samples widened to 16 bits by repeating their top bits (1023 → 65535).
+        let channels = alpha ? 4 : 3, (up, down) = (16 - depth, 2 * depth - 16)
+        return try map(width: w, height: ht, alpha: alpha, hdr, format: format, orientation: orientation, minimum: minimum) { y, x, c in
+            let v = UInt16(littleEndian: UnsafeRawPointer(plane + y * Int(stride)).assumingMemoryBound(to: UInt16.self)[x * channels + c])
+            return v << up | v >> down
+        }
+    }
+
+    /// 16-bit RGB(A) samples (`sample(y, x, channel)`, full range, in `hdr`'s transfer and primaries)
+    /// through `HDRToSDR` to 8-bit sRGB, halved first while the picture stays at least `minimum`.
+    static func map(width w: Int, height ht: Int, alpha: Bool, _ hdr: (transfer: HDRToSDR.Transfer, primaries: Int), format: MediaFormat,
+                    orientation: ExifOrientation, minimum: (width: Int, height: Int)?,
+                    sample: (Int, Int, Int) -> UInt16) throws -> DecodedImage {
         var d = 1
         if let m = minimum {
             // Long side against long side: the minimum may be the picture's as shown, turned from this.
@@ -53,20 +66,15 @@ enum HDRStill {
         frame.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(hdr.primaries))  // H.273 code points, as FFmpeg numbers them
         frame.pointee.colorspace = AVCOL_SPC_RGB
         frame.pointee.color_range = AVCOL_RANGE_JPEG
-        // Samples widened to 16 bits by repeating their top bits (1023 → 65535); alpha kept at 8.
-        let channels = alpha ? 4 : 3, (up, down) = (16 - depth, 2 * depth - 16)
+        // Alpha kept at 8 bits.
         var alphas = alpha ? PixelBuffer.storage(w * ht) : []
         let rowBytes = Int(frame.pointee.linesize.0)
         alphas.withUnsafeMutableBufferPointer { a in
             for y in 0..<ht {
-                let src = UnsafeRawPointer(plane + y * Int(stride)).assumingMemoryBound(to: UInt16.self)
                 let out = UnsafeMutableRawPointer(dst + y * rowBytes).assumingMemoryBound(to: UInt16.self)
                 for x in 0..<w {
-                    for c in 0..<3 {
-                        let v = UInt16(littleEndian: src[x * channels + c])
-                        out[x * 3 + c] = (v << up | v >> down).littleEndian
-                    }
-                    if alpha, let ab = a.baseAddress { ab[y * w + x] = UInt8(truncatingIfNeeded: UInt16(littleEndian: src[x * 4 + 3]) >> (depth - 8)) }
+                    for c in 0..<3 { out[x * 3 + c] = sample(y, x, c).littleEndian }
+                    if alpha, let ab = a.baseAddress { ab[y * w + x] = UInt8(truncatingIfNeeded: sample(y, x, 3) >> 8) }
                 }
             }
         }

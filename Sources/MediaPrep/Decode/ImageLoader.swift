@@ -18,7 +18,8 @@ package enum ImageLoader {
         case .png:
             return try PNGDecoder.decode(data, options: options)
         case .jxl:
-            return try JXLDecoder.decode(data, maxPixels: options.maxPixels).image
+            let minimum = options.minimumWidth.flatMap { w in options.minimumHeight.map { (width: w, height: $0) } }
+            return try JXLDecoder.decode(data, maxPixels: options.maxPixels, minimum: minimum).image
         case .heic, .avif:
             let minimum = options.minimumWidth.flatMap { w in options.minimumHeight.map { (width: w, height: $0) } }
             return try HEIFDecoder.decode(data, format: format, maxPixels: options.maxPixels, minimum: minimum)

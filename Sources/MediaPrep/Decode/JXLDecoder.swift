@@ -26,20 +26,26 @@ enum JXLDecoder {
         let height: Int
         let hasAlpha: Bool
         let iccProfile: [UInt8]?
+        /// PQ or HLG data and its primaries (H.273): mapped to SDR as an HDR HEIF is (`HDRStill`), not
+        /// through its ICC profile, which Little CMS renders relative to 10,000 cd/m² (SDR white came
+        /// out 38 of 255).
+        var hdr: (transfer: HDRToSDR.Transfer, primaries: Int)? = nil
     }
 
     static func header(_ data: [UInt8], maxPixels: Int) throws -> Header {
         try run(data, maxPixels: maxPixels, pixels: false).header
     }
 
-    static func decode(_ data: [UInt8], maxPixels: Int) throws -> Result {
-        let r = try run(data, maxPixels: maxPixels, pixels: true)
+    /// - Parameter minimum: an HDR picture is halved while it stays at least this (`HDRStill`).
+    static func decode(_ data: [UInt8], maxPixels: Int, minimum: (width: Int, height: Int)? = nil) throws -> Result {
+        let r = try run(data, maxPixels: maxPixels, pixels: true, minimum: minimum)
         guard let image = r.image else { throw MediaPrepError(.corrupt, "the JPEG XL file holds no image") }
         return Result(image: image, iccProfile: r.header.iccProfile)
     }
 
     /// libjxl's events up to the colour encoding (`pixels` false) or the whole image.
-    private static func run(_ data: [UInt8], maxPixels: Int, pixels wantPixels: Bool) throws -> (header: Header, image: DecodedImage?) {
+    private static func run(_ data: [UInt8], maxPixels: Int, pixels wantPixels: Bool,
+                            minimum: (width: Int, height: Int)? = nil) throws -> (header: Header, image: DecodedImage?) {
         var jxl = try LibJxl.table()
         guard let dec = jxl.JxlDecoderCreate(nil) else { throw MediaPrepError(.decodeFailed, "out of memory") }
         defer { jxl.JxlDecoderDestroy(dec) }
@@ -51,11 +57,12 @@ enum JXLDecoder {
         var format = JxlPixelFormat(num_channels: 3, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
         var pixels: [UInt8] = []
         var icc: [UInt8]? = nil
+        var hdr: (transfer: HDRToSDR.Transfer, primaries: Int)? = nil
         // Orientation is applied: the decoded sides are the shown ones (swapped for 5–8).
         func header() -> Header {
             let swap = info.orientation.rawValue >= 5
             let (w, h) = swap ? (Int(info.ysize), Int(info.xsize)) : (Int(info.xsize), Int(info.ysize))
-            return Header(width: w, height: h, hasAlpha: info.alpha_bits > 0, iccProfile: icc)
+            return Header(width: w, height: h, hasAlpha: info.alpha_bits > 0, iccProfile: hdr == nil ? icc : nil, hdr: hdr)
         }
         return try data.withUnsafeBufferPointer { input -> (header: Header, image: DecodedImage?) in
             guard jxl.JxlDecoderSetInput(dec, input.baseAddress, input.count) == JXL_DEC_SUCCESS else {
@@ -80,6 +87,15 @@ enum JXLDecoder {
                         var profile = [UInt8](repeating: 0, count: size)
                         if cjxl_icc(&jxl, dec, &profile, &size) == JXL_DEC_SUCCESS { icc = profile }
                     }
+                    var encoding = JxlColorEncoding()
+                    if cjxl_encoding(&jxl, dec, &encoding) == JXL_DEC_SUCCESS,
+                       let transfer: HDRToSDR.Transfer = encoding.transfer_function == JXL_TRANSFER_FUNCTION_PQ ? .pq
+                           : encoding.transfer_function == JXL_TRANSFER_FUNCTION_HLG ? .hlg : nil {
+                        // H.273's numbers: BT.2020, Display P3 (D65), else BT.709.
+                        let primaries = encoding.primaries == JXL_PRIMARIES_2100 ? 9 : encoding.primaries == JXL_PRIMARIES_P3 ? 12 : 1
+                        hdr = (transfer, primaries)
+                        format.data_type = JXL_TYPE_UINT16
+                    }
                     if !wantPixels { return (header(), nil) }
                 case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                     var size = 0
@@ -93,7 +109,17 @@ enum JXLDecoder {
                     guard !pixels.isEmpty else { throw MediaPrepError(.corrupt, "the JPEG XL file holds no image") }
                     let h = header()
                     let layout: PixelLayout = format.num_channels == 4 ? .rgba : .rgb
-                    guard pixels.count >= h.width * h.height * layout.channels else { throw MediaPrepError(.corrupt, "short JPEG XL output") }
+                    let bytes = format.data_type == JXL_TYPE_UINT16 ? 2 : 1
+                    guard pixels.count >= h.width * h.height * layout.channels * bytes else { throw MediaPrepError(.corrupt, "short JPEG XL output") }
+                    if let hdr {
+                        let channels = layout.channels
+                        let image = try pixels.withUnsafeBytes { raw in
+                            let samples = raw.assumingMemoryBound(to: UInt16.self)
+                            return try HDRStill.map(width: h.width, height: h.height, alpha: channels == 4, hdr, format: .jxl, orientation: .up,
+                                                    minimum: minimum) { y, x, c in samples[(y * h.width + x) * channels + c] }
+                        }
+                        return (h, image)
+                    }
                     let image = DecodedImage(pixels: PixelBuffer(width: h.width, height: h.height, layout: layout, storage: pixels), format: .jxl,
                                              sourceWidth: h.width, sourceHeight: h.height, orientation: .up)
                     return (h, image)

@@ -159,8 +159,10 @@ extension MediaProbe {
             let h = try JXLDecoder.header(head, maxPixels: maxPixels)
             (r.width, r.height) = (h.width, h.height)
             (r.kind, r.frameCount, r.hasAlpha) = (.image, 1, h.hasAlpha)
-            return try asFile(ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: SourceColour.inspect(h.iccProfile),
-                                           firstFrame: nil, media: nil))
+            var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: SourceColour.inspect(h.iccProfile),
+                                 firstFrame: nil, media: nil)
+            s.hdr = h.hdr?.transfer
+            return try asFile(s)
         case .webp where WebPAnimation.isAnimated(head):
             // FFmpeg 5.1's WebP decoder has no animation: libwebpdemux composes the frames.
             try readWhole()
