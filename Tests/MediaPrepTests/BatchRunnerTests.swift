@@ -109,6 +109,10 @@ import UploadPlanner
         #expect(photo.decodedPixels(profile: small) == 720 * 540)
         let voice = try MediaProbe.source(path: Fixture.path("voice.m4a"))
         #expect(voice.decodedPixels(profile: .simplex) == 0)
+        // An HDR still holds 16-bit samples twice before it is halved: charged three times its pixels.
+        for name in ["hdr-pq.avif", "hdr-pq.jxl"] {
+            #expect(try MediaProbe.source(path: Fixture.path(name)).decodedPixels(profile: .simplex) == 3 * 64 * 32)
+        }
     }
 }
 

@@ -65,7 +65,9 @@ package struct ProbedSource: @unchecked Sendable {
                 let size = WebPDecoder.decodedSize(header, profile: profile)
                 return size.width * size.height
             }
-            return w * h
+            // An HDR still holds 16-bit samples twice (the decoder's, then the mapping's frame) before
+            // it is halved: 12 bytes a pixel against an 8-bit picture's 4.
+            return hdr == nil ? w * h : 3 * w * h
         case .animatedImage: return w * h
         case .video: return min(w * h, 1280 * 720)  // one frame at a time, scaled for the thumbnail
         case .voice, .file: return 0
