@@ -216,6 +216,8 @@ ffmpeg -v error -y -f lavfi -i "sine=f=440:d=1:r=16000" -c:a mp2 -b:a 32k -metad
 ffmpeg -v error -y -f lavfi -i "color=c=black:s=64x64:r=50:d=0.16" \
   -vf "format=gray,geq=lum='if(between(X\,mod(N*8\,48)\,mod(N*8\,48)+15)\,235\,16)',format=yuv420p,tinterlace=mode=interleave_top,setfield=tff" \
   -c:v mpeg2video -flags +ildct+ilme -top 1 -q:v 2 -f vob interlaced.mpg
+# WavPack with an APEv2 tag naming the artist: sent as a file, the tag is cut.
+ffmpeg -v error -y -f lavfi -i "sine=d=0.25:r=8000" -ac 1 -c:a wavpack -metadata artist="Jane Sender" -metadata title="Secret title" tagged.wv
 # Windows Media (ASF), its Content Description naming the author: a WMV video and a WMA recording.
 ffmpeg -v error -y -f lavfi -i color=c=gray:s=16x16:d=0.2:r=5 -c:v wmv2 -metadata title="Secret title" -metadata author="Jane Sender" -packet_size 512 movie.wmv
 ffmpeg -v error -y -f lavfi -i "sine=f=440:d=0.5:r=8000" -c:a wmav2 -b:a 24k -metadata title="Secret title" -metadata author="Jane Sender" -packet_size 512 memo.wma

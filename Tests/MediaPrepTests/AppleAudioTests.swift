@@ -62,3 +62,33 @@ import Testing
         #expect(throws: MediaPrepError.self) { try AppleAudioStripper.aiff(ByteReader(cut)) }
     }
 }
+
+/// WavPack, Monkey's Audio and TTA (lossless music) and raw AC-3 (not E-AC-3): sniffed (all were unknown files, a
+/// WavPack's APEv2 tag naming the artist going along), their tags cut as an MP3's are.
+@Suite struct LosslessAudioTests {
+    @Test func sniffedByTheirOwnMagic() {
+        let frame: [UInt8] = [0x0B, 0x77, 0x3F, 0x2A, 0x10, 0x40, 0xE1, 0x0F]
+        #expect(FormatSniffer.sniff(Array("wvpk".utf8) + [UInt8](repeating: 0, count: 28)) == .wavpack)
+        #expect(FormatSniffer.sniff(Array("MAC ".utf8) + [0x96, 0x0F, 0, 0]) == .ape)
+        #expect(FormatSniffer.sniff(Array("TTA1".utf8) + [1, 0, 1, 0]) == .tta)
+        #expect(FormatSniffer.sniff(frame) == .ac3)
+        // The two sync bytes alone are no proof: a sample rate code of 3 does not exist, and text after
+        // them reads as no AC-3 header.
+        #expect(FormatSniffer.sniff([0x0B, 0x77, 0, 0, 0xC0, 0x40, 0, 0]) == .unknown)
+        #expect(FormatSniffer.sniff([0x0B, 0x77] + Array("hello, world".utf8)) == .unknown)
+    }
+
+    @Test func aTaggedWavPackLeavesWithoutItsTag() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var preparer = AttachmentPreparer(outputDirectory: dir, timestamp: 0)
+        preparer.media.audio = .file
+        let item = preparer.prepare(path: Fixture.path("tagged.wv"))
+        let out = try FileBytes.read(try #require(item.output, "\(String(describing: item.error))"))
+        #expect(item.kind == .file && item.route == .stripped && item.format == .wavpack)
+        #expect(!out.contains(sequence: Array("Jane Sender".utf8)) && !out.contains(sequence: Array("APETAGEX".utf8)))
+        let source = try FileBytes.read(Fixture.path("tagged.wv"))
+        #expect(Array(source.prefix(out.count)) == out)  // the blocks byte for byte, the tag after them cut
+        #expect(abs((try MediaProbe.probe(path: try #require(item.output)).durationSeconds ?? 0) - 0.25) < 0.01)
+    }
+}

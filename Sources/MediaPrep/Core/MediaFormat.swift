@@ -18,6 +18,8 @@ public enum MediaFormat: String, Sendable, Codable {
     case amr
     /// AIFF/AIFC and Core Audio Format, as Macs and iOS apps write sound.
     case aiff, caf
+    /// WavPack, Monkey's Audio and TTA (lossless music, APEv2 or ID3 tagged) and raw AC-3.
+    case wavpack, ape, tta, ac3
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -47,7 +49,7 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {
         switch self {
-        case .mp4, .mov, .matroska, .webm, .avi, .mpegts, .mpegps, .flv, .asf, .m4a, .aac, .mp3, .ogg, .wav, .flac, .amr, .aiff, .caf: return true
+        case .mp4, .mov, .matroska, .webm, .avi, .mpegts, .mpegps, .flv, .asf, .m4a, .aac, .mp3, .ogg, .wav, .flac, .amr, .aiff, .caf, .wavpack, .ape, .tta, .ac3: return true
         default: return false
         }
     }

@@ -29,6 +29,12 @@ package enum FormatSniffer {
         if at(0, "#!AMR\n") || at(0, "#!AMR-WB\n") { return .amr }
         if at(0, "FORM") && (at(8, "AIFF") || at(8, "AIFC")) { return .aiff }
         if at(0, "caff") && b.count >= 8 && b[4] == 0 && b[5] == 1 { return .caf }  // version 1
+        if at(0, "wvpk") { return .wavpack }
+        if at(0, "MAC ") { return .ape }
+        if at(0, "TTA1") { return .tta }
+        // An AC-3 sync frame: a bsid of AC-3's (≤ 10), a sample rate and frame size code that exist.
+        // (E-AC-3's bsid, 11–16, is what lowercase text would read as: not sniffed.)
+        if starts([0x0B, 0x77]) && b.count >= 8, b[5] >> 3 <= 10, b[4] >> 6 != 3, b[4] & 0x3F < 38 { return .ac3 }
         if at(0, "BM") && b.count >= 26 { return .bmp }
         // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {
