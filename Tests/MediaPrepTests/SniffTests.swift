@@ -29,8 +29,16 @@ import Testing
         #expect(FormatSniffer.sniff([0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x82, 0x88] + Array("matroska".utf8)) == .matroska)
         #expect(FormatSniffer.sniff(bytes("OggS")) == .ogg)
         #expect(FormatSniffer.sniff(bytes("ID3")) == .mp3)
-        #expect(FormatSniffer.sniff([0xFF, 0xFB, 0x90, 0x00]) == .mp3)
-        #expect(FormatSniffer.sniff([0xFF, 0xF1, 0x50, 0x80]) == .aac)
+        // Bare frames: the second where the first's header says it ends (MPEG-1 Layer III at 128 kbit/s
+        // and 44.1 kHz: 417 bytes; ADTS: the length its header gives, 20).
+        let mp3: [UInt8] = [0xFF, 0xFB, 0x90, 0x00]
+        #expect(FormatSniffer.sniff(mp3 + [UInt8](repeating: 0, count: 413) + mp3) == .mp3)
+        let adts: [UInt8] = [0xFF, 0xF1, 0x50, 0x80, 0x02, 0x9F, 0xFC]
+        #expect(FormatSniffer.sniff(adts + [UInt8](repeating: 0, count: 13) + adts) == .aac)
+        // A frame sync alone proves nothing: a UTF-16 text file's FF FE reads as MPEG-1 Layer I.
+        #expect(FormatSniffer.sniff(mp3 + [UInt8](repeating: 0, count: 500)) == .unknown)
+        let utf16: [UInt8] = [0xFF, 0xFE] + Array("Hello, world\r\n".utf8).flatMap { [$0, 0] as [UInt8] }
+        #expect(FormatSniffer.sniff(utf16 + utf16.dropFirst(2) + utf16.dropFirst(2)) == .unknown)
         #expect(FormatSniffer.sniff(Array("RIFF\0\0\0\0WAVE".utf8)) == .wav)
     }
 
@@ -42,3 +50,17 @@ import Testing
 }
 
 import Foundation
+
+/// A UTF-16 text file (Windows Notepad's "Unicode", a .reg or .csv export) starts FF FE, which a
+/// two-byte frame-sync test took for MP3: FFmpeg then refused it and the file was refused as corrupt.
+@Suite struct TextIsNotAudioTests {
+    @Test func aUTF16TextFileGoesAsAFile() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let text: [UInt8] = [0xFF, 0xFE] + Array(String(repeating: "Hello, world\r\n", count: 100).utf8).flatMap { [$0, 0] as [UInt8] }
+        try Data(text).write(to: URL(fileURLWithPath: dir + "/notes.txt"))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/notes.txt")
+        #expect(item.kind == .file && item.error == nil && item.format == .unknown, "\(String(describing: item.error))")
+        #expect(try FileBytes.read(try #require(item.output)) == text)
+    }
+}

@@ -7,7 +7,7 @@ public enum MediaProbe {
     /// kind that format is sent as (a sound: `file` until its length is known) and its size; nil when
     /// it cannot be read at all.
     package static func identify(path: String) -> (format: MediaFormat, kind: UploadContentKind, bytes: Int)? {
-        guard let head = try? FileBytes.head(path), let bytes = try? FileBytes.size(path) else { return nil }
+        guard let head = try? FileBytes.head(path, count: FormatSniffer.audioFramesLength), let bytes = try? FileBytes.size(path) else { return nil }
         let format = FormatSniffer.sniff(head)
         let kind: UploadContentKind = format.isImage ? .image : [.mp4, .mov, .matroska, .webm].contains(format) ? .video : .file
         return (format, kind, bytes)
@@ -31,7 +31,7 @@ public enum MediaProbe {
     /// custom AVIOContext, the same checks as a file.
     public static func probeAV(data: [UInt8], name: String = "the data") throws -> ProbeResult {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "\(name) is empty") }
-        var r = ProbeResult(path: name, kind: .file, format: FormatSniffer.sniff(data.prefix(FormatSniffer.headerLength)), bytes: data.count)
+        var r = ProbeResult(path: name, kind: .file, format: FormatSniffer.sniff(data), bytes: data.count)
         try probeAV(input: try MediaInput(data: data), path: name, into: &r)
         return r
     }

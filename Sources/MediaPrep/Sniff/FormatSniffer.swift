@@ -54,9 +54,13 @@ package enum FormatSniffer {
         if at(0, "OggS") { return .ogg }
         if at(0, "fLaC") { return .flac }
         if at(0, "ID3") { return .mp3 }
+        // Bare ADTS or MPEG audio (no ID3 before it): a frame sync is two bytes any file may start with
+        // (a UTF-16 text file's FF FE reads as MPEG-1 Layer I), so the next frame must follow where the
+        // first one's header says it ends (`audioFramesLength`).
         if b.count >= 2, b[0] == 0xFF {
-            if b[1] & 0xF6 == 0xF0 { return .aac }  // ADTS: sync word with layer 00
-            if b[1] & 0xE0 == 0xE0 && b[1] & 0x06 != 0 { return .mp3 }  // MPEG audio frame sync
+            let frames = Array(data.prefix(audioFramesLength))
+            if b[1] & 0xF6 == 0xF0, Self.followedByFrame(frames, adts: true) { return .aac }
+            if b[1] & 0xE0 == 0xE0, Self.followedByFrame(frames, adts: false) { return .mp3 }
         }
         // MPEG-TS: a sync byte every 188 bytes, three times; AVCHD's M2TS puts a 4-byte time stamp
         // before each. The only format told past the first 64 bytes (`transportStreamLength`).
@@ -65,6 +69,48 @@ package enum FormatSniffer {
             return .mpegts
         }
         return .unknown
+    }
+
+    /// What telling bare ADTS or MPEG audio takes: two frames (the longest MPEG audio frame is
+    /// 2,881 bytes, Layer II at 384 kbit/s and 8 kHz; an ADTS frame may claim up to 8,191).
+    package static let audioFramesLength = 8_192 + 4
+
+    /// Whether a second frame header of the same stream starts where the first frame ends.
+    static func followedByFrame(_ b: [UInt8], adts: Bool) -> Bool {
+        guard let length = adts ? adtsFrameLength(b, 0) : mpegFrameLength(b, 0), length > 0, b.count >= length + 4 else { return false }
+        if adts { return adtsFrameLength(b, length) != nil }
+        // The same version, layer and sample rate.
+        return mpegFrameLength(b, length) != nil && b[length + 1] & 0xFE == b[1] & 0xFE && b[length + 2] & 0x0C == b[2] & 0x0C
+    }
+
+    /// An ADTS frame's length from its header at `at` (sync, layer 00, a sample rate index that exists).
+    static func adtsFrameLength(_ b: [UInt8], _ at: Int) -> Int? {
+        guard b.count >= at + 7, b[at] == 0xFF, b[at + 1] & 0xF6 == 0xF0, (b[at + 2] >> 2) & 0x0F < 13 else { return nil }
+        let length = Int(b[at + 3] & 3) << 11 | Int(b[at + 4]) << 3 | Int(b[at + 5] >> 5)
+        return length >= 7 ? length : nil
+    }
+
+    /// An MPEG audio frame's length from its header at `at`, or nil where a field is reserved or the
+    /// bit rate is free (no length to check).
+    static func mpegFrameLength(_ b: [UInt8], _ at: Int) -> Int? {
+        guard b.count >= at + 4, b[at] == 0xFF, b[at + 1] & 0xE0 == 0xE0 else { return nil }
+        let version = Int(b[at + 1] >> 3) & 3, layer = Int(b[at + 1] >> 1) & 3  // version 3: MPEG-1; layer 3: Layer I
+        let rateIndex = Int(b[at + 2] >> 4), sampleIndex = Int(b[at + 2] >> 2) & 3, padding = Int(b[at + 2] >> 1) & 1
+        guard version != 1, layer != 0, rateIndex != 0, rateIndex != 15, sampleIndex != 3, b[at + 3] & 3 != 2 else { return nil }
+        let kbits: [Int] = switch (version == 3, layer) {
+        case (true, 3): [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448]
+        case (true, 2): [0, 32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384]
+        case (true, _): [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
+        case (false, 3): [0, 32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256]
+        default: [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
+        }
+        let rate = [44_100, 48_000, 32_000][sampleIndex] >> (version == 3 ? 0 : version == 2 ? 1 : 2)
+        let bits = kbits[rateIndex] * 1000
+        switch layer {
+        case 3: return (12 * bits / rate + padding) * 4
+        case 1 where version != 3: return 72 * bits / rate + padding
+        default: return 144 * bits / rate + padding
+        }
     }
 
     /// ISO base media files share `ftyp`; the major brand tells QuickTime and audio-only apart.
