@@ -28,7 +28,7 @@ import Testing
         #expect(FormatSniffer.sniff([0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x82, 0x84] + Array("webm".utf8)) == .webm)
         #expect(FormatSniffer.sniff([0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x82, 0x88] + Array("matroska".utf8)) == .matroska)
         #expect(FormatSniffer.sniff(bytes("OggS")) == .ogg)
-        #expect(FormatSniffer.sniff(bytes("ID3")) == .mp3)
+        #expect(FormatSniffer.sniff(bytes("ID3") + [4, 0, 0, 0, 0, 0, 0, 0]) == .mp3)  // ID3v2.4
         // Bare frames: the second where the first's header says it ends (MPEG-1 Layer III at 128 kbit/s
         // and 44.1 kHz: 417 bytes; ADTS: the length its header gives, 20).
         let mp3: [UInt8] = [0xFF, 0xFB, 0x90, 0x00]
@@ -54,6 +54,29 @@ import Foundation
 /// A UTF-16 text file (Windows Notepad's "Unicode", a .reg or .csv export) starts FF FE, which a
 /// two-byte frame-sync test took for MP3: FFmpeg then refused it and the file was refused as corrupt.
 @Suite struct TextIsNotAudioTests {
+    /// Text may begin with a format's letters: "BMW is…" was refused as a damaged bitmap. What follows
+    /// the letters must be the format's too.
+    @Test(arguments: ["BMW is a car maker from Munich; these are my notes on its engines.",
+                      "MAC address list for the office network: 00:11:22:33:44:55",
+                      "ID3 tags explained: title, artist, album and the rest of them",
+                      "TTA1 was the first true-audio version; notes follow here"])
+    func textStartingWithAFormatsLettersIsText(_ text: String) {
+        #expect(FormatSniffer.sniff(Array(text.utf8)) == .unknown)
+    }
+
+    /// The bitmap headers that exist still sniff: OS/2's 12-byte core header and Windows' 40-byte one.
+    @Test func bitmapHeadersStillSniff() {
+        func bmp(dib: Int, planesAt: Int) -> [UInt8] {
+            var b = Array("BM".utf8) + [UInt8](repeating: 0, count: 40)
+            b[14] = UInt8(dib)
+            b[planesAt] = 1
+            return b
+        }
+        #expect(FormatSniffer.sniff(bmp(dib: 12, planesAt: 22)) == .bmp)
+        #expect(FormatSniffer.sniff(bmp(dib: 40, planesAt: 26)) == .bmp)
+        #expect(FormatSniffer.sniff(bmp(dib: 41, planesAt: 26)) == .unknown)
+    }
+
     @Test func aUTF16TextFileGoesAsAFile() throws {
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

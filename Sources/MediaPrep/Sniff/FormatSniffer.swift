@@ -15,6 +15,7 @@ package enum FormatSniffer {
         func starts(_ bytes: [UInt8]) -> Bool {
             b.count >= bytes.count && Array(b[0..<bytes.count]) == bytes
         }
+        func le(_ offset: Int, _ n: Int) -> Int { Bytes.le(b, offset, n) }
 
         if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
@@ -30,12 +31,17 @@ package enum FormatSniffer {
         if at(0, "FORM") && (at(8, "AIFF") || at(8, "AIFC")) { return .aiff }
         if at(0, "caff") && b.count >= 8 && b[4] == 0 && b[5] == 1 { return .caf }  // version 1
         if at(0, "wvpk") { return .wavpack }
-        if at(0, "MAC ") { return .ape }
-        if at(0, "TTA1") { return .tta }
+        // Text may start with these letters ("MAC address list"): the version or format after them too.
+        if at(0, "MAC "), b.count >= 6, (3_800...4_200).contains(le(4, 2)) { return .ape }
+        if at(0, "TTA1"), b.count >= 6, (1...3).contains(le(4, 2)) { return .tta }
         // An AC-3 sync frame: a bsid of AC-3's (≤ 10), a sample rate and frame size code that exist.
         // (E-AC-3's bsid, 11–16, is what lowercase text would read as: not sniffed.)
         if starts([0x0B, 0x77]) && b.count >= 8, b[5] >> 3 <= 10, b[4] >> 6 != 3, b[4] & 0x3F < 38 { return .ac3 }
-        if at(0, "BM") && b.count >= 26 { return .bmp }
+        // "BM" starts plenty of text ("BMW is…", a .txt refused as a damaged bitmap): the DIB header's
+        // size must be one of the seven that exist, and its plane count 1.
+        if at(0, "BM"), b.count >= 30, [12, 40, 52, 56, 64, 108, 124].contains(le(14, 4)), le(le(14, 4) == 12 ? 22 : 26, 2) == 1 {
+            return .bmp
+        }
         // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {
             return .tiff
@@ -53,7 +59,7 @@ package enum FormatSniffer {
         }
         if at(0, "OggS") { return .ogg }
         if at(0, "fLaC") { return .flac }
-        if at(0, "ID3") { return .mp3 }
+        if at(0, "ID3"), b.count >= 10, (2...4).contains(b[3]), b[4] != 0xFF { return .mp3 }  // ID3v2.2–2.4
         // Bare ADTS or MPEG audio (no ID3 before it): a frame sync is two bytes any file may start with
         // (a UTF-16 text file's FF FE reads as MPEG-1 Layer I), so the next frame must follow where the
         // first one's header says it ends (`audioFramesLength`).
