@@ -10,15 +10,7 @@ enum AppleAudioStripper {
         guard h.count == 12, Bytes.ascii(h, 0, 4) == "FORM", ["AIFF", "AIFC"].contains(Bytes.ascii(h, 8, 4)) else { return nil }
         var edits: [(Range<Int>, [MetadataRewrite.Piece])] = []
         var found: PrivateFields = []
-        var at = 12
-        for _ in 0..<AudioTagStripper.maxBlocks {
-            guard at + 8 <= r.size else { break }
-            let c = try r.exactly(at, 8, "an AIFF chunk header at offset \(at)")
-            let id = Bytes.ascii(c, 0, 4), length = Bytes.be(c, 4, 4)
-            guard at + 8 + length <= r.size else {
-                if id == "SSND" { break }  // a recording cut short: its samples are sent as they are
-                throw MediaPrepError(.truncated, "the file is cut off inside its '\(id)' chunk at offset \(at)")
-            }
+        try IFFChunks.walk(r, bigEndian: true, samples: "SSND") { id, at, length in
             let field: PrivateFields? = switch id {
             case "NAME": .title
             case "AUTH", "(c) ": .author
@@ -31,7 +23,6 @@ enum AppleAudioStripper {
                 found.formUnion(field)
                 edits.append((at + 8..<at + 8 + length, [.zeros(length)]))
             }
-            at += 8 + length + (length & 1)
         }
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found)
     }

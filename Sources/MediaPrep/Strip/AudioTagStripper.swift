@@ -131,15 +131,7 @@ package enum AudioTagStripper {
         guard Bytes.ascii(h, 0, 4) == "RIFF", Bytes.ascii(h, 8, 4) == "WAVE" else { return nil }  // RF64 is left as it is
         var edits: [(Range<Int>, [MetadataRewrite.Piece])] = []
         var found: PrivateFields = []
-        var at = 12
-        for _ in 0..<maxBlocks {
-            guard at + 8 <= r.size else { break }
-            let c = try r.exactly(at, 8, "a RIFF chunk header at offset \(at)")
-            let id = Bytes.ascii(c, 0, 4), length = Bytes.le(c, 4, 4)
-            guard at + 8 + length <= r.size else {
-                if id == "data" { break }  // a recording cut short: its samples are sent as they are
-                throw MediaPrepError(.truncated, "the file is cut off inside its '\(id)' chunk at offset \(at)")
-            }
+        try IFFChunks.walk(r, bigEndian: false, samples: "data") { id, at, length in
             switch id {
             case "LIST", "id3 ", "ID3 ", "bext", "iXML", "_PMX", "DISP", "XMP ", "junk":
                 let body = try r.read(at + 8, min(length, MP4MetadataStripper.scanBytes))
@@ -148,7 +140,6 @@ package enum AudioTagStripper {
                 edits.append((at..<at + 8 + length, [.bytes(Array("JUNK".utf8) + Bytes.le32(length)), .zeros(length)]))
             default: break
             }
-            at += 8 + length + (length & 1)
         }
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found.isEmpty ? .other : found)
     }
