@@ -200,6 +200,7 @@ $EXIF -n -Orientation=8 -GPSLatitude=59.3293 -GPSLatitudeRef=N -GPSLongitude=18.
 heif-enc -q 92 heic-src.jpg -o orient-gps.heic >/dev/null
 avifenc -s 8 --min 10 --max 20 quadrants.png quadrants.avif >/dev/null   # libavif-bin
 cjxl -q 95 quadrants.png quadrants.jxl >/dev/null 2>&1                    # libjxl-tools
+$IM quadrants.png -quality 0 quadrants.jp2                                 # JPEG 2000, lossless
 # An MPEG transport stream as a camcorder writes one (AVCHD), its service named in the SDT.
 ffmpeg -v error -y -f lavfi -i color=c=gray:s=16x16:d=0.2:r=5 -c:v libx264 -preset ultrafast -x264-params keyint=1 \
   -bsf:v filter_units=remove_types=6 -metadata service_provider="Jane Sender" -metadata service_name="Secret title" camcorder.ts

@@ -4,7 +4,7 @@ import Testing
 @Suite struct SniffTests {
     @Test(arguments: [
         ("photo.jpg", MediaFormat.jpeg), ("progressive.jpg", .jpeg), ("rgb.png", .png), ("anim.gif", .gif),
-        ("image.webp", .webp), ("image.bmp", .bmp), ("image.tiff", .tiff),
+        ("image.webp", .webp), ("image.bmp", .bmp), ("image.tiff", .tiff), ("quadrants.jp2", .jp2),
     ])
     func sniffsFixtureByContent(name: String, expected: MediaFormat) throws {
         #expect(FormatSniffer.sniff(try Fixture.bytes(name)) == expected)
@@ -85,5 +85,18 @@ import Foundation
         let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/notes.txt")
         #expect(item.kind == .file && item.error == nil && item.format == .unknown, "\(String(describing: item.error))")
         #expect(try FileBytes.read(try #require(item.output)) == text)
+    }
+}
+
+/// JPEG 2000 (scanners, macOS's Preview) was an unknown file, whatever its boxes held: now an image,
+/// decoded through FFmpeg and re-encoded as any picture is.
+@Suite struct JPEG2000Tests {
+    @Test func aJP2IsDecodedAndSentAsAnImage() throws {
+        Quadrants.check(try ImageLoader.load(path: Fixture.path("quadrants.jp2")).pixels, tolerance: 2)
+        #expect(FormatSniffer.sniff([0xFF, 0x4F, 0xFF, 0x51, 0, 0x2F]) == .jp2)  // a bare codestream
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path("quadrants.jp2"))
+        #expect(item.kind == .image && item.format == .jpeg && item.width == 64 && item.height == 48, "\(String(describing: item.error))")
     }
 }

@@ -5,6 +5,8 @@ public enum MediaFormat: String, Sendable, Codable {
     case heic, avif
     /// JPEG XL, read through libjxl.
     case jxl
+    /// JPEG 2000 (scanners, macOS's Preview, archives), read through FFmpeg.
+    case jp2
     case mp4, mov, matroska, webm, m4a, aac, mp3, ogg, wav, flac
     /// AVI, as older cameras record: FFmpeg reads it; it leaves as MP4.
     case avi
@@ -25,7 +27,7 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Still or animatable image formats the image pipeline decodes.
     public var isImage: Bool {
         switch self {
-        case .jpeg, .png, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl: return true
+        case .jpeg, .png, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .jp2: return true
         default: return false
         }
     }

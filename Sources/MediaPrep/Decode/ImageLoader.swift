@@ -31,7 +31,7 @@ package enum ImageLoader {
         case .tiff:
             if let path { return try TIFFDecoder.decode(try InputFile(path), options: options) }
             return try TIFFDecoder.decode(data, options: options)
-        case .gif, .bmp:
+        case .gif, .bmp, .jp2:
             if let path { return try FFmpegImageDecoder.decode(path: path, format: format, options: options).image }
             return try FFmpegImageDecoder.decode(data: data, format: format, options: options).image
         default:

@@ -194,7 +194,7 @@ extension MediaProbe {
             let m = JPEGMetadata(webp: head)
             if !m.isEmpty { s.metadata = m }
             return try asFile(s)
-        case .gif, .bmp, .tiff:
+        case .gif, .bmp, .tiff, .jp2:
             // Comments and XMP may sit anywhere in a GIF.
             if format == .gif {
                 try readWhole()

@@ -47,6 +47,8 @@ package enum FormatSniffer {
             return .tiff
         }
         if at(4, "ftyp") { return isoBrand(b) }
+        // JPEG 2000: the JP2 signature box, or a bare codestream (SOC then SIZ).
+        if starts([0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) || starts([0xFF, 0x4F, 0xFF, 0x51]) { return .jp2 }
         // JPEG XL: a bare codestream, or the ISO container's signature box.
         if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         if starts([0x1A, 0x45, 0xDF, 0xA3]) {
