@@ -217,6 +217,10 @@ ffmpeg -v error -y -f lavfi -i "sine=f=440:d=1:r=16000" -c:a mp2 -b:a 32k -metad
 ffmpeg -v error -y -f lavfi -i "color=c=black:s=64x64:r=50:d=0.16" \
   -vf "format=gray,geq=lum='if(between(X\,mod(N*8\,48)\,mod(N*8\,48)+15)\,235\,16)',format=yuv420p,tinterlace=mode=interleave_top,setfield=tff" \
   -c:v mpeg2video -flags +ildct+ilme -top 1 -q:v 2 -f vob interlaced.mpg
+# The same as interlaced H.264 in an MP4 (x264, top field first, no SEI naming the encoder).
+ffmpeg -v error -y -f lavfi -i "color=c=black:s=64x64:r=50:d=0.16" \
+  -vf "format=gray,geq=lum='if(between(X\,mod(N*8\,48)\,mod(N*8\,48)+15)\,235\,16)',format=yuv420p,tinterlace=mode=interleave_top,setfield=tff" \
+  -c:v libx264 -preset ultrafast -flags +ildct+ilme -x264-params tff=1 -bsf:v filter_units=remove_types=6 interlaced.mp4
 # WavPack with an APEv2 tag naming the artist: sent as a file, the tag is cut.
 ffmpeg -v error -y -f lavfi -i "sine=d=0.25:r=8000" -ac 1 -c:a wavpack -metadata artist="Jane Sender" -metadata title="Secret title" tagged.wv
 # Windows Media (ASF), its Content Description naming the author: a WMV video and a WMA recording.

@@ -53,4 +53,24 @@ import Testing
         #expect(count == 4)
         #expect(SendCheck().check(path: path).reasons.contains("interlaced: made progressive (bwdif), one frame per frame"))
     }
+
+    /// Interlaced H.264 in an MP4 played as it was, both fields at once. The probe decodes no frame, so
+    /// FFmpeg's field order stays unknown: the SPS in the `avcC` says the stream is coded as fields,
+    /// and the video is transcoded (as it is with `--video original`, it goes as it came).
+    @Test func interlacedH264InAnMP4IsTranscoded() throws {
+        let path = Fixture.path("interlaced.mp4")  // the same bar, x264 with tff
+        #expect(try MediaProbe.probe(path: path).interlaced)
+        #expect(try MediaProbe.probe(path: Fixture.path("h264.mp4")).interlaced == false)
+        #expect(try MediaProbe.probe(path: Fixture.path("h264.mkv")).interlaced == false)
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: path)
+        #expect(item.route == .encoded, "\(String(describing: item.error))")
+        let sent = try MediaInput(path: try #require(item.output))
+        let frames = try FrameDecoder(input: sent, stream: try #require(sent.bestStream(AVMEDIA_TYPE_VIDEO)))
+        while let f = try frames.next() { #expect(Self.comb(try FrameConverter.convert(f, layout: .rgb)) < 8) }
+        var original = AttachmentPreparer(outputDirectory: dir + "/original", timestamp: 0)
+        original.media.video = .original
+        #expect(original.prepare(path: path).route == .stripped)
+    }
 }

@@ -65,6 +65,11 @@ public enum MediaProbe {
             r.videoCodec = FFmpegLibraries.codecName(par.codec_id)
             r.rotation = VideoRotation.clockwiseDegrees(stream: v)
             r.interlaced = [AV_FIELD_TT, AV_FIELD_BB, AV_FIELD_TB, AV_FIELD_BT].contains(par.field_order)
+            if !r.interlaced, par.field_order == AV_FIELD_UNKNOWN, par.codec_id == AV_CODEC_ID_H264,
+               let extra = par.extradata, par.extradata_size > 8 {
+                // Not decoded here: the SPS in the container's avcC says whether the stream is coded as fields.
+                r.interlaced = H264Interlacing.isInterlaced(avcC: Array(UnsafeBufferPointer(start: extra, count: Int(par.extradata_size)))) ?? false
+            }
             let (w, h) = (Int(par.width), Int(par.height))
             (r.width, r.height) = r.rotation % 180 == 0 ? (w, h) : (h, w)
             let fr = v.pointee.avg_frame_rate

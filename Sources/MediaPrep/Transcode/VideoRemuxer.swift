@@ -6,13 +6,14 @@ enum VideoCompatibility: Equatable {
     case playable
     /// H.264/HEVC (+ AAC) in Matroska/WebM: the packets move into an MP4 untouched.
     case remux
-    /// Other codecs (VP9, AV1, MPEG-4, Opus, Vorbis…): transcoded to H.264 + AAC.
+    /// Other codecs (VP9, AV1, MPEG-4, Opus, Vorbis…), and interlaced video: transcoded to H.264 + AAC.
     case needsTranscode
 
     static let videoCodecs: Set<String> = ["h264", "hevc"]
 
     static func of(_ p: ProbeResult) -> VideoCompatibility {
-        let codecsOK = videoCodecs.contains(p.videoCodec ?? "") && (p.audioCodec == nil || p.audioCodec == "aac")
+        // Interlaced H.264 plays, but phones show both fields at once: a comb on every moving edge.
+        let codecsOK = videoCodecs.contains(p.videoCodec ?? "") && (p.audioCodec == nil || p.audioCodec == "aac") && !p.interlaced
         guard codecsOK else { return .needsTranscode }
         return p.format == .mp4 || p.format == .mov ? .playable : .remux
     }
