@@ -245,6 +245,8 @@ import UploadPlanner
         _ = try? ContainerEnd.flacFrames(reader)
         _ = try? ContainerEnd.mp3Stream(reader)
         _ = GIFBlocks.walk(d)
+        _ = H264Interlacing.isInterlaced(avcC: d)
+        _ = H264Interlacing.frameMBsOnly(sps: d)
         guard !d.isEmpty, var r = try? MediaProbe.probeAV(data: d) else { return }
         if r.kind == .video, let input = try? MediaInput(data: d) {
             var t = VideoThumbnailer(maxSide: 64)
