@@ -66,13 +66,9 @@ extension ContainerEnd {
     static func mp3Stream(_ r: ByteReader) throws {
         let audio = try AudioTagStripper.tagged(r).audio
         let h = try r.read(audio.lowerBound, 4 + 32 + 18)
-        guard h.count == 54, h[0] == 0xFF, h[1] & 0xE0 == 0xE0 else { return }
-        let version = Int(h[1] >> 3) & 3, layer = Int(h[1] >> 1) & 3, rateIndex = Int(h[2] >> 2) & 3
-        guard version != 1, layer != 0, rateIndex != 3 else { return }  // reserved values
-        let rate = [44100, 48000, 32000][rateIndex] >> (version == 3 ? 0 : version == 2 ? 1 : 2)
-        let samplesPerFrame = layer == 3 ? 384 : (layer == 2 || version == 3 ? 1152 : 576)
-        let mono = h[3] >> 6 == 3
-        let side = version == 3 ? (mono ? 17 : 32) : (mono ? 9 : 17)
+        guard h.count == 54, let frame = MPEGAudioHeader(h) else { return }  // reserved values: nothing to count
+        let (rate, samplesPerFrame) = (frame.sampleRate, frame.samplesPerFrame)
+        let side = frame.version == 3 ? (frame.mono ? 17 : 32) : (frame.mono ? 9 : 17)
         var frames = 0, bytes = 0
         if ["Xing", "Info"].contains(Bytes.ascii(h, 4 + side, 4)) {  // then its flags, frames and bytes: all in `h`
             guard Bytes.be(h, 8 + side, 4) & 3 == 3 else { return }  // frames and bytes both written

@@ -101,24 +101,8 @@ package enum FormatSniffer {
     /// An MPEG audio frame's length from its header at `at`, or nil where a field is reserved or the
     /// bit rate is free (no length to check).
     static func mpegFrameLength(_ b: [UInt8], _ at: Int) -> Int? {
-        guard b.count >= at + 4, b[at] == 0xFF, b[at + 1] & 0xE0 == 0xE0 else { return nil }
-        let version = Int(b[at + 1] >> 3) & 3, layer = Int(b[at + 1] >> 1) & 3  // version 3: MPEG-1; layer 3: Layer I
-        let rateIndex = Int(b[at + 2] >> 4), sampleIndex = Int(b[at + 2] >> 2) & 3, padding = Int(b[at + 2] >> 1) & 1
-        guard version != 1, layer != 0, rateIndex != 0, rateIndex != 15, sampleIndex != 3, b[at + 3] & 3 != 2 else { return nil }
-        let kbits: [Int] = switch (version == 3, layer) {
-        case (true, 3): [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448]
-        case (true, 2): [0, 32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384]
-        case (true, _): [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
-        case (false, 3): [0, 32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256]
-        default: [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
-        }
-        let rate = [44_100, 48_000, 32_000][sampleIndex] >> (version == 3 ? 0 : version == 2 ? 1 : 2)
-        let bits = kbits[rateIndex] * 1000
-        switch layer {
-        case 3: return (12 * bits / rate + padding) * 4
-        case 1 where version != 3: return 72 * bits / rate + padding
-        default: return 144 * bits / rate + padding
-        }
+        guard let h = MPEGAudioHeader(b, at: at), h.emphasis != 2 else { return nil }
+        return h.length
     }
 
     /// ISO base media files share `ftyp`; the major brand tells QuickTime and audio-only apart.
