@@ -48,6 +48,15 @@ final class FilterGraph {
 
     deinit { lib.avfilter_graph_free(&graph) }
 
+    /// A buffer source's arguments for frames shaped as `f` (its sample aspect ratio, 1:1 when unset),
+    /// their timestamps in `timeBase`.
+    static func bufferArguments(like f: UnsafePointer<AVFrame>, timeBase: AVRational) -> String {
+        var sar = f.pointee.sample_aspect_ratio
+        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
+        return "video_size=\(f.pointee.width)x\(f.pointee.height):pix_fmt=\(f.pointee.format)"
+            + ":time_base=\(timeBase.num)/\(timeBase.den):pixel_aspect=\(sar.num)/\(sar.den)"
+    }
+
     /// Hands `frame` (nil: end of input) to source `index`; its references are taken, or with
     /// `keepingReference` added to, leaving the caller's frame as it was.
     func push(_ frame: UnsafeMutablePointer<AVFrame>?, to index: Int = 0, keepingReference: Bool = false) throws {

@@ -23,6 +23,8 @@ package struct DecodeOptions: Sendable {
     /// The smallest size (stored orientation) the caller still needs; lets JPEG shrink on load.
     package var minimumWidth: Int?
     package var minimumHeight: Int?
+    /// Both sides of the minimum, when it is set.
+    var minimum: (width: Int, height: Int)? { minimumWidth.flatMap { w in minimumHeight.map { (width: w, height: $0) } } }
     /// Threads a decode may use: with two, a progressive JPEG's luma and chroma scans are decoded
     /// at once (`ProgressiveSplit`).
     package var threads = 1

@@ -18,11 +18,9 @@ package enum ImageLoader {
         case .png:
             return try PNGDecoder.decode(data, options: options)
         case .jxl:
-            let minimum = options.minimumWidth.flatMap { w in options.minimumHeight.map { (width: w, height: $0) } }
-            return try JXLDecoder.decode(data, maxPixels: options.maxPixels, minimum: minimum).image
+            return try JXLDecoder.decode(data, maxPixels: options.maxPixels, minimum: options.minimum).image
         case .heic, .avif:
-            let minimum = options.minimumWidth.flatMap { w in options.minimumHeight.map { (width: w, height: $0) } }
-            return try HEIFDecoder.decode(data, format: format, maxPixels: options.maxPixels, minimum: minimum)
+            return try HEIFDecoder.decode(data, format: format, maxPixels: options.maxPixels, minimum: options.minimum)
         case .webp where WebPAnimation.isAnimated(data):
             let first = try WebPAnimation(data, maxPixels: options.maxPixels).firstFrame()
             return DecodedImage(pixels: first, format: .webp, sourceWidth: first.width, sourceHeight: first.height, orientation: .up)

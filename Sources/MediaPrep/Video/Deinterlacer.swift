@@ -11,11 +11,8 @@ final class Deinterlacer {
 
     /// Set up for frames shaped as `first`, their timestamps in `timeBase` (kept as they are).
     init(like first: UnsafeMutablePointer<AVFrame>, timeBase: AVRational, util: cff_util) throws {
-        var sar = first.pointee.sample_aspect_ratio
-        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
         let tb = timeBase.num > 0 && timeBase.den > 0 ? timeBase : AVRational(num: 1, den: 90_000)
-        let args = "video_size=\(first.pointee.width)x\(first.pointee.height):pix_fmt=\(first.pointee.format)"
-            + ":time_base=\(tb.num)/\(tb.den):pixel_aspect=\(sar.num)/\(sar.den)"
+        let args = FilterGraph.bufferArguments(like: first, timeBase: tb)
         do {
             graph = try FilterGraph("[in]bwdif=mode=send_frame:parity=auto:deint=interlaced[out]", inputs: [("in", args)])
         } catch let e as MediaPrepError where e.code == .codecUnavailable {

@@ -65,9 +65,7 @@ final class HDRToSDR {
     }
 
     private func build(_ f: UnsafeMutablePointer<AVFrame>, _ transfer: Transfer, size: (width: Int, height: Int)?) throws -> FilterGraph {
-        var sar = f.pointee.sample_aspect_ratio
-        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
-        let args = "video_size=\(f.pointee.width)x\(f.pointee.height):pix_fmt=\(f.pointee.format):time_base=1/90000:pixel_aspect=\(sar.num)/\(sar.den)"
+        let args = FilterGraph.bufferArguments(like: f, timeBase: AVRational(num: 1, den: 90_000))
         let npl = transfer == .pq ? 203 : 100
         let last = kind == .video ? "zscale=transfer=bt709:matrix=bt709:range=tv:dither=error_diffusion,format=yuv420p"
             : "zscale=transfer=bt709:range=pc:dither=error_diffusion,format=gbrp,format=rgb24"
