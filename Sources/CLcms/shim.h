@@ -27,4 +27,8 @@ static inline cmsUInt32Number clcms_relative_colorimetric(void) { return INTENT_
 static inline cmsUInt32Number clcms_flags(int copy_alpha) {
     return cmsFLAGS_BLACKPOINTCOMPENSATION | (copy_alpha ? cmsFLAGS_COPY_ALPHA : 0);
 }
+/* For a handful of samples: the pipeline evaluated as it stands, not first turned into a table. */
+static inline cmsUInt32Number clcms_flags_few_samples(void) {
+    return cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOOPTIMIZE | cmsFLAGS_NOCACHE;
+}
 #endif

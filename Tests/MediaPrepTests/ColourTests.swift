@@ -57,6 +57,30 @@ import Testing
         #expect(try MediaProbe.source(path: Fixture.path("small.jpg")).colour == nil)
     }
 
+    /// The 27 colours `SourceColour.inspect` runs through a profile, and what came out.
+    static func cube(_ icc: [UInt8], fewSamples: Bool) throws -> [UInt8] {
+        let t = try ColourTransform(profile: icc, input: .rgb, fewSamples: fewSamples)
+        var samples: [UInt8] = []
+        for r in [0, 128, 255] { for g in [0, 128, 255] { for b in [0, 128, 255] { samples += [UInt8(r), UInt8(g), UInt8(b)] } } }
+        var out = samples
+        samples.withUnsafeBytes { s in out.withUnsafeMutableBytes { o in
+            if let sb = s.baseAddress, let ob = o.baseAddress { t.run(sb, ob, count: 27) }
+        } }
+        return out
+    }
+
+    @Test func judgingAProfileSkipsTheTableWithoutChangingItsVerdict() throws {
+        // sRGB, Display P3, Adobe RGB, and the profiles PNG chunks name.
+        let jpegs = try ["srgb-tagged.jpg", "p3-small.jpg"].map { try #require(MediaProbe.source(path: Fixture.path($0)).jpeg?.iccProfile) }
+        let pngs = try ["adobe.png", "p3-chrm.png", "p3-cicp.png"].map { try #require(EmbeddedProfile.ofPNG(Fixture.bytes($0))?.profile) }
+        for icc in jpegs + pngs {
+            let table = try Self.cube(icc, fewSamples: false), direct = try Self.cube(icc, fewSamples: true)
+            #expect(zip(table, direct).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
+        }
+        #expect(SourceColour.inspect(jpegs[0]) == nil)
+        #expect(try #require(SourceColour.inspect(jpegs[1])).isCMYK == false)
+    }
+
     @Test func checkSaysWhichProfileWasConverted() {
         let r = SendCheck().check(path: Fixture.path("p3-small.jpg"))
         #expect(r.verdict == .afterPreparation)

@@ -19,7 +19,7 @@ package struct SourceColour: Sendable, Equatable {
         case cmsSigCmykData:
             return SourceColour(profile: icc, description: description, isCMYK: true)
         case cmsSigRgbData:
-            guard let t = try? ColourTransform(profile: icc, input: .rgb) else { return nil }
+            guard let t = try? ColourTransform(profile: icc, input: .rgb, fewSamples: true) else { return nil }
             var samples: [UInt8] = []
             for r in [0, 128, 255] { for g in [0, 128, 255] { for b in [0, 128, 255] { samples += [UInt8(r), UInt8(g), UInt8(b)] } } }
             var out = samples
