@@ -30,6 +30,25 @@ import Testing
         #expect(p.preview.count <= profile.previewMaxLength)
     }
 
+    @Test func theFloorOfAKeptFileIsTheDecodeThatProvesIt() throws {
+        // `bench` reads the pipeline against `decodeOnly`: for a file the plan keeps, that is the
+        // proof's decode (a JPEG at the preview's scale, a PNG by libpng's zlib), not an encode's.
+        let preparer = ImagePreparer()
+        let jpeg = try MediaProbe.source(path: Fixture.path("small.jpg"), depth: .preparing)
+        #expect(try preparer.keptRoute(jpeg) == .untouched)
+        let small = try preparer.decodeOnly(source: jpeg)
+        let least = try #require(PreviewMaker.dctScaled(width: 640, height: 480))
+        #expect((small.pixels.width, small.pixels.height) == (least.width, least.height) && least.width < 640)
+        let png = try MediaProbe.source(path: Fixture.path("palette.png"), depth: .preparing)
+        #expect(try preparer.keptRoute(png) == .untouched)
+        let whole = try preparer.decodeOnly(source: png)
+        #expect(whole.pixels == (try preparer.provingDecode(png: Fixture.bytes("palette.png"), scalingPreview: false).decoded.pixels))
+        // Encoded files keep the encode's decode: photo.jpg at its own size.
+        let photo = try MediaProbe.source(path: Fixture.path("photo.jpg"), depth: .preparing)
+        #expect(try preparer.keptRoute(photo) == nil)
+        #expect(try preparer.decodeOnly(source: photo).pixels.width == 1440)
+    }
+
     @Test func bigPhotoIsSqueezedIntoTheSimplexLimit() throws {
         let source = try Fixture.bytes("photo.jpg")
         #expect(source.count > ImageProfile.simplex.maxBytes)

@@ -30,8 +30,15 @@ extension ImagePreparer {
 
     /// The decode `prepare` makes of this source, as fast as `prepare` makes it (shrink-on-load, and a
     /// progressive file's scans and a Lanczos halving on `threads`), with nothing scaled beside it:
-    /// the floor `bench` reads the whole pipeline's time against.
+    /// the floor `bench` reads the whole pipeline's time against. A file the plan keeps is decoded
+    /// as its proof is: a JPEG at the preview's scale, a PNG by libpng's zlib.
     package func decodeOnly(source: ProbedSource) throws -> DecodedImage {
+        if let route = try keptRoute(source), [.png, .jpeg].contains(source.probe.format) {
+            var data = source.data ?? []
+            if !source.isWhole { data = try InputFile(source.probe.path).whole(after: data) }
+            if let j = source.jpeg { return try provingDecode(jpeg: data, j, parsed: route == .untouched) }
+            return try provingDecode(png: data, scalingPreview: false).decoded
+        }
         let options = decodeOptions(source.jpeg, webp: source.webp, colour: source.colour, fileBytes: source.probe.bytes,
                                     hdrStill: source.hdrSize)
         var alone = self

@@ -18,13 +18,18 @@ package struct ImagePreparer: Sendable {
 
     /// Plans as `prepare` does (keep or encode), then carries it out; consumes `source` as below.
     package func prepare(source: consuming ProbedSource) throws -> PreparedImage {
+        let keep = try keptRoute(source)
+        return try prepare(source: consume source, keep: keep)
+    }
+
+    /// The route by which the plan keeps this file, or nil when it is encoded.
+    func keptRoute(_ source: borrowing ProbedSource) throws -> PrepareRoute? {
         var rules = SendRules()
         (rules.profile, rules.maxPixels) = (profile, decode.maxPixels)
         let plan = SendPlanner.plan(source, rules)
         if let e = plan.error { throw e }
-        var keep: PrepareRoute? = nil
-        if case .keepOriginal(let route) = plan.action { keep = route }
-        return try prepare(source: consume source, keep: keep)
+        if case .keepOriginal(let route) = plan.action { return route }
+        return nil
     }
 
     package func prepare(data: [UInt8], path: String?) throws -> PreparedImage {
@@ -197,12 +202,7 @@ package struct ImagePreparer: Sendable {
         }
         guard let out = kept else { return nil }
         let (w, ht) = j.displaySize
-        // Decoding proves the file is whole; at preview scale it is cheap.
-        let least = PreviewMaker.dctScaled(width: w, height: ht) ?? (min(w, PreviewMaker.sides[0]), min(ht, PreviewMaker.sides[0]))
-        let small = try Trace.time("decode (proves it whole)") {
-            try JPEGDecoder.decode(out, parsed: route == .untouched ? j : nil,
-                                   options: DecodeOptions(maxPixels: decode.maxPixels, minimumWidth: least.width, minimumHeight: least.height))
-        }
+        let small = try Trace.time("decode (proves it whole)") { try provingDecode(jpeg: out, j, parsed: route == .untouched) }
         let preview = try Trace.time("preview") { try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength) }
         return PreparedImage(data: out, format: .jpeg, width: w, height: ht, quality: nil,
                              route: route, preview: preview, sourceFormat: .jpeg)
@@ -233,20 +233,33 @@ package struct ImagePreparer: Sendable {
     /// cut out; decoded once, which proves it whole and gives the preview.
     func keepPNG(_ data: [UInt8], _ route: PrepareRoute) throws -> PreparedImage? {
         guard let out = route == .untouched ? data : PNGStripper.strip(data) else { return nil }
-        var strict = decode
-        strict.sentAsItIs = true
-        // The preview's first size scaled beside the rows (the same pixels as scaling afterwards):
-        // arc-transparent.png (2140×1200 RGBA) 48.9 → 44.1 ms a process, its 10 ms resize on the other core.
-        let resized = try Trace.time("decode (proves it whole)") {
-            try PNGDecoder.decodeWhileResizing(out, options: strict, filter: PreviewMaker.firstFilter) { w, h in
-                PreviewMaker.firstSize(width: w, height: h)
-            }
-        }
-        let decoded = try resized?.decoded ?? PNGDecoder.decodeSimplified(out, options: strict)  // what `decode` falls back to
-        let pixels = AlphaOps.droppingOpaqueAlpha(decoded.pixels)
-        let start = try resized?.scaled?.pixels(keepAlpha: pixels.layout == .rgba) ?? pixels
+        let resized = try Trace.time("decode (proves it whole)") { try provingDecode(png: out, scalingPreview: true) }
+        let pixels = AlphaOps.droppingOpaqueAlpha(resized.decoded.pixels)
+        let start = try resized.scaled?.pixels(keepAlpha: pixels.layout == .rgba) ?? pixels
         let preview = try Trace.time("preview") { try PreviewMaker.make(from: start, maxLength: profile.previewMaxLength) }
         return PreparedImage(data: out, format: .png, width: pixels.width, height: pixels.height, quality: nil,
                              route: route, preview: preview, sourceFormat: .png)
+    }
+
+    /// The decode that proves a kept JPEG whole: at the preview's scale, which is cheap.
+    func provingDecode(jpeg out: [UInt8], _ j: JPEGSource, parsed: Bool) throws -> DecodedImage {
+        let (w, ht) = j.displaySize
+        let least = PreviewMaker.dctScaled(width: w, height: ht) ?? (min(w, PreviewMaker.sides[0]), min(ht, PreviewMaker.sides[0]))
+        return try JPEGDecoder.decode(out, parsed: parsed ? j : nil,
+                                      options: DecodeOptions(maxPixels: decode.maxPixels, minimumWidth: least.width, minimumHeight: least.height))
+    }
+
+    /// The decode that proves a kept PNG whole: libpng's own zlib (`DecodeOptions.sentAsItIs`), with
+    /// the preview's first size scaled beside the rows when asked (the same pixels as scaling
+    /// afterwards: arc-transparent.png, 2140×1200 RGBA, 48.9 → 44.1 ms a process, its 10 ms resize on
+    /// the other core).
+    func provingDecode(png out: [UInt8], scalingPreview: Bool) throws -> ResizedDecode {
+        var strict = decode
+        strict.sentAsItIs = true
+        let resized = try PNGDecoder.decodeWhileResizing(out, options: strict, filter: PreviewMaker.firstFilter) { w, h in
+            scalingPreview ? PreviewMaker.firstSize(width: w, height: h) : nil
+        }
+        // What `decode` falls back to.
+        return try resized ?? ResizedDecode(decoded: PNGDecoder.decodeSimplified(out, options: strict), scaled: nil)
     }
 }
