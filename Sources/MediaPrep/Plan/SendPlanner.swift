@@ -21,8 +21,7 @@ package enum SendPlanner {
             case .animatedImage: return try animated(s, rules)
             case .video: return try video(p, rules, forceTranscode: false)
             case .voice: return try voice(p, rules)
-            case .file: return try copy(p, rules, kind: .file, keepName: true, reasons: (p.format == .tiff
-                ? ["a DNG of raw sensor data only, with no preview to show: sent as a file (mediaprep does not demosaic)"] : [])
+            case .file: return try copy(p, rules, kind: .file, keepName: true, reasons: (s.sentAsFileBecause.map { [$0] } ?? [])
                 + ["\(p.bytes.formatted) bytes within the \(Int(rules.limits.maxFileSizeXFTP).formatted)-byte limit"])
             }
         } catch let e as MediaPrepError {

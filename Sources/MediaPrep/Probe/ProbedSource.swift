@@ -27,6 +27,9 @@ package struct ProbedSource: @unchecked Sendable {
     var rewrite: MetadataRewrite? = nil
     /// An HDR AVIF or HEIC still's transfer: its decode maps it to SDR (`HDRStill`).
     var hdr: HDRToSDR.Transfer? = nil
+    /// Why a picture format goes as a file, when the probe found it cannot be shown (a DNG of raw
+    /// sensor data only): what the plan says, decided here once.
+    var sentAsFileBecause: String? = nil
     /// An HDR still's size as shown, which its decode is shrunk on load against.
     var hdrSize: (width: Int, height: Int)? {
         guard hdr != nil, let w = probe.width, let h = probe.height else { return nil }
@@ -215,6 +218,7 @@ extension MediaProbe {
                 r.kind = .file
                 var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
                 s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)
+                s.sentAsFileBecause = "a DNG of raw sensor data only, with no preview to show: sent as a file (mediaprep does not demosaic)"
                 return s
             }
             r.animated = d.frameCount > 1
