@@ -48,9 +48,13 @@ let package = Package(
         .systemLibrary(
             name: "CTiff", path: "Sources/CTiff",
             providers: [.apt(["libtiff-dev"])]),
+        // DNGs of sensor data alone: opened on first use (shim.h).
+        .systemLibrary(
+            name: "CRaw", path: "Sources/CRaw",
+            providers: [.apt(["libraw-dev"])]),
         .target(name: "UploadPlanner"),
         .target(
-            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "CJxl", "CWebP", "CDeflate", "CTiff", "UploadPlanner"],
+            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "CJxl", "CWebP", "CDeflate", "CTiff", "CRaw", "UploadPlanner"],
             linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(name: "mediaprep", dependencies: ["MediaPrep", "UploadPlanner"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

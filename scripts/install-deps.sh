@@ -10,6 +10,7 @@ pkgs=(pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libavformat-de
       libwebp-dev            # WebP: stills through libwebp, animations through libwebpdemux (each opened on first use)
       libdeflate-dev         # inflating a PNG read whole (opened on first use)
       libtiff-dev            # TIFF and BigTIFF (opened on first use)
+      libraw-dev             # DNGs of sensor data alone (opened on first use)
       zsh fish               # the tests run the zsh and fish completion scripts in those shells
       python3-venv)          # contrib/dask's virtual environment (the Dask test starts a real cluster)
 if dpkg-query -W -f='${Status}\n' "${pkgs[@]}" 2>/dev/null | grep -qv "install ok installed" \

@@ -38,7 +38,7 @@ import Testing
             #expect(depends.contains(package), "\(path) belongs to \(package), not in Depends \(depends)")
         }
         // And those it opens when an input needs them.
-        for needed in ["libavcodec59", "libavformat59", "libavfilter8", "libcurl4", "liblcms2-2", "libheif1", "libwebpdemux2", "libwebp7", "libdeflate0", "libtiff6"] {
+        for needed in ["libavcodec59", "libavformat59", "libavfilter8", "libcurl4", "liblcms2-2", "libheif1", "libwebpdemux2", "libwebp7", "libdeflate0", "libtiff6", "libraw20"] {
             #expect(depends.contains(needed), "\(needed) missing from \(depends)")
         }
     }

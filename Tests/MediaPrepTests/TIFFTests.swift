@@ -103,6 +103,39 @@ enum TIFFBuilder {
         return out
     }
 
+    /// A DNG of sensor data alone, as Android's DngCreator writes one without a thumbnail: a 12-bit
+    /// RGGB mosaic in 16-bit samples of the picture `colour` gives (sRGB; each pixel keeps the one
+    /// channel its filter passes, made linear), a sensor whose colours are sRGB's own (ColorMatrix1 is
+    /// XYZ to linear sRGB), neutral white balance, black 64, white 4095; a camera and a date in it.
+    static func rawDNG(width: Int, height: Int, orientation: Int = 1, colour: (Int, Int) -> (Int, Int, Int)) -> [UInt8] {
+        var out = Array("II".utf8) + le(42, 2) + le(0, 4)
+        let at = out.count
+        let linear = (0..<256).map { v in
+            let c = Double(v) / 255
+            return 64 + Int(((c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)) * 4000).rounded())
+        }
+        out.reserveCapacity(out.count + width * height * 2 + 1024)
+        for y in 0..<height {
+            for x in 0..<width {
+                let (r, g, b) = colour(x, y)
+                let s = linear[y % 2 == 0 ? (x % 2 == 0 ? r : g) : (x % 2 == 0 ? g : b)]
+                out.append(UInt8(s & 0xFF))
+                out.append(UInt8(s >> 8))
+            }
+        }
+        let xyzToSRGB = [32406, -15372, -4986, -9689, 18758, 415, 557, -2040, 10570]
+        let entries = [long(254, [0]), long(256, [width]), long(257, [height]), short(258, [16]), short(259, [1]), short(262, [32803]),
+                       long(273, [at]), short(274, [orientation]), short(277, [1]), long(278, [height]), long(279, [width * height * 2]),
+                       short(284, [1]), short(33421, [2, 2]), Entry(tag: 33422, type: 1, count: 4, bytes: [0, 1, 1, 2]),
+                       Entry(tag: 50706, type: 1, count: 4, bytes: [1, 4, 0, 0]), short(50714, [64]), long(50717, [4095]),
+                       Entry(tag: 50721, type: 10, count: 9, bytes: xyzToSRGB.flatMap { le($0, 4) + le(10000, 4) }),
+                       rationals(50728, [(1, 1), (1, 1), (1, 1)]), short(50778, [21]),
+                       ascii(271, "TestCam"), ascii(306, "2026:06:01 10:00:00")]
+        let first = ifd(entries, into: &out)
+        out.replaceSubrange(4..<8, with: le(first, 4))
+        return out
+    }
+
     /// What names the sender and where: a camera, a date, GeoTIFF's tie point, keys and datum text, and GPS.
     static let privateTags: [Entry] = [
         ascii(271, "TestCam"), ascii(272, "Test Phone"), ascii(306, "2026:06:01 10:00:00"),
@@ -246,8 +279,8 @@ enum TIFFBuilder {
         #expect(item.kind == .image && item.width == 24 && item.height == 32, "\(String(describing: item.error))")
     }
 
-    /// Without a preview the thumbnail is what there is. With sensor data alone there is nothing to
-    /// render: it goes as a document, its camera, date and GPS zeroed (before: refused as damaged).
+    /// Without a preview the thumbnail is what there is. Sensor data LibRaw cannot render (here: no
+    /// CFA pattern) goes as a document, its camera, date and GPS zeroed (before: refused as damaged).
     @Test func withoutAPreviewTheThumbnailAndWithoutEitherAFile() throws {
         let thumbnail = try TIFFDecoder.decode(TIFFBuilder.dng(preview: false))
         #expect(thumbnail.pixels.width == 8 && thumbnail.pixels.height == 6)
@@ -272,5 +305,59 @@ enum TIFFBuilder {
         #expect(item.kind == .file && item.route == .stripped && out.count == raw.count)
         #expect(!out.contains(sequence: Array("TestCam".utf8)) && !out.contains(sequence: Array("2026:06:01".utf8)))
         #expect(SendCheck().check(path: dir + "/sensor.dng").reasons.first?.hasPrefix("a DNG of raw sensor data only") == true)
+    }
+
+    /// Four quadrants: red, green, blue, and a light gray.
+    static func quadrant(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> (Int, Int, Int) {
+        switch (x < w / 2, y < h / 2) {
+        case (true, true): (200, 40, 40)
+        case (false, true): (40, 200, 40)
+        case (true, false): (40, 40, 200)
+        case (false, false): (180, 180, 180)
+        }
+    }
+
+    /// Sensor data alone (Android's DngCreator without a thumbnail) is demosaiced by LibRaw and goes
+    /// as a picture, upright, with nothing of its tags; before, it went as a file no chat shows.
+    @Test(arguments: [1, 6]) func aDNGOfSensorDataAloneIsDemosaicedIntoAPicture(orientation: Int) throws {
+        let (w, h) = (64, 48)
+        let raw = TIFFBuilder.rawDNG(width: w, height: h, orientation: orientation) { Self.quadrant($0, $1, w, h) }
+        #expect(throws: TIFFDecoder.rawOnly) { try TIFFDecoder.decode(raw) }
+        let decoded = try RawDecoder.decode(raw, options: DecodeOptions())
+        let turned = orientation == 6
+        #expect((decoded.pixels.width, decoded.pixels.height) == (turned ? (h, w) : (w, h)) && decoded.orientation == .up)
+        // Each quadrant's middle, where it was once turned (orientation 6: a quarter turn clockwise).
+        for (qx, qy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let (sx, sy) = (qx * w / 2 + w / 4, qy * h / 2 + h / 4)
+            let (x, y) = turned ? (h - 1 - sy, sx) : (sx, sy)
+            let got = decoded.pixels.rgba(x: x, y: y)
+            let want = Self.quadrant(sx, sy, w, h)
+            // LibRaw brightens to its own white point, so the channels' order is what is held, and their distance.
+            let channels = [Int(got.r), Int(got.g), Int(got.b)], wanted = [want.0, want.1, want.2]
+            #expect(channels.firstIndex(of: channels.max() ?? 0) == wanted.firstIndex(of: wanted.max() ?? 0) || Set(wanted).count == 1,
+                    "quadrant \(qx),\(qy): \(channels) for \(wanted)")
+            #expect(Set(wanted).count > 1 ? (channels.max() ?? 0) - (channels.min() ?? 0) > 80 : (channels.max() ?? 0) - (channels.min() ?? 0) < 24,
+                    "quadrant \(qx),\(qy): \(channels) for \(wanted)")
+        }
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(raw).write(to: URL(fileURLWithPath: dir + "/sensor.dng"))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/sensor.dng")
+        #expect(item.kind == .image && (item.width, item.height) == (turned ? (h, w) : (w, h)), "\(String(describing: item.error))")
+        let out = try FileBytes.read(try #require(item.output))
+        // Flat quadrants go as a lossless PNG, a photo as JPEG: either way re-encoded pixels alone.
+        #expect([.jpeg, .png].contains(FormatSniffer.sniff(out)))
+        #expect(!out.contains(sequence: Array("TestCam".utf8)) && !out.contains(sequence: Array("2026:06:01".utf8)))
+        #expect(SendCheck().check(path: dir + "/sensor.dng").reasons.first?.hasPrefix("a DNG of raw sensor data, demosaiced by LibRaw") == true)
+    }
+
+    /// Shrunk on load as a JPEG is: a mosaic twice the view on both sides is read a 2×2 block a pixel.
+    @Test func aLargeMosaicIsHalvedOnLoadWhileItKeepsTheView() throws {
+        let raw = TIFFBuilder.rawDNG(width: 3400, height: 2000) { Self.quadrant($0, $1, 3400, 2000) }
+        let decoded = try RawDecoder.decode(raw, options: DecodeOptions())
+        #expect((decoded.pixels.width, decoded.pixels.height) == (1700, 1000))
+        // Held to the pixel limit before any sample is read.
+        #expect(throws: MediaPrepError.self) { try RawDecoder.decode(raw, options: DecodeOptions(maxPixels: 3400 * 1999)) }
+        #expect(throws: MediaPrepError.self) { try RawDecoder.decode(Array(raw.prefix(raw.count / 2)), options: DecodeOptions()) }
     }
 }

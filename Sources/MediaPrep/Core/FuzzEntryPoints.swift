@@ -224,10 +224,12 @@ import UploadPlanner
         try? a.forEachFrame { _, _ in frames += 1 }
     }
 
-    /// TIFF and BigTIFF through libtiff (from memory, and its orientation), and the in-place rewrite of
-    /// their IFDs, which never moves a byte.
+    /// TIFF and BigTIFF through libtiff (from memory, and its orientation), a DNG of sensor data alone
+    /// through LibRaw as the probe hands it on, and the in-place rewrite of their IFDs, which never moves a byte.
     public static func tiff(_ d: [UInt8]) {
-        _ = try? TIFFDecoder.decode(d, options: DecodeOptions(maxPixels: pixels))
+        do { _ = try TIFFDecoder.decode(d, options: DecodeOptions(maxPixels: pixels)) } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
+            _ = try? RawDecoder.decode(d, options: DecodeOptions(maxPixels: pixels))
+        } catch {}
         _ = TIFFReader(d[...])?.ifd0Entries
         if let rewrite = MetadataRewrite.tiff(d) { precondition(rewrite.outputSize == d.count, "a TIFF rewrite changed the file's size") }
     }

@@ -75,6 +75,7 @@ package enum SendPlanner {
         }
         let how: String
         switch p.format {
+        case _ where s.demosaiced: how = "a DNG of raw sensor data, demosaiced by LibRaw (camera white balance, sRGB) and encoded as JPEG"
         case .png where p.hasAlpha: how = "re-encoded: PNG if the transparency fits, else JPEG on \(Background.describe(profile.background))"
         case .png: how = "re-encoded: a lossless PNG if it is flat graphics of ≤ 256 colours that fit, else JPEG"
         case _ where p.hasAlpha: how = "\(p.format.rawValue) re-encoded: PNG if the transparency fits, else JPEG on \(Background.describe(profile.background))"

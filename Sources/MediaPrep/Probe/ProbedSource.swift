@@ -30,6 +30,8 @@ package struct ProbedSource: @unchecked Sendable {
     /// Why a picture format goes as a file, when the probe found it cannot be shown (a DNG of raw
     /// sensor data only): what the plan says, decided here once.
     var sentAsFileBecause: String? = nil
+    /// A DNG of sensor data alone that LibRaw rendered (`RawDecoder`): `firstFrame` is its picture.
+    var demosaiced = false
     /// An HDR still's size as shown, which its decode is shrunk on load against.
     var hdrSize: (width: Int, height: Int)? {
         guard hdr != nil, let w = probe.width, let h = probe.height else { return nil }
@@ -206,20 +208,27 @@ extension MediaProbe {
                     throw MediaPrepError(.truncated, "the GIF is cut off: its block at byte \(at) (after \(walk.frames) complete frame\(walk.frames == 1 ? "" : "s")) runs past the end of the file, \(head.count) bytes")
                 }
             }
-            let d: FFmpegImageDecoder.Result
+            var d: FFmpegImageDecoder.Result
+            var demosaiced = false
             do {
                 d = format == .tiff
                     ? FFmpegImageDecoder.Result(image: try TIFFDecoder.decode(file, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
                     : try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
                                                     countFrames: format == .gif)
             } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
-                // Nothing to render: it goes as a document, its camera, dates and GPS zeroed in place.
+                // Sensor data alone: demosaiced by LibRaw (its pixels are all that leaves). Where LibRaw is
+                // missing or cannot render it, the DNG goes as a document, its camera, dates and GPS zeroed in place.
                 try readWhole()
-                r.kind = .file
-                var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
-                s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)
-                s.sentAsFileBecause = "a DNG of raw sensor data only, with no preview to show: sent as a file (mediaprep does not demosaic)"
-                return s
+                do {
+                    d = FFmpegImageDecoder.Result(image: try RawDecoder.decode(head, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
+                    demosaiced = true
+                } catch let why as MediaPrepError {
+                    r.kind = .file
+                    var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+                    s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)
+                    s.sentAsFileBecause = "a DNG of raw sensor data only, with no preview to show: sent as a file (\(why.message))"
+                    return s
+                }
             }
             r.animated = d.frameCount > 1
             r.kind = r.animated ? .animatedImage : .image
@@ -229,6 +238,7 @@ extension MediaProbe {
             r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
             var s = ProbedSource(probe: r, data: format == .gif ? head : nil, isWhole: format == .gif, jpeg: nil,
                                  colour: SourceColour.inspect(d.image.iccProfile), firstFrame: d.image, media: nil)
+            s.demosaiced = demosaiced
             if format == .gif, let stripped = GIFStripper.strip(head), !stripped.isUnchanged {
                 var m = JPEGMetadata(jpeg: [])
                 let removed = stripped.removed
