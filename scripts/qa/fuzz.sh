@@ -34,7 +34,17 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
              for ext in aiff caf; do ffmpeg -v error -y -f lavfi -i "sine=d=0.05:r=8000" -write_id3v2 1 -metadata artist=seed "$seeds/seed.$ext"; done ;;
   heif)      cp testdata/{orient-gps.heic,quadrants.avif} "$seeds/" ;;
   jxl)       cp testdata/quadrants.jxl "$seeds/" ;;
-  tiff)      cp testdata/{image.tiff,private-long.tif} "$seeds/" ;;
+  tiff)      cp testdata/{image.tiff,private-long.tif} "$seeds/"
+             # A DNG of sensor data alone (LibRaw's way in) has no fixture (its tests build them): a 32×24 RGGB one here (LibRaw takes no side under 22).
+             python3 -c "
+import struct
+w, h = 32, 24; data = struct.pack('<%dH' % (w * h), *[64 + (x * 251 + y * 97) % 4000 for y in range(h) for x in range(w)])
+tags = [(254, 4, [0]), (256, 4, [w]), (257, 4, [h]), (258, 3, [16]), (259, 3, [1]), (262, 3, [32803]), (273, 4, [8]), (277, 3, [1]),
+        (278, 4, [h]), (279, 4, [len(data)]), (284, 3, [1]), (33421, 3, [2, 2]), (33422, 1, [0, 1, 1, 2]), (50706, 1, [1, 4, 0, 0]),
+        (50714, 3, [64]), (50717, 4, [4095])]
+fmt = {1: 'B', 3: 'H', 4: 'I'}
+ifd = struct.pack('<H', len(tags)) + b''.join(struct.pack('<HHI', t, k, len(v)) + struct.pack('<%d%s' % (len(v), fmt[k]), *v).ljust(4, b'\\0') for t, k, v in tags) + b'\\0' * 4
+open('$seeds/sensor.dng', 'wb').write(b'II*\\0' + struct.pack('<I', 8 + len(data)) + data + ifd)" ;;
   webp)      cp testdata/{anim-sticker.webp,alpha-still.webp,anim-apng.png,anim.gif,image.webp,p3.webp} "$seeds/" ;;
   plan)      printf '\0\0\0\0\0\4\0\0\0\0\1\0{"msgContent":{"type":"text","text":"hi"}}' > "$seeds/text"
              printf '\0\0\0\0\100\0\0\0\2\0\7\1IMG_20260101_000000.jpg' > "$seeds/big" ;;
