@@ -99,4 +99,49 @@ import Foundation
         let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path("quadrants.jp2"))
         #expect(item.kind == .image && item.format == .jpeg && item.width == 64 && item.height == 48, "\(String(describing: item.error))")
     }
+
+    /// The fixture with its `colr` box (method 1, sRGB) replaced by one holding a Display P3 profile,
+    /// the header box's size made right: as macOS Preview writes a P3 picture.
+    static func taggedP3() throws -> [UInt8] {
+        let d = try Fixture.bytes("quadrants.jp2")
+        let icc = try #require(MediaProbe.source(path: Fixture.path("p3-small.jpg")).jpeg?.iccProfile)
+        let top = try #require(PictureBoxes.children(d, 0..<d.count, topLevel: true)).boxes
+        let header = try #require(top.first { $0.type == "jp2h" })
+        let inner = try #require(PictureBoxes.children(d, header.body, topLevel: false)).boxes
+        func box(_ type: String, _ body: [UInt8]) -> [UInt8] { bigEndian(8 + body.count) + Array(type.utf8) + body }
+        func bigEndian(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * (3 - $0))) } }
+        var body: [UInt8] = []
+        for b in inner { body += b.type == "colr" ? box("colr", [2, 0, 0] + icc) : Array(d[b.start..<b.body.upperBound]) }
+        return Array(d[..<header.start]) + box("jp2h", body) + Array(d[header.body.upperBound...])
+    }
+
+    @Test func aJP2sOwnProfileIsApplied() throws {
+        let tagged = try Self.taggedP3()
+        #expect(EmbeddedProfile.fromJP2(try Fixture.bytes("quadrants.jp2")) == nil)  // method 1: sRGB named
+        let icc = try #require(EmbeddedProfile.fromJP2(tagged))
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(tagged).write(to: URL(fileURLWithPath: dir + "/p3.jp2"))
+        let source = try MediaProbe.source(path: dir + "/p3.jp2")
+        let colour = try #require(source.colour)
+        #expect(colour.description == "Display P3")
+        #expect(SendCheck().check(path: dir + "/p3.jp2").reasons.contains("colours converted from Display P3 to sRGB"))
+        // What leaves is the P3 numbers converted, not the numbers themselves.
+        let raw = try ImageLoader.load(data: tagged, path: nil).pixels
+        let want = try SourceColour.inspect(icc).map { try $0.toSRGB(raw, threads: 1) } ?? raw
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/p3.jp2")
+        let sent = try ImageLoader.load(path: try #require(item.output)).pixels
+        func rgb(_ p: PixelBuffer, _ x: Int, _ y: Int) -> [Int] {
+            let c = p.rgba(x: x, y: y)
+            return [Int(c.r), Int(c.g), Int(c.b)]
+        }
+        func distance(_ a: [Int], _ b: [Int]) -> Int { zip(a, b).map { abs($0 - $1) }.max() ?? 0 }
+        // (The fixture's quadrants are primaries and white, which P3 to sRGB clips back to themselves:
+        // what this shows is that the profile is found and the conversion runs; ColourTests, its result.)
+        for (x, y) in [(16, 12), (48, 12), (16, 36), (48, 36)] {
+            let (s, w) = (rgb(sent, x, y), rgb(want, x, y))
+            #expect(distance(s, w) <= 6, "\(s) for \(w)")
+        }
+        #expect(colour.profile == icc)
+    }
 }

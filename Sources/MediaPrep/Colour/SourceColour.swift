@@ -132,6 +132,17 @@ enum EmbeddedProfile {
         return bytes
     }
 
+    /// JPEG 2000 (JP2): the first `colr` box in the header box (`jp2h`), when it holds a profile (method
+    /// 2, restricted, or 3, any ICC) rather than naming sRGB or gray (method 1). FFmpeg's decoder reads
+    /// no profile: a scanner's or macOS Preview's Display P3 JP2 came out with P3 numbers as sRGB.
+    static func fromJP2(_ data: [UInt8]) -> [UInt8]? {
+        guard let top = PictureBoxes.children(data, 0..<data.count, topLevel: true),
+              let header = top.boxes.first(where: { $0.type == "jp2h" }),
+              let colr = PictureBoxes.children(data, header.body, topLevel: false)?.boxes.first(where: { $0.type == "colr" }),
+              colr.body.count > 3, [2, 3].contains(data[colr.body.lowerBound]) else { return nil }
+        return Array(data[(colr.body.lowerBound + 3)..<colr.body.upperBound])
+    }
+
     /// iCCP: a name, a NUL, compression method 0, then the zlib-compressed profile (before IDAT).
     static func fromPNG(_ data: [UInt8]) -> [UInt8]? {
         guard let chunk = PNGChunks.chunks(data).first(where: { $0.type == "iCCP" || $0.type == "IDAT" }), chunk.type == "iCCP",

@@ -237,7 +237,8 @@ extension MediaProbe {
             r.videoCodec = format.rawValue
             r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
             var s = ProbedSource(probe: r, data: format == .gif ? head : nil, isWhole: format == .gif, jpeg: nil,
-                                 colour: SourceColour.inspect(d.image.iccProfile), firstFrame: d.image, media: nil)
+                                 colour: SourceColour.inspect(d.image.iccProfile ?? (format == .jp2 ? EmbeddedProfile.fromJP2(head) : nil)),
+                                 firstFrame: d.image, media: nil)
             s.demosaiced = demosaiced
             if format == .gif, let stripped = GIFStripper.strip(head), !stripped.isUnchanged {
                 var m = JPEGMetadata(jpeg: [])
