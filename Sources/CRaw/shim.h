@@ -22,63 +22,113 @@ static inline const char *const *_Nonnull craw_symbols(void) { static const char
 /* The soname of the LibRaw these headers are: its structures' layout is compiled in. */
 static inline const char *const *_Nonnull craw_libraries(void) { static const char *const l[] = { "libraw_r.so." CRAW_STR(LIBRAW_SHLIB_CURRENT), NULL }; return l; }
 
-/* One file's decode: LibRaw's handle, then its rendered picture; both freed by craw_close. */
-typedef struct craw_image {
-    libraw_data_t *_Nullable raw;
-    libraw_processed_image_t *_Nullable out;
+/* LibRaw 0.20 crashes on some damaged files (a changed byte in a DNG's directory: SIGSEGV in
+   parse_tiff_ifd, 4 of 14,157 mutated DNGs), so it runs in a child process: forked for each call, it
+   writes its answer to memory shared with this one and exits; a crash or a stall costs only the child.
+   The child runs this C alone (no Swift), with the crash signals back at their defaults. */
+#include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What the child reports. `code`: 0, a LibRaw error code, or one of CRAW_CRASHED, CRAW_TIMEOUT,
+   CRAW_NO_ROOM below. */
+typedef struct craw_answer {
+    int code;
     /* The picture's size on the sensor (before any halving or turn), and the samples the sensor data
-       holds (masked borders too), once opened. */
+       holds (masked borders too). */
     int width, height;
     long long raw_samples;
-    /* The picture's, once rendered: 3 bytes a pixel, rows packed. */
+    /* The rendered picture's size: 3 bytes a pixel, rows packed, after this header's page. */
     int out_width, out_height;
-    const unsigned char *_Nullable pixels;
-} craw_image;
+} craw_answer;
 
-/* Reads the file's structure (no pixel yet) from `data`, which must outlive the image; LibRaw
-   allocates at most `max_mb` for the sensor data. 0, or LibRaw's error code. */
-static inline int craw_open(const craw *_Nonnull t, craw_image *_Nonnull img, const void *_Nonnull data, size_t size, unsigned max_mb) {
-    memset(img, 0, sizeof *img);
-    img->raw = t->libraw_init(LIBRAW_OPIONS_NO_MEMERR_CALLBACK | LIBRAW_OPIONS_NO_DATAERR_CALLBACK);
-    if (!img->raw) return LIBRAW_UNSUFFICIENT_MEMORY;
-    img->raw->params.max_raw_memory_mb = max_mb;
-    int e = t->libraw_open_buffer(img->raw, (void *)data, size);
-    if (e != LIBRAW_SUCCESS) return e;
-    img->width = img->raw->sizes.width;
-    img->height = img->raw->sizes.height;
-    img->raw_samples = (long long)img->raw->sizes.raw_width * img->raw->sizes.raw_height;
-    return 0;
+enum { CRAW_CRASHED = -200001, CRAW_TIMEOUT = -200002, CRAW_NO_ROOM = -200003, CRAW_NO_PROCESS = -200004 };
+
+/* Memory the child writes into: the answer, then room for `capacity` bytes of pixels. Shared, and
+   reserved only as it is touched. NULL when it cannot be mapped. */
+static inline void *_Nullable craw_shared_alloc(size_t capacity) {
+    void *p = mmap(NULL, 4096 + capacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+static inline void craw_shared_free(void *_Nonnull shared, size_t capacity) { munmap(shared, 4096 + capacity); }
+static inline const unsigned char *_Nonnull craw_shared_pixels(const void *_Nonnull shared) { return (const unsigned char *)shared + 4096; }
+
+/* In the child: open, and unless `render` is 0, demosaic (with `half`: each 2×2 block of the mosaic
+   one pixel, half the sides, no interpolation) into 8-bit sRGB with the camera's white balance. */
+static inline void craw_child(const craw *t, craw_answer *a, unsigned char *pixels, size_t capacity,
+                       const void *data, size_t size, unsigned max_mb, int render, int half) {
+    libraw_data_t *raw = t->libraw_init(LIBRAW_OPIONS_NO_MEMERR_CALLBACK | LIBRAW_OPIONS_NO_DATAERR_CALLBACK);
+    if (!raw) { a->code = LIBRAW_UNSUFFICIENT_MEMORY; return; }
+    raw->params.max_raw_memory_mb = max_mb;
+    int e = t->libraw_open_buffer(raw, (void *)data, size);
+    if (e == LIBRAW_SUCCESS) {
+        a->width = raw->sizes.width;
+        a->height = raw->sizes.height;
+        a->raw_samples = (long long)raw->sizes.raw_width * raw->sizes.raw_height;
+    }
+    if (e == LIBRAW_SUCCESS && render) {
+        raw->params.half_size = half;
+        raw->params.output_bps = 8;
+        raw->params.use_camera_wb = 1;
+        raw->params.output_color = 1;  /* sRGB */
+        e = t->libraw_unpack(raw);
+        if (e == LIBRAW_SUCCESS) e = t->libraw_dcraw_process(raw);
+        if (e == LIBRAW_SUCCESS) {
+            libraw_processed_image_t *o = t->libraw_dcraw_make_mem_image(raw, &e);
+            if (!o) {
+                if (e == LIBRAW_SUCCESS) e = LIBRAW_UNSPECIFIED_ERROR;
+            } else {
+                size_t bytes = (size_t)o->width * o->height * 3;
+                if (o->type != LIBRAW_IMAGE_BITMAP || o->colors != 3 || o->bits != 8 || (size_t)o->data_size != bytes) e = LIBRAW_UNSPECIFIED_ERROR;
+                else if (bytes > capacity) e = CRAW_NO_ROOM;
+                else {
+                    memcpy(pixels, o->data, bytes);
+                    a->out_width = o->width;
+                    a->out_height = o->height;
+                }
+                t->libraw_dcraw_clear_mem(o);
+            }
+        }
+    }
+    t->libraw_close(raw);
+    a->code = e;
 }
 
-/* Demosaics (or, with `half`, takes each 2×2 block of the mosaic as one pixel: half the sides,
-   no interpolation) into 8-bit sRGB with the camera's white balance. 0, or LibRaw's error code. */
-static inline int craw_render(const craw *_Nonnull t, craw_image *_Nonnull img, int half) {
-    libraw_data_t *raw = img->raw;
-    if (!raw) return LIBRAW_UNSPECIFIED_ERROR;
-    raw->params.half_size = half;
-    raw->params.output_bps = 8;
-    raw->params.use_camera_wb = 1;
-    raw->params.output_color = 1;  /* sRGB */
-    int e = t->libraw_unpack(raw);
-    if (e != LIBRAW_SUCCESS) return e;
-    e = t->libraw_dcraw_process(raw);
-    if (e != LIBRAW_SUCCESS) return e;
-    img->out = t->libraw_dcraw_make_mem_image(raw, &e);
-    if (!img->out) return e != LIBRAW_SUCCESS ? e : LIBRAW_UNSPECIFIED_ERROR;
-    libraw_processed_image_t *o = img->out;
-    if (o->type != LIBRAW_IMAGE_BITMAP || o->colors != 3 || o->bits != 8
-        || (size_t)o->data_size != (size_t)o->width * o->height * 3) return LIBRAW_UNSPECIFIED_ERROR;
-    img->out_width = o->width;
-    img->out_height = o->height;
-    img->pixels = o->data;
-    return 0;
-}
-
-static inline void craw_close(const craw *_Nonnull t, craw_image *_Nonnull img) {
-    if (img->out) t->libraw_dcraw_clear_mem(img->out);
-    if (img->raw) t->libraw_close(img->raw);
-    img->out = NULL;
-    img->raw = NULL;
-    img->pixels = NULL;
+/* Runs one call in a child process and waits at most `seconds` for it (then kills it). The answer is
+   in `shared` (craw_shared_alloc of `capacity`): its code says what happened, CRAW_CRASHED when the
+   child died of a signal. */
+static inline void craw_run(const craw *_Nonnull t, void *_Nonnull shared, size_t capacity, const void *_Nonnull data, size_t size,
+                            unsigned max_mb, int render, int half, double seconds) {
+    craw_answer *a = (craw_answer *)shared;
+    memset(a, 0, sizeof *a);
+    a->code = CRAW_CRASHED;  /* what stays if the child dies before it answers */
+    pid_t pid = fork();
+    if (pid < 0) { a->code = CRAW_NO_PROCESS; return; }
+    if (pid == 0) {
+        int crashes[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
+        for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) signal(crashes[i], SIG_DFL);
+        craw_child(t, a, (unsigned char *)shared + 4096, capacity, data, size, max_mb, render, half);
+        _exit(0);
+    }
+    struct timespec start, now, pause = { 0, 1000000 };
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int status = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) break;
+        if (r < 0 && errno != EINTR) { a->code = CRAW_CRASHED; return; }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9 > seconds) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+            a->code = CRAW_TIMEOUT;
+            return;
+        }
+        nanosleep(&pause, NULL);
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) a->code = CRAW_CRASHED;
 }
 #endif

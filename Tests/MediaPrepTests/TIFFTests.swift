@@ -351,6 +351,29 @@ enum TIFFBuilder {
         #expect(SendCheck().check(path: dir + "/sensor.dng").reasons.first?.hasPrefix("a DNG of raw sensor data, demosaiced by LibRaw") == true)
     }
 
+    /// LibRaw 0.20 dies of SIGSEGV in its directory parser when a DNG's CFAPattern claims 36 bytes (one
+    /// changed byte, found by mutating DNGs): it runs in a child process, so the file is refused as
+    /// damaged and the batch goes on. (A LibRaw without that bug refuses it otherwise, or renders it.)
+    @Test func aDNGThatCrashesLibRawIsRefusedNotTheProcess() throws {
+        var raw = TIFFBuilder.rawDNG(width: 64, height: 48) { Self.quadrant($0, $1, 64, 48) }
+        let ifd = Int(raw[4]) | Int(raw[5]) << 8 | Int(raw[6]) << 16 | Int(raw[7]) << 24
+        let count = Int(raw[ifd]) | Int(raw[ifd + 1]) << 8
+        let entry = try #require((0..<count).map { ifd + 2 + 12 * $0 }.first { Int(raw[$0]) | Int(raw[$0 + 1]) << 8 == 33422 })
+        raw[entry + 4] = 36  // CFAPattern: 36 bytes where there are 4
+        do {
+            _ = try RawDecoder.decode(raw, options: DecodeOptions())
+        } catch let e as MediaPrepError {
+            #expect([.corrupt, .unsupportedFormat, .decodeFailed].contains(e.code), "\(e)")
+        }
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(raw).write(to: URL(fileURLWithPath: dir + "/crash.dng"))
+        try Data(TIFFBuilder.rawDNG(width: 64, height: 48) { Self.quadrant($0, $1, 64, 48) }).write(to: URL(fileURLWithPath: dir + "/good.dng"))
+        let items = [dir + "/crash.dng", dir + "/good.dng"].map { AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: $0) }
+        #expect(items[0].error != nil || items[0].kind == .file || items[0].kind == .image)
+        #expect(items[1].kind == .image && items[1].error == nil)
+    }
+
     /// Shrunk on load as a JPEG is: a mosaic twice the view on both sides is read a 2×2 block a pixel.
     @Test func aLargeMosaicIsHalvedOnLoadWhileItKeepsTheView() throws {
         let raw = TIFFBuilder.rawDNG(width: 3400, height: 2000) { Self.quadrant($0, $1, 3400, 2000) }

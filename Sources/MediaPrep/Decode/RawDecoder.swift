@@ -11,44 +11,69 @@ enum RawDecoder {
         DynamicTable.load(craw_libraries(), craw_symbols(), as: craw.self, failing: .codecUnavailable, "LibRaw is").map(Table.init)
     }
 
-    /// The decoded picture at the size the view needs, upright (`orientation` is `.up`).
+    /// Seconds a call may take before its process is killed: a full demosaic of a 100 MP sensor, the
+    /// most the pixel limit lets through, takes about 9 s here (12 MP: 1.0 s).
+    static let timeLimit = 60.0
+
+    /// The decoded picture at the size the view needs, upright (`orientation` is `.up`). LibRaw runs in
+    /// a child process (`craw_run`): a file that crashes it is refused, not the end of the batch.
     /// - Parameter view: the size shown for a picture of the given size, which halving keeps.
     static func decode(_ data: [UInt8], options: DecodeOptions,
                        view: (Int, Int) -> (width: Int, height: Int) = { ImageProfile.simplex.viewSize(width: $0, height: $1) }) throws -> DecodedImage {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
         var table = try loaded.get().table
-        var image = craw_image()
-        defer { craw_close(&table, &image) }
         // LibRaw's own cap on the sensor data it allocates: two bytes a sample within the pixel limit.
         let capMB = UInt32(min(Int(UInt32.max), options.maxPixels / (1 << 19) + 16))
-        try data.withUnsafeBytes { bytes in
-            guard let base = bytes.baseAddress else { return }
-            try check(craw_open(&table, &image, base, bytes.count, capMB), table)
-            let (w, h) = (Int(image.width), Int(image.height))
-            guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "the DNG's sensor data has no size") }
-            // Checked before any sample is read: the sensor data, then the picture.
-            guard image.raw_samples <= Int64(options.maxPixels), w * h <= options.maxPixels else {
-                throw MediaPrepError(.tooManyPixels, "the DNG's \(w)×\(h) sensor is over the \(options.maxPixels)-pixel limit")
+        // Room for the largest picture the limit allows; only what is written is ever backed by memory.
+        let capacity = options.maxPixels * 3
+        guard let shared = craw_shared_alloc(capacity) else { throw MediaPrepError(.outOfMemory, "no memory for LibRaw's answer") }
+        defer { craw_shared_free(shared, capacity) }
+        let answer = shared.assumingMemoryBound(to: craw_answer.self)
+        func run(render: Bool, half: Bool) throws {
+            data.withUnsafeBytes { bytes in
+                if let base = bytes.baseAddress {
+                    craw_run(&table, shared, capacity, base, bytes.count, capMB, render ? 1 : 0, half ? 1 : 0, timeLimit)
+                }
             }
-            let v = view(w, h)
-            let half = w / 2 >= v.width && h / 2 >= v.height && w / 2 >= (options.minimumWidth ?? 0) && h / 2 >= (options.minimumHeight ?? 0)
-            try check(craw_render(&table, &image, half ? 1 : 0), table)
+            try check(answer.pointee.code, table)
         }
-        let (ow, oh) = (Int(image.out_width), Int(image.out_height))
-        guard let pixels = image.pixels, ow > 0, oh > 0 else { throw MediaPrepError(.decodeFailed, "LibRaw rendered no picture") }
-        let storage = Array(UnsafeBufferPointer(start: pixels, count: ow * oh * 3))
+        // First its sizes alone, checked before any sample is read: the sensor data, then the picture.
+        try run(render: false, half: false)
+        let (w, h) = (Int(answer.pointee.width), Int(answer.pointee.height))
+        guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "the DNG's sensor data has no size") }
+        guard answer.pointee.raw_samples <= Int64(options.maxPixels), w * h <= options.maxPixels else {
+            throw MediaPrepError(.tooManyPixels, "the DNG's \(w)×\(h) sensor is over the \(options.maxPixels)-pixel limit")
+        }
+        let v = view(w, h)
+        let half = w / 2 >= v.width && h / 2 >= v.height && w / 2 >= (options.minimumWidth ?? 0) && h / 2 >= (options.minimumHeight ?? 0)
+        try run(render: true, half: half)
+        let (ow, oh) = (Int(answer.pointee.out_width), Int(answer.pointee.out_height))
+        guard ow > 0, oh > 0, ow * oh <= options.maxPixels else { throw MediaPrepError(.decodeFailed, "LibRaw rendered no picture") }
+        let storage = Array(UnsafeBufferPointer(start: craw_shared_pixels(shared), count: ow * oh * 3))
         return DecodedImage(pixels: PixelBuffer(width: ow, height: oh, layout: .rgb, storage: storage), format: .tiff,
                             sourceWidth: ow, sourceHeight: oh, orientation: .up)
     }
 
-    /// LibRaw's error code as a typed error: data that ends early or is damaged is `corrupt`, a sensor
-    /// too large for its memory cap `tooManyPixels`, anything else `decodeFailed`.
+    /// LibRaw's error code (or what became of its process) as a typed error: data that ends early or is
+    /// damaged, or that crashed LibRaw, is `corrupt`; a layout LibRaw does not take `unsupportedFormat`;
+    /// a sensor too large for its memory cap `tooManyPixels`; a call past `timeLimit` `timeout`;
+    /// anything else `decodeFailed`.
     private static func check(_ code: Int32, _ table: craw) throws {
         guard code != LIBRAW_SUCCESS.rawValue else { return }
+        switch code {
+        case Int32(CRAW_CRASHED):
+            throw MediaPrepError(.corrupt, "the DNG's sensor data made LibRaw crash (its process, not this one): the file is damaged")
+        case Int32(CRAW_TIMEOUT):
+            throw MediaPrepError(.timeout, "LibRaw took over \(Int(timeLimit)) s on the DNG's sensor data and was stopped")
+        case Int32(CRAW_NO_PROCESS):
+            throw MediaPrepError(.outOfMemory, "no process could be started for LibRaw")
+        default: break
+        }
         let text = table.libraw_strerror(code).map { String(cString: $0) } ?? "error \(code)"
         let kind: MediaPrepError.Code = switch code {
-        case LIBRAW_DATA_ERROR.rawValue, LIBRAW_IO_ERROR.rawValue, LIBRAW_FILE_UNSUPPORTED.rawValue: .corrupt
-        case LIBRAW_UNSUFFICIENT_MEMORY.rawValue, LIBRAW_TOO_BIG.rawValue, LIBRAW_MEMPOOL_OVERFLOW.rawValue: .tooManyPixels
+        case LIBRAW_DATA_ERROR.rawValue, LIBRAW_IO_ERROR.rawValue: .corrupt
+        case LIBRAW_FILE_UNSUPPORTED.rawValue: .unsupportedFormat
+        case LIBRAW_UNSUFFICIENT_MEMORY.rawValue, LIBRAW_TOO_BIG.rawValue, LIBRAW_MEMPOOL_OVERFLOW.rawValue, Int32(CRAW_NO_ROOM): .tooManyPixels
         default: .decodeFailed
         }
         throw MediaPrepError(kind, "LibRaw cannot render the DNG's sensor data: \(text)")

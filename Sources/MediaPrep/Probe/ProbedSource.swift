@@ -217,12 +217,13 @@ extension MediaProbe {
                                                     countFrames: format == .gif)
             } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
                 // Sensor data alone: demosaiced by LibRaw (its pixels are all that leaves). Where LibRaw is
-                // missing or cannot render it, the DNG goes as a document, its camera, dates and GPS zeroed in place.
+                // missing or does not take its layout, the DNG goes as a document, its camera, dates and GPS
+                // zeroed in place; damaged (LibRaw's data errors, or a crash of its process) it is refused.
                 try readWhole()
                 do {
                     d = FFmpegImageDecoder.Result(image: try RawDecoder.decode(head, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
                     demosaiced = true
-                } catch let why as MediaPrepError {
+                } catch let why as MediaPrepError where ![.corrupt, .timeout, .outOfMemory].contains(why.code) {
                     r.kind = .file
                     var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
                     s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)
