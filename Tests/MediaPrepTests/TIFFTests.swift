@@ -374,6 +374,31 @@ enum TIFFBuilder {
         #expect(items[1].kind == .image && items[1].error == nil)
     }
 
+    /// Camera raws in their makers' own formats are told by their magic (CR2 was taken for a TIFF, CR3
+    /// for an MP4 and refused as holding no video, ORF, RW2 and RAF for unknown files sent with their
+    /// GPS). Each goes to LibRaw; one it cannot read is refused, never sent with its metadata.
+    @Test func cameraRawsAreToldAndNeverLeaveAsTheyAre() throws {
+        func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
+        let cr2 = [0x49, 0x49, 0x2A, 0x00, 0x10, 0, 0, 0] + bytes("CR") + [2, 0]
+        let cr3 = [0, 0, 0, 0x18] + bytes("ftypcrx ") + [0, 0, 0, 1] + bytes("crx isom")
+        let magics: [[UInt8]] = [cr2, cr3, bytes("IIRO\u{08}\0\0\0"), bytes("MMOR\0\0\0\u{08}"), [0x49, 0x49, 0x55, 0x00, 0x08, 0, 0, 0],
+                                 bytes("FUJIFILMCCD-RAW 0201FF383501")]
+        for m in magics { #expect(FormatSniffer.sniff(m + [UInt8](repeating: 0, count: 64)) == .cameraRaw, "\(m.prefix(12))") }
+        #expect(FormatSniffer.sniff(TIFFBuilder.make(big: false, width: 4, height: 4)) == .tiff)
+        #expect(MediaFormat.cameraRaw.isImage)
+
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Not a raw LibRaw reads, with a location in it: refused, and nothing written.
+        let fake = bytes("IIRO\u{08}\0\0\0") + bytes("GPS 48.8583 N 2.2945 E TestCam serial 0042") + [UInt8](repeating: 0, count: 4096)
+        try Data(fake).write(to: URL(fileURLWithPath: dir + "/photo.orf"))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/photo.orf")
+        #expect(item.output == nil && item.error != nil, "\(String(describing: item.output))")
+        #expect(item.error?.message.contains("metadata") == true, "\(String(describing: item.error))")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/out")) ?? []).isEmpty)
+        #expect(SendCheck().check(path: dir + "/photo.orf").verdict == .cannotSend)
+    }
+
     /// Shrunk on load as a JPEG is: a mosaic twice the view on both sides is read a 2×2 block a pixel.
     @Test func aLargeMosaicIsHalvedOnLoadWhileItKeepsTheView() throws {
         let raw = TIFFBuilder.rawDNG(width: 3400, height: 2000) { Self.quadrant($0, $1, 3400, 2000) }

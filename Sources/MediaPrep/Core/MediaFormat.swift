@@ -7,6 +7,9 @@ public enum MediaFormat: String, Sendable, Codable {
     case jxl
     /// JPEG 2000 (scanners, macOS's Preview, archives), read through FFmpeg.
     case jp2
+    /// A camera's raw photo in a format of its maker's (Canon CR2 and CR3, Olympus ORF, Panasonic RW2,
+    /// Fujifilm RAF): demosaiced by LibRaw. (A DNG is a TIFF; Nikon's and Sony's raws are TIFFs too.)
+    case cameraRaw
     case mp4, mov, matroska, webm, m4a, aac, mp3, ogg, wav, flac
     /// AVI, as older cameras record: FFmpeg reads it; it leaves as MP4.
     case avi
@@ -27,7 +30,7 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Still or animatable image formats the image pipeline decodes.
     public var isImage: Bool {
         switch self {
-        case .jpeg, .png, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .jp2: return true
+        case .jpeg, .png, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .jp2, .cameraRaw: return true
         default: return false
         }
     }

@@ -40,9 +40,9 @@ enum RawDecoder {
         // First its sizes alone, checked before any sample is read: the sensor data, then the picture.
         try run(render: false, half: false)
         let (w, h) = (Int(answer.pointee.width), Int(answer.pointee.height))
-        guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "the DNG's sensor data has no size") }
+        guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "the raw photo's sensor data has no size") }
         guard answer.pointee.raw_samples <= Int64(options.maxPixels), w * h <= options.maxPixels else {
-            throw MediaPrepError(.tooManyPixels, "the DNG's \(w)×\(h) sensor is over the \(options.maxPixels)-pixel limit")
+            throw MediaPrepError(.tooManyPixels, "the raw photo's \(w)×\(h) sensor is over the \(options.maxPixels)-pixel limit")
         }
         let v = view(w, h)
         let half = w / 2 >= v.width && h / 2 >= v.height && w / 2 >= (options.minimumWidth ?? 0) && h / 2 >= (options.minimumHeight ?? 0)
@@ -62,9 +62,9 @@ enum RawDecoder {
         guard code != LIBRAW_SUCCESS.rawValue else { return }
         switch code {
         case Int32(CRAW_CRASHED):
-            throw MediaPrepError(.corrupt, "the DNG's sensor data made LibRaw crash (its process, not this one): the file is damaged")
+            throw MediaPrepError(.corrupt, "the raw photo's sensor data made LibRaw crash (its process, not this one): the file is damaged")
         case Int32(CRAW_TIMEOUT):
-            throw MediaPrepError(.timeout, "LibRaw took over \(Int(timeLimit)) s on the DNG's sensor data and was stopped")
+            throw MediaPrepError(.timeout, "LibRaw took over \(Int(timeLimit)) s on the raw photo's sensor data and was stopped")
         case Int32(CRAW_NO_PROCESS):
             throw MediaPrepError(.outOfMemory, "no process could be started for LibRaw")
         default: break
@@ -76,6 +76,6 @@ enum RawDecoder {
         case LIBRAW_UNSUFFICIENT_MEMORY.rawValue, LIBRAW_TOO_BIG.rawValue, LIBRAW_MEMPOOL_OVERFLOW.rawValue, Int32(CRAW_NO_ROOM): .tooManyPixels
         default: .decodeFailed
         }
-        throw MediaPrepError(kind, "LibRaw cannot render the DNG's sensor data: \(text)")
+        throw MediaPrepError(kind, "LibRaw cannot render the raw photo's sensor data: \(text)")
     }
 }

@@ -75,7 +75,7 @@ package enum SendPlanner {
         }
         let how: String
         switch p.format {
-        case _ where s.demosaiced: how = "a DNG of raw sensor data, demosaiced by LibRaw (camera white balance, sRGB) and encoded as JPEG"
+        case _ where s.demosaiced: how = "\(p.format == .cameraRaw ? "a camera raw photo" : "a DNG of raw sensor data"), demosaiced by LibRaw (camera white balance, sRGB) and encoded as JPEG"
         case .png where p.hasAlpha: how = "re-encoded: PNG if the transparency fits, else JPEG on \(Background.describe(profile.background))"
         case .png: how = "re-encoded: a lossless PNG if it is flat graphics of ≤ 256 colours that fit, else JPEG"
         case _ where p.hasAlpha: how = "\(p.format.rawValue) re-encoded: PNG if the transparency fits, else JPEG on \(Background.describe(profile.background))"
@@ -92,7 +92,9 @@ package enum SendPlanner {
     /// budget cannot keep readable; split, sent as a file, or shrunk as `--long-images` says.
     private static func longImage(_ s: ProbedSource, _ rules: SendRules) throws -> SendPlan? {
         let p = s.probe
-        guard let w = p.width, let h = p.height, h > LongImage.maxAspect * w, rules.media.longImages != .shrink else { return nil }
+        // A camera raw's own bytes never leave (nothing takes its metadata out): it is shrunk instead.
+        guard let w = p.width, let h = p.height, h > LongImage.maxAspect * w, rules.media.longImages != .shrink,
+              p.format != .cameraRaw || rules.media.longImages != .file else { return nil }
         try checkPixels(w * h, w, h, rules)
         let ranges = LongImage.parts(width: w, height: h)
         let limit = rules.limits.maxMediaPerMessage

@@ -199,7 +199,7 @@ extension MediaProbe {
             let m = JPEGMetadata(webp: head)
             if !m.isEmpty { s.metadata = m }
             return try asFile(s)
-        case .gif, .bmp, .tiff, .jp2:
+        case .gif, .bmp, .tiff, .jp2, .cameraRaw:
             // Comments and XMP may sit anywhere in a GIF.
             if format == .gif {
                 try readWhole()
@@ -210,25 +210,37 @@ extension MediaProbe {
             }
             var d: FFmpegImageDecoder.Result
             var demosaiced = false
-            do {
-                d = format == .tiff
-                    ? FFmpegImageDecoder.Result(image: try TIFFDecoder.decode(file, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
-                    : try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
-                                                    countFrames: format == .gif)
-            } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
-                // Sensor data alone: demosaiced by LibRaw (its pixels are all that leaves). Where LibRaw is
-                // missing or does not take its layout, the DNG goes as a document, its camera, dates and GPS
-                // zeroed in place; damaged (LibRaw's data errors, or a crash of its process) it is refused.
+            if format == .cameraRaw {
+                // No rewrite takes a maker's raw apart (its Exif, GPS and serial sit in maker boxes and
+                // IFDs): it leaves as LibRaw's pixels, or not at all.
                 try readWhole()
                 do {
                     d = FFmpegImageDecoder.Result(image: try RawDecoder.decode(head, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
-                    demosaiced = true
-                } catch let why as MediaPrepError where ![.corrupt, .timeout, .outOfMemory].contains(why.code) {
-                    r.kind = .file
-                    var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
-                    s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)
-                    s.sentAsFileBecause = "a DNG of raw sensor data only, with no preview to show: sent as a file (\(why.message))"
-                    return s
+                } catch let e as MediaPrepError where [.codecUnavailable, .unsupportedFormat, .decodeFailed].contains(e.code) {
+                    throw MediaPrepError(e.code, "a camera raw photo that cannot be shown here (\(e.message)): not sent, since its camera's metadata (GPS, serial number) could not be taken out")
+                }
+                demosaiced = true
+            } else {
+                do {
+                    d = format == .tiff
+                        ? FFmpegImageDecoder.Result(image: try TIFFDecoder.decode(file, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
+                        : try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
+                                                        countFrames: format == .gif)
+                } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
+                    // Sensor data alone: demosaiced by LibRaw (its pixels are all that leaves). Where LibRaw is
+                    // missing or does not take its layout, the DNG goes as a document, its camera, dates and GPS
+                    // zeroed in place; damaged (LibRaw's data errors, or a crash of its process) it is refused.
+                    try readWhole()
+                    do {
+                        d = FFmpegImageDecoder.Result(image: try RawDecoder.decode(head, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
+                        demosaiced = true
+                    } catch let why as MediaPrepError where ![.corrupt, .timeout, .outOfMemory].contains(why.code) {
+                        r.kind = .file
+                        var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+                        s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)
+                        s.sentAsFileBecause = "a DNG of raw sensor data only, with no preview to show: sent as a file (\(why.message))"
+                        return s
+                    }
                 }
             }
             r.animated = d.frameCount > 1

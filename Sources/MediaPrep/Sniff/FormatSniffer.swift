@@ -42,6 +42,10 @@ package enum FormatSniffer {
         if at(0, "BM"), b.count >= 30, [12, 40, 52, 56, 64, 108, 124].contains(le(14, 4)), le(le(14, 4) == 12 ? 22 : 26, 2) == 1 {
             return .bmp
         }
+        // Camera raws with a magic of their own: Canon CR2 (a TIFF with "CR", version 2), Olympus ORF,
+        // Panasonic RW2, Fujifilm RAF. (CR3 is an ISO file of brand `crx `.)
+        if starts([0x49, 0x49, 0x2A, 0x00]) && at(8, "CR") && b.count > 10 && b[10] == 2 { return .cameraRaw }
+        if at(0, "IIRO") || at(0, "IIRS") || at(0, "MMOR") || starts([0x49, 0x49, 0x55, 0x00]) || at(0, "FUJIFILMCCD-RAW ") { return .cameraRaw }
         // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {
             return .tiff
@@ -114,6 +118,7 @@ package enum FormatSniffer {
         case "M4A ", "M4B ", "M4P ", "F4A ": return .m4a
         case "heic", "heix", "hevc", "hevx", "heim", "heis": return .heic
         case "avif", "avis": return .avif
+        case "crx ": return .cameraRaw
         case "mif1", "msf1":
             // The generic HEIF brand: AVIF files list `avif` among the compatible brands.
             let avif = Array("avif".utf8)
