@@ -55,6 +55,9 @@ typedef struct ctiff_image {
     int cmyk;
     /* A DNG with nothing but sensor data: no directory libtiff renders. */
     int raw_only;
+    /* Sensor data (a CFA or linear directory, the first or a SubIFD) in a TIFF that is no DNG: a camera
+       maker's raw (Nikon NEF, Sony ARW, Pentax PEF…), whose own directories are a thumbnail at best. */
+    int camera_raw;
     const uint8_t *_Nullable icc;
     uint32_t icc_size;
     char message[512];
@@ -125,23 +128,34 @@ static inline uint64_t ctiff_renderable_pixels(const ctiff *_Nonnull t, TIFF *_N
     return (uint64_t)w * h;
 }
 
+/* Whether the current directory holds a raw sensor's CFA or linear data. */
+static inline int ctiff_is_sensor_data(const ctiff *_Nonnull t, TIFF *_Nonnull tif) {
+    int (*get)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetField;
+    uint16_t photometric = 0;
+    return get(tif, TIFFTAG_PHOTOMETRIC, &photometric) && (photometric == PHOTOMETRIC_CFA || photometric == CTIFF_PHOTOMETRIC_LINEAR_RAW);
+}
+
 /* A DNG's first directory is a small thumbnail; its SubIFDs hold the raw data and, in most (Apple's
    ProRAW, Adobe's converter, cameras), a large preview. The largest directory there that renders is
-   made current; the first stays when none is larger. At most 16 are looked at. */
-static inline void ctiff_choose_largest(const ctiff *_Nonnull t, TIFF *_Nonnull tif) {
+   made current; the first stays when none is larger. At most 16 are looked at. Returns whether any
+   of them (the first too) holds sensor data. */
+static inline int ctiff_choose_largest(const ctiff *_Nonnull t, TIFF *_Nonnull tif) {
     int (*get)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetField;
+    int sensor = ctiff_is_sensor_data(t, tif);
     uint16_t count = 0;
     uint64_t *listed = NULL, offsets[16];
-    if (!get(tif, TIFFTAG_SUBIFD, &count, &listed) || !listed || count == 0) return;
+    if (!get(tif, TIFFTAG_SUBIFD, &count, &listed) || !listed || count == 0) return sensor;
     int n = count < 16 ? count : 16;
     memcpy(offsets, listed, (size_t)n * sizeof offsets[0]);  /* libtiff frees the list on the next directory */
     uint64_t best = ctiff_renderable_pixels(t, tif), chosen = 0;
     for (int i = 0; i < n; i++) {
         if (!t->TIFFSetSubDirectory(tif, offsets[i])) continue;
+        sensor |= ctiff_is_sensor_data(t, tif);
         uint64_t pixels = ctiff_renderable_pixels(t, tif);
         if (pixels > best) { best = pixels; chosen = offsets[i]; }
     }
     if (chosen == 0 || !t->TIFFSetSubDirectory(tif, chosen)) t->TIFFSetDirectory(tif, 0);
+    return sensor;
 }
 
 /* Opens `img` over `data` (or `fd` when data is NULL) of `size` bytes, no single allocation of libtiff's
@@ -169,7 +183,13 @@ static inline int ctiff_open(const ctiff *_Nonnull t, ctiff_image *_Nonnull img,
     int (*defaulted)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetFieldDefaulted;
     /* A DNG's orientation is its first directory's, for every image it holds. */
     if (!defaulted(img->tif, TIFFTAG_ORIENTATION, &img->orientation)) img->orientation = ORIENTATION_TOPLEFT;
-    ctiff_choose_largest(t, img->tif);
+    uint8_t *dng_version = NULL;
+    int dng = get(img->tif, TIFFTAG_DNGVERSION, &dng_version);
+    if (ctiff_choose_largest(t, img->tif) && !dng) {
+        snprintf(img->message, sizeof img->message, "a camera maker's raw photo: sensor data in a TIFF that is no DNG");
+        img->camera_raw = 1;
+        return -1;
+    }
     if (!get(img->tif, TIFFTAG_IMAGEWIDTH, &img->width) || !get(img->tif, TIFFTAG_IMAGELENGTH, &img->height)) {
         if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "no image size in the first directory");
         return -1;

@@ -78,7 +78,9 @@ enum TIFFBuilder {
     /// there), SubIFDs holding 16×12 sensor data (CFA) and, unless `preview` is false, a 32×24 RGB
     /// preview. With `thumbnail` false the first IFD is the sensor data itself, as Android's
     /// DngCreator writes it without a thumbnail.
-    static func dng(orientation: Int = 1, preview: Bool = true, thumbnail: Bool = true) -> [UInt8] {
+    /// With `dngVersion` false it is laid out as a Nikon NEF is: no DNGVersion, a thumbnail first and
+    /// the sensor data in a SubIFD.
+    static func dng(orientation: Int = 1, preview: Bool = true, thumbnail: Bool = true, dngVersion: Bool = true) -> [UInt8] {
         var out = Array("II".utf8) + le(42, 2) + le(0, 4)
         func image(_ w: Int, _ h: Int, _ samples: [UInt8], photometric: Int, channels: Int, extra: [Entry]) -> [Entry] {
             let at = out.count
@@ -89,7 +91,8 @@ enum TIFFBuilder {
         }
         let cfa = image(16, 12, [UInt8](repeating: 90, count: 16 * 12), photometric: 32803, channels: 1,
                         extra: [long(254, [0]), short(33421, [2, 2]), Entry(tag: 33422, type: 1, count: 4, bytes: [0, 1, 1, 2])])
-        let dngTags = [Entry(tag: 50706, type: 1, count: 4, bytes: [1, 4, 0, 0]), short(274, [orientation])]
+        let dngTags = (dngVersion ? [Entry(tag: 50706, type: 1, count: 4, bytes: [1, 4, 0, 0])] : [ascii(271, "NIKON CORPORATION")])
+            + [short(274, [orientation])]
         guard thumbnail else {
             let first = ifd(cfa + dngTags, into: &out)
             out.replaceSubrange(4..<8, with: le(first, 4))
@@ -397,6 +400,24 @@ enum TIFFBuilder {
         #expect(item.error?.message.contains("metadata") == true, "\(String(describing: item.error))")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/out")) ?? []).isEmpty)
         #expect(SendCheck().check(path: dir + "/photo.orf").verdict == .cannotSend)
+    }
+
+    /// A raw laid out as a TIFF that is no DNG (Nikon's NEF, Sony's ARW, Pentax's PEF) holds a thumbnail
+    /// libtiff renders and sensor data in a SubIFD: it was sent as its 8×6 thumbnail. It goes to LibRaw
+    /// now, and one LibRaw cannot read (this made-up one) is refused, as any camera raw.
+    @Test func aTIFFShapedCameraRawIsNotSentAsItsThumbnail() throws {
+        let nef = TIFFBuilder.dng(preview: false, dngVersion: false)
+        #expect(throws: TIFFDecoder.cameraRaw) { try TIFFDecoder.decode(nef) }
+        #expect(try TIFFDecoder.decode(TIFFBuilder.dng(preview: false)).pixels.width == 8)  // a DNG still shows its thumbnail
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(nef).write(to: URL(fileURLWithPath: dir + "/photo.nef"))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/photo.nef")
+        #expect(item.output == nil || (item.width ?? 0) > 8, "sent as \(String(describing: item.width))×\(String(describing: item.height))")
+        if let e = item.error { #expect(e.message.contains("camera raw"), "\(e)") }
+        let verdict = SendCheck().check(path: dir + "/photo.nef")
+        #expect(verdict.verdict == .cannotSend ? verdict.reasons.contains { $0.contains("camera raw") } : verdict.reasons.first?.hasPrefix("a camera raw photo") == true,
+                "\(verdict.reasons)")
     }
 
     /// Shrunk on load as a JPEG is: a mosaic twice the view on both sides is read a 2×2 block a pixel.

@@ -227,7 +227,7 @@ import UploadPlanner
     /// TIFF and BigTIFF through libtiff (from memory, and its orientation), a DNG of sensor data alone
     /// through LibRaw as the probe hands it on, and the in-place rewrite of their IFDs, which never moves a byte.
     public static func tiff(_ d: [UInt8]) {
-        do { _ = try TIFFDecoder.decode(d, options: DecodeOptions(maxPixels: pixels)) } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
+        do { _ = try TIFFDecoder.decode(d, options: DecodeOptions(maxPixels: pixels)) } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly || e == TIFFDecoder.cameraRaw {
             _ = try? RawDecoder.decode(d, options: DecodeOptions(maxPixels: pixels))
         } catch {}
         _ = TIFFReader(d[...])?.ifd0Entries

@@ -8,7 +8,8 @@ public enum MediaFormat: String, Sendable, Codable {
     /// JPEG 2000 (scanners, macOS's Preview, archives), read through FFmpeg.
     case jp2
     /// A camera's raw photo in a format of its maker's (Canon CR2 and CR3, Olympus ORF, Panasonic RW2,
-    /// Fujifilm RAF): demosaiced by LibRaw. (A DNG is a TIFF; Nikon's and Sony's raws are TIFFs too.)
+    /// Fujifilm RAF), and a TIFF holding sensor data that is no DNG (Nikon NEF, Sony ARW, once probed):
+    /// demosaiced by LibRaw.
     case cameraRaw
     case mp4, mov, matroska, webm, m4a, aac, mp3, ogg, wav, flac
     /// AVI, as older cameras record: FFmpeg reads it; it leaves as MP4.

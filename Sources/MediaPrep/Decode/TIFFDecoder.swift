@@ -33,6 +33,7 @@ enum TIFFDecoder {
         }
         guard ctiff_open(&t, image, data, fd, UInt64(size), Int64(maxAllocation)) == 0 else {
             if image.pointee.raw_only != 0 { throw rawOnly }
+            if image.pointee.camera_raw != 0 { throw cameraRaw }
             throw damage(image)
         }
         let (w, h) = (Int(image.pointee.width), Int(image.pointee.height))
@@ -70,6 +71,10 @@ enum TIFFDecoder {
         decoded.iccProfile = cmykProfile == nil ? icc : nil
         return decoded
     }
+
+    /// Sensor data in a TIFF that is no DNG: a camera maker's raw (Nikon NEF, Sony ARW, Pentax PEF…),
+    /// whose directories libtiff renders are a thumbnail or a preview at best; LibRaw reads it.
+    static let cameraRaw = MediaPrepError(.unsupportedFormat, "a camera maker's raw photo (sensor data in a TIFF that is no DNG), which LibRaw reads")
 
     /// A DNG with nothing libtiff renders: sensor data alone (Android's DngCreator without a thumbnail).
     static let rawOnly = MediaPrepError(.codecUnavailable, "this DNG holds raw sensor data only (no rendered image or preview), which needs demosaicing")

@@ -210,22 +210,28 @@ extension MediaProbe {
             }
             var d: FFmpegImageDecoder.Result
             var demosaiced = false
-            if format == .cameraRaw {
-                // No rewrite takes a maker's raw apart (its Exif, GPS and serial sit in maker boxes and
-                // IFDs): it leaves as LibRaw's pixels, or not at all.
+            /// No rewrite takes a maker's raw apart (its Exif, GPS and serial sit in maker boxes and IFDs):
+            /// it leaves as LibRaw's pixels, or not at all.
+            func cameraRaw() throws -> FFmpegImageDecoder.Result {
                 try readWhole()
+                r.format = .cameraRaw
+                demosaiced = true
                 do {
-                    d = FFmpegImageDecoder.Result(image: try RawDecoder.decode(head, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
+                    return FFmpegImageDecoder.Result(image: try RawDecoder.decode(head, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
                 } catch let e as MediaPrepError where [.codecUnavailable, .unsupportedFormat, .decodeFailed].contains(e.code) {
                     throw MediaPrepError(e.code, "a camera raw photo that cannot be shown here (\(e.message)): not sent, since its camera's metadata (GPS, serial number) could not be taken out")
                 }
-                demosaiced = true
+            }
+            if format == .cameraRaw {
+                d = try cameraRaw()
             } else {
                 do {
                     d = format == .tiff
                         ? FFmpegImageDecoder.Result(image: try TIFFDecoder.decode(file, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
                         : try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
                                                         countFrames: format == .gif)
+                } catch let e as MediaPrepError where e == TIFFDecoder.cameraRaw {
+                    d = try cameraRaw()
                 } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
                     // Sensor data alone: demosaiced by LibRaw (its pixels are all that leaves). Where LibRaw is
                     // missing or does not take its layout, the DNG goes as a document, its camera, dates and GPS
