@@ -115,6 +115,18 @@ static int ctiff_warning(TIFF *tif, void *user, const char *module, const char *
     return 1;
 }
 
+/* Whether a directory of this photometric interpretation holds a raw sensor's CFA or linear data. */
+static inline int ctiff_is_sensor_photometric(uint16_t photometric) {
+    return photometric == PHOTOMETRIC_CFA || photometric == CTIFF_PHOTOMETRIC_LINEAR_RAW;
+}
+
+/* Whether the current directory holds a raw sensor's CFA or linear data. */
+static inline int ctiff_is_sensor_data(const ctiff *_Nonnull t, TIFF *_Nonnull tif) {
+    int (*get)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetField;
+    uint16_t photometric = 0;
+    return get(tif, TIFFTAG_PHOTOMETRIC, &photometric) && ctiff_is_sensor_photometric(photometric);
+}
+
 /* Whether the current directory holds pixels libtiff's RGBA interface renders (not a raw sensor's
    CFA or linear data), and how many. */
 static inline uint64_t ctiff_renderable_pixels(const ctiff *_Nonnull t, TIFF *_Nonnull tif) {
@@ -124,15 +136,8 @@ static inline uint64_t ctiff_renderable_pixels(const ctiff *_Nonnull t, TIFF *_N
     uint16_t photometric = 0, compression = COMPRESSION_NONE;
     if (!get(tif, TIFFTAG_IMAGEWIDTH, &w) || !get(tif, TIFFTAG_IMAGELENGTH, &h) || !get(tif, TIFFTAG_PHOTOMETRIC, &photometric)) return 0;
     defaulted(tif, TIFFTAG_COMPRESSION, &compression);
-    if (photometric == PHOTOMETRIC_CFA || photometric == CTIFF_PHOTOMETRIC_LINEAR_RAW || !t->TIFFIsCODECConfigured(compression)) return 0;
+    if (ctiff_is_sensor_photometric(photometric) || !t->TIFFIsCODECConfigured(compression)) return 0;
     return (uint64_t)w * h;
-}
-
-/* Whether the current directory holds a raw sensor's CFA or linear data. */
-static inline int ctiff_is_sensor_data(const ctiff *_Nonnull t, TIFF *_Nonnull tif) {
-    int (*get)(TIFF *, uint32_t, ...) = (int (*)(TIFF *, uint32_t, ...))t->TIFFGetField;
-    uint16_t photometric = 0;
-    return get(tif, TIFFTAG_PHOTOMETRIC, &photometric) && (photometric == PHOTOMETRIC_CFA || photometric == CTIFF_PHOTOMETRIC_LINEAR_RAW);
 }
 
 /* A DNG's first directory is a small thumbnail; its SubIFDs hold the raw data and, in most (Apple's
@@ -194,8 +199,7 @@ static inline int ctiff_open(const ctiff *_Nonnull t, ctiff_image *_Nonnull img,
         if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "no image size in the first directory");
         return -1;
     }
-    uint16_t kind = 0;
-    if (get(img->tif, TIFFTAG_PHOTOMETRIC, &kind) && (kind == PHOTOMETRIC_CFA || kind == CTIFF_PHOTOMETRIC_LINEAR_RAW)) {
+    if (ctiff_is_sensor_data(t, img->tif)) {
         snprintf(img->message, sizeof img->message, "raw sensor data only (no rendered image or preview): it needs demosaicing");
         img->raw_only = 1;
         return -1;

@@ -1,8 +1,8 @@
 import CRaw
 
-/// DNGs of sensor data alone (Android's DngCreator without a preview, raw-only camera apps) through
-/// LibRaw: demosaiced, white-balanced as shot, into sRGB and upright, so they go as pictures rather
-/// than as files no chat shows. Shrunk on load as a JPEG is: each 2×2 block of the mosaic taken as
+/// Raw photos through LibRaw — DNGs of sensor data alone (Android's DngCreator without a preview) and
+/// camera makers' raws (CR2, CR3, NEF, ARW…): demosaiced, white-balanced as shot, into sRGB and
+/// upright, so they go as pictures rather than as files no chat shows or with their camera's metadata. Shrunk on load as a JPEG is: each 2×2 block of the mosaic taken as
 /// one pixel while that keeps the view size (a 12 MP DNG: 0.17 s and 84 MB, against 1.0 s and
 /// 181 MB demosaicing every pixel; `time` on LibRaw's own calls).
 enum RawDecoder {
@@ -17,8 +17,9 @@ enum RawDecoder {
 
     /// The decoded picture at the size the view needs, upright (`orientation` is `.up`). LibRaw runs in
     /// a child process (`craw_run`): a file that crashes it is refused, not the end of the batch.
+    /// - Parameter format: what the file was sniffed as (a DNG is a `.tiff`).
     /// - Parameter view: the size shown for a picture of the given size, which halving keeps.
-    static func decode(_ data: [UInt8], options: DecodeOptions,
+    static func decode(_ data: [UInt8], format: MediaFormat = .tiff, options: DecodeOptions,
                        view: (Int, Int) -> (width: Int, height: Int) = { ImageProfile.simplex.viewSize(width: $0, height: $1) }) throws -> DecodedImage {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
         var table = try loaded.get().table
@@ -45,12 +46,13 @@ enum RawDecoder {
             throw MediaPrepError(.tooManyPixels, "the raw photo's \(w)×\(h) sensor is over the \(options.maxPixels)-pixel limit")
         }
         let v = view(w, h)
-        let half = w / 2 >= v.width && h / 2 >= v.height && w / 2 >= (options.minimumWidth ?? 0) && h / 2 >= (options.minimumHeight ?? 0)
+        let least = options.minimum ?? (0, 0)
+        let half = w / 2 >= max(v.width, least.width) && h / 2 >= max(v.height, least.height)
         try run(render: true, half: half)
         let (ow, oh) = (Int(answer.pointee.out_width), Int(answer.pointee.out_height))
         guard ow > 0, oh > 0, ow * oh <= options.maxPixels else { throw MediaPrepError(.decodeFailed, "LibRaw rendered no picture") }
         let storage = Array(UnsafeBufferPointer(start: craw_shared_pixels(shared), count: ow * oh * 3))
-        return DecodedImage(pixels: PixelBuffer(width: ow, height: oh, layout: .rgb, storage: storage), format: .tiff,
+        return DecodedImage(pixels: PixelBuffer(width: ow, height: oh, layout: .rgb, storage: storage), format: format,
                             sourceWidth: ow, sourceHeight: oh, orientation: .up)
     }
 

@@ -210,14 +210,19 @@ extension MediaProbe {
             }
             var d: FFmpegImageDecoder.Result
             var demosaiced = false
+            /// The whole file through LibRaw (`RawDecoder`), as `r.format` says it is.
+            func demosaic() throws -> FFmpegImageDecoder.Result {
+                try readWhole()
+                let image = try RawDecoder.decode(head, format: r.format, options: DecodeOptions(maxPixels: maxPixels))
+                demosaiced = true
+                return FFmpegImageDecoder.Result(image: image, frameCount: 1)
+            }
             /// No rewrite takes a maker's raw apart (its Exif, GPS and serial sit in maker boxes and IFDs):
             /// it leaves as LibRaw's pixels, or not at all.
             func cameraRaw() throws -> FFmpegImageDecoder.Result {
-                try readWhole()
                 r.format = .cameraRaw
-                demosaiced = true
                 do {
-                    return FFmpegImageDecoder.Result(image: try RawDecoder.decode(head, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
+                    return try demosaic()
                 } catch let e as MediaPrepError where [.codecUnavailable, .unsupportedFormat, .decodeFailed].contains(e.code) {
                     throw MediaPrepError(e.code, "a camera raw photo that cannot be shown here (\(e.message)): not sent, since its camera's metadata (GPS, serial number) could not be taken out")
                 }
@@ -236,10 +241,8 @@ extension MediaProbe {
                     // Sensor data alone: demosaiced by LibRaw (its pixels are all that leaves). Where LibRaw is
                     // missing or does not take its layout, the DNG goes as a document, its camera, dates and GPS
                     // zeroed in place; damaged (LibRaw's data errors, or a crash of its process) it is refused.
-                    try readWhole()
                     do {
-                        d = FFmpegImageDecoder.Result(image: try RawDecoder.decode(head, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
-                        demosaiced = true
+                        d = try demosaic()
                     } catch let why as MediaPrepError where ![.corrupt, .timeout, .outOfMemory].contains(why.code) {
                         r.kind = .file
                         var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
