@@ -28,7 +28,10 @@ static inline const char *const *_Nonnull craw_libraries(void) { static const ch
    The child runs this C alone (no Swift), with the crash signals back at their defaults. */
 #include <errno.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +44,10 @@ typedef struct craw_answer {
        holds (masked borders too). */
     int width, height;
     long long raw_samples;
+    /* LibRaw's turn of the picture, which rendering applies: 0 none, 3 a half turn, 5 and 6 a quarter. */
+    int flip;
+    /* RLIMIT_DATA the child ran under (0: none could be set), and its VmData when forked. */
+    long long memory_limit, forked_with;
     /* The rendered picture's size: 3 bytes a pixel, rows packed, after this header's page. */
     int out_width, out_height;
 } craw_answer;
@@ -68,6 +75,7 @@ static inline void craw_child(const craw *t, craw_answer *a, unsigned char *pixe
         a->width = raw->sizes.width;
         a->height = raw->sizes.height;
         a->raw_samples = (long long)raw->sizes.raw_width * raw->sizes.raw_height;
+        a->flip = raw->sizes.flip;
     }
     if (e == LIBRAW_SUCCESS && render) {
         raw->params.half_size = half;
@@ -79,7 +87,8 @@ static inline void craw_child(const craw *t, craw_answer *a, unsigned char *pixe
         if (e == LIBRAW_SUCCESS) {
             libraw_processed_image_t *o = t->libraw_dcraw_make_mem_image(raw, &e);
             if (!o) {
-                if (e == LIBRAW_SUCCESS) e = LIBRAW_UNSPECIFIED_ERROR;
+                /* Its picture's malloc failing is reported as errno's ENOMEM, not LibRaw's code. */
+                e = e == ENOMEM ? LIBRAW_UNSUFFICIENT_MEMORY : e == LIBRAW_SUCCESS ? LIBRAW_UNSPECIFIED_ERROR : e;
             } else {
                 size_t bytes = (size_t)o->width * o->height * 3;
                 if (o->type != LIBRAW_IMAGE_BITMAP || o->colors != 3 || o->bits != 8 || (size_t)o->data_size != bytes) e = LIBRAW_UNSPECIFIED_ERROR;
@@ -97,11 +106,34 @@ static inline void craw_child(const craw *t, craw_answer *a, unsigned char *pixe
     a->code = e;
 }
 
-/* Runs one call in a child process and waits at most `seconds` for it (then kills it). The answer is
-   in `shared` (craw_shared_alloc of `capacity`): its code says what happened, CRAW_CRASHED when the
-   child died of a signal. */
+/* In the child: its private writable memory (what RLIMIT_DATA counts: the heap, anonymous mappings,
+   thread stacks) held to what it was forked with plus `allowance` bytes, and the limit reported in
+   `a`. A LibRaw allocation past it fails, which LibRaw reports as out of memory (or the child dies):
+   never the machine's memory. glibc's arenas are reserved without write access, so unlike RLIMIT_AS
+   this counts only what is used. Heap the parent had freed is counted already: the child may reuse it
+   on top, so its footprint stays within the parent's at the fork plus the allowance. */
+static inline void craw_limit_memory(craw_answer *a, size_t allowance) {
+    int fd = open("/proc/self/status", O_RDONLY);
+    if (fd < 0) return;
+    char text[4096];
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0) return;
+    text[n] = 0;
+    const char *at = strstr(text, "VmData:");
+    unsigned long long kb = at ? strtoull(at + 7, NULL, 10) : 0;
+    if (kb == 0) return;
+    struct rlimit r;
+    a->forked_with = (long long)(kb * 1024ULL);
+    r.rlim_cur = r.rlim_max = (rlim_t)(kb * 1024ULL + allowance);
+    if (setrlimit(RLIMIT_DATA, &r) == 0) a->memory_limit = (long long)r.rlim_cur;
+}
+
+/* Runs one call in a child process, its new memory held to `allowance` bytes, and waits at most
+   `seconds` for it (then kills it). The answer is in `shared` (craw_shared_alloc of `capacity`): its
+   code says what happened, CRAW_CRASHED when the child died of a signal. */
 static inline void craw_run(const craw *_Nonnull t, void *_Nonnull shared, size_t capacity, const void *_Nonnull data, size_t size,
-                            unsigned max_mb, int render, int half, double seconds) {
+                            unsigned max_mb, int render, int half, size_t allowance, double seconds) {
     craw_answer *a = (craw_answer *)shared;
     memset(a, 0, sizeof *a);
     a->code = CRAW_CRASHED;  /* what stays if the child dies before it answers */
@@ -110,6 +142,7 @@ static inline void craw_run(const craw *_Nonnull t, void *_Nonnull shared, size_
     if (pid == 0) {
         int crashes[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
         for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) signal(crashes[i], SIG_DFL);
+        craw_limit_memory(a, allowance);
         craw_child(t, a, (unsigned char *)shared + 4096, capacity, data, size, max_mb, render, half);
         _exit(0);
     }

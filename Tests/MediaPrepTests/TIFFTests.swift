@@ -420,6 +420,41 @@ enum TIFFBuilder {
                 "\(verdict.reasons)")
     }
 
+    /// The probe (and so `check`) opens a raw photo for its sizes alone; the demosaic waits for
+    /// `prepare`, and the batch's pixel budget is charged what it will hold. Before, the probe
+    /// demosaiced it, outside the budget, and reported the halved picture's size.
+    @Test(arguments: [1, 6]) func theProbeReadsARawsSizesAndPrepareDemosaicsIt(orientation: Int) throws {
+        let (w, h) = (3400, 2000)
+        let raw = TIFFBuilder.rawDNG(width: w, height: h, orientation: orientation) { Self.quadrant($0, $1, w, h) }
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(raw).write(to: URL(fileURLWithPath: dir + "/sensor.dng"))
+        let source = try MediaProbe.source(path: dir + "/sensor.dng")
+        let turned = orientation == 6
+        #expect(source.firstFrame == nil && source.demosaiced)
+        #expect((source.probe.width, source.probe.height) == (turned ? (h, w) : (w, h)) && source.probe.kind == .image)
+        // Halved on load: the sensor's 2 bytes a sample and 14 bytes a pixel of the 1700×1000 picture.
+        #expect(source.decodedPixels(profile: .simplex) == w * h / 2 + 1700 * 1000 * 14 / 4)
+        let prepared = try ImagePreparer().prepare(source: source)
+        // Four flat quadrants: a lossless PNG at the halved decode's own size, turned upright.
+        #expect((prepared.width, prepared.height) == (turned ? (1000, 1700) : (1700, 1000)) && prepared.format == .png,
+                "\(prepared.width)×\(prepared.height) \(prepared.format)")
+        // Bytes handed over in memory (the library's `prepare(data:)`) take the same way.
+        let fromMemory = try ImagePreparer().prepare(data: raw, path: nil)
+        #expect((fromMemory.width, fromMemory.height) == (prepared.width, prepared.height))
+    }
+
+    /// LibRaw's process is held to what its demosaic should need (`RLIMIT_DATA` over what it was forked
+    /// with): an allocation past it fails in its process, never the machine's.
+    @Test func libRawsProcessIsHeldToItsMemoryAllowance() throws {
+        let raw = TIFFBuilder.rawDNG(width: 3400, height: 2000) { Self.quadrant($0, $1, 3400, 2000) }
+        let child = try RawDecoder.childMemory(raw, allowance: 8 << 20)
+        #expect(child.forkedWith > 0 && child.limit == child.forkedWith + (8 << 20), "\(child)")
+        let header = try RawDecoder.header(raw, maxPixels: 100_000_000)
+        #expect(RawDecoder.memoryAllowance(header, half: true) == 2 * (3400 * 2000 * 2 + 1700 * 1000 * 11) + (256 << 20))
+        #expect(try RawDecoder.decode(raw, header: header, options: DecodeOptions()).pixels.width == 1700)
+    }
+
     /// Shrunk on load as a JPEG is: a mosaic twice the view on both sides is read a 2×2 block a pixel.
     @Test func aLargeMosaicIsHalvedOnLoadWhileItKeepsTheView() throws {
         let raw = TIFFBuilder.rawDNG(width: 3400, height: 2000) { Self.quadrant($0, $1, 3400, 2000) }

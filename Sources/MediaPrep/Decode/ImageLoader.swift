@@ -27,8 +27,14 @@ package enum ImageLoader {
         case .webp:
             return try WebPDecoder.decode(data, options: options)
         case .tiff:
-            if let path { return try TIFFDecoder.decode(try InputFile(path), options: options) }
-            return try TIFFDecoder.decode(data, options: options)
+            do {
+                if let path { return try TIFFDecoder.decode(try InputFile(path), options: options) }
+                return try TIFFDecoder.decode(data, options: options)
+            } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly || e == TIFFDecoder.cameraRaw {
+                return try RawDecoder.decode(data, format: e == TIFFDecoder.cameraRaw ? .cameraRaw : .tiff, options: options)
+            }
+        case .cameraRaw:
+            return try RawDecoder.decode(data, format: .cameraRaw, options: options)
         case .gif, .bmp, .jp2:
             if let path { return try FFmpegImageDecoder.decode(path: path, format: format, options: options).image }
             return try FFmpegImageDecoder.decode(data: data, format: format, options: options).image

@@ -15,45 +15,104 @@ enum RawDecoder {
     /// most the pixel limit lets through, takes about 9 s here (12 MP: 1.0 s).
     static let timeLimit = 60.0
 
+    /// What LibRaw's first call learns of a raw photo, before any sample is read: what the probe
+    /// reports and the batch's pixel budget is charged, while the demosaic waits for `prepare`.
+    struct Header: Sendable, Equatable {
+        /// The picture on the sensor, before LibRaw turns it.
+        let width: Int, height: Int
+        /// Samples the sensor data holds (masked borders too).
+        let rawSamples: Int
+        /// LibRaw turns it a quarter (shown with its sides swapped).
+        let quarterTurn: Bool
+
+        /// The size shown, upright.
+        var displaySize: (width: Int, height: Int) { quarterTurn ? (height, width) : (width, height) }
+
+        /// Whether the demosaic reads each 2×2 block of the mosaic as one pixel: while half the sides
+        /// still hold the view (and `minimum`, where asked).
+        func halves(profile: ImageProfile = .simplex, minimum: (width: Int, height: Int)? = nil) -> Bool {
+            let v = profile.viewSize(width: width, height: height)
+            let least = minimum ?? (0, 0)
+            return width / 2 >= max(v.width, least.width) && height / 2 >= max(v.height, least.height)
+        }
+
+        /// Pixels of memory (4 bytes each) the demosaic holds at once, in LibRaw's process and this one:
+        /// the sensor's 2 bytes a sample, LibRaw's 8 bytes a pixel of its picture, the 3 of its answer
+        /// in shared memory and of its copy here (12 MP DNG measured: 84 MB halved, 181 MB whole).
+        func heldPixels(profile: ImageProfile = .simplex) -> Int {
+            let picture = halves(profile: profile) ? (width / 2) * (height / 2) : width * height
+            return rawSamples / 2 + picture * 14 / 4
+        }
+    }
+
+    /// The raw photo's sizes alone (LibRaw opens it in its child process), held to `maxPixels` before
+    /// any sample is read: the sensor data, then the picture.
+    static func header(_ data: [UInt8], maxPixels: Int) throws -> Header {
+        guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
+        let (answer, _) = try run(data, maxPixels: maxPixels, capacity: 0, render: false, half: false, allowance: headroom)
+        let (w, h) = (Int(answer.width), Int(answer.height))
+        guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "the raw photo's sensor data has no size") }
+        guard answer.raw_samples <= Int64(maxPixels), w * h <= maxPixels else {
+            throw MediaPrepError(.tooManyPixels, "the raw photo's \(w)×\(h) sensor is over the \(maxPixels)-pixel limit")
+        }
+        return Header(width: w, height: h, rawSamples: Int(answer.raw_samples), quarterTurn: answer.flip == 5 || answer.flip == 6)
+    }
+
     /// The decoded picture at the size the view needs, upright (`orientation` is `.up`). LibRaw runs in
     /// a child process (`craw_run`): a file that crashes it is refused, not the end of the batch.
+    /// - Parameter header: what `header` found (the probe's); read again when nil.
     /// - Parameter format: what the file was sniffed as (a DNG is a `.tiff`).
-    /// - Parameter view: the size shown for a picture of the given size, which halving keeps.
-    static func decode(_ data: [UInt8], format: MediaFormat = .tiff, options: DecodeOptions,
-                       view: (Int, Int) -> (width: Int, height: Int) = { ImageProfile.simplex.viewSize(width: $0, height: $1) }) throws -> DecodedImage {
-        guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
-        var table = try loaded.get().table
-        // LibRaw's own cap on the sensor data it allocates: two bytes a sample within the pixel limit.
-        let capMB = UInt32(min(Int(UInt32.max), options.maxPixels / (1 << 19) + 16))
+    /// - Parameter allowance: bytes LibRaw's process may take (`memoryAllowance` when nil).
+    static func decode(_ data: [UInt8], header known: Header? = nil, format: MediaFormat = .tiff, options: DecodeOptions,
+                       profile: ImageProfile = .simplex, allowance: Int? = nil) throws -> DecodedImage {
+        let header = try known ?? self.header(data, maxPixels: options.maxPixels)
         // Room for the largest picture the limit allows; only what is written is ever backed by memory.
         let capacity = options.maxPixels * 3
+        let half = header.halves(profile: profile, minimum: options.minimum)
+        let answer = try run(data, maxPixels: options.maxPixels, capacity: capacity, render: true, half: half,
+                             allowance: allowance ?? memoryAllowance(header, half: half)) { answer, pixels in
+            let (ow, oh) = (Int(answer.out_width), Int(answer.out_height))
+            guard ow > 0, oh > 0, ow * oh <= options.maxPixels else { return nil }
+            return PixelBuffer(width: ow, height: oh, layout: .rgb, storage: Array(UnsafeBufferPointer(start: pixels, count: ow * oh * 3)))
+        }
+        guard let pixels = answer.pixels else { throw MediaPrepError(.decodeFailed, "LibRaw rendered no picture") }
+        return DecodedImage(pixels: pixels, format: format, sourceWidth: pixels.width, sourceHeight: pixels.height, orientation: .up)
+    }
+
+    /// What LibRaw's process may allocate beyond what it was forked with, for its metadata, threads and
+    /// tables before any picture: the backstop to the pixel checks and `max_raw_memory_mb`.
+    static let headroom = 256 << 20
+
+    /// What a demosaic may allocate: twice what it should (the sensor's 2 bytes a sample, its picture's
+    /// 8 bytes a pixel, the 3 of its answer) and `headroom`. A 12 MP DNG, halved: 370 MB.
+    static func memoryAllowance(_ h: Header, half: Bool) -> Int {
+        let picture = half ? (h.width / 2) * (h.height / 2) : h.width * h.height
+        return 2 * (h.rawSamples * 2 + picture * 11) + headroom
+    }
+
+    /// The memory limit LibRaw's process ran under opening `data` with `allowance`, and what it was forked with.
+    static func childMemory(_ data: [UInt8], allowance: Int) throws -> (limit: Int, forkedWith: Int) {
+        let (answer, _) = try run(data, maxPixels: 100_000_000, capacity: 0, render: false, half: false, allowance: allowance)
+        return (Int(answer.memory_limit), Int(answer.forked_with))
+    }
+
+    /// One LibRaw call in its child process, its new memory held to `allowance` bytes, answering through
+    /// shared memory with room for `capacity` bytes of pixels, which `take` copies out before the memory goes.
+    private static func run(_ data: [UInt8], maxPixels: Int, capacity: Int, render: Bool, half: Bool, allowance: Int,
+                            take: (craw_answer, UnsafePointer<UInt8>) -> PixelBuffer? = { _, _ in nil }) throws -> (craw_answer, pixels: PixelBuffer?) {
+        var table = try loaded.get().table
+        // LibRaw's own cap on the sensor data it allocates: two bytes a sample within the pixel limit.
+        let capMB = UInt32(min(Int(UInt32.max), maxPixels / (1 << 19) + 16))
         guard let shared = craw_shared_alloc(capacity) else { throw MediaPrepError(.outOfMemory, "no memory for LibRaw's answer") }
         defer { craw_shared_free(shared, capacity) }
-        let answer = shared.assumingMemoryBound(to: craw_answer.self)
-        func run(render: Bool, half: Bool) throws {
-            data.withUnsafeBytes { bytes in
-                if let base = bytes.baseAddress {
-                    craw_run(&table, shared, capacity, base, bytes.count, capMB, render ? 1 : 0, half ? 1 : 0, timeLimit)
-                }
+        data.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress {
+                craw_run(&table, shared, capacity, base, bytes.count, capMB, render ? 1 : 0, half ? 1 : 0, max(0, allowance), timeLimit)
             }
-            try check(answer.pointee.code, table)
         }
-        // First its sizes alone, checked before any sample is read: the sensor data, then the picture.
-        try run(render: false, half: false)
-        let (w, h) = (Int(answer.pointee.width), Int(answer.pointee.height))
-        guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "the raw photo's sensor data has no size") }
-        guard answer.pointee.raw_samples <= Int64(options.maxPixels), w * h <= options.maxPixels else {
-            throw MediaPrepError(.tooManyPixels, "the raw photo's \(w)×\(h) sensor is over the \(options.maxPixels)-pixel limit")
-        }
-        let v = view(w, h)
-        let least = options.minimum ?? (0, 0)
-        let half = w / 2 >= max(v.width, least.width) && h / 2 >= max(v.height, least.height)
-        try run(render: true, half: half)
-        let (ow, oh) = (Int(answer.pointee.out_width), Int(answer.pointee.out_height))
-        guard ow > 0, oh > 0, ow * oh <= options.maxPixels else { throw MediaPrepError(.decodeFailed, "LibRaw rendered no picture") }
-        let storage = Array(UnsafeBufferPointer(start: craw_shared_pixels(shared), count: ow * oh * 3))
-        return DecodedImage(pixels: PixelBuffer(width: ow, height: oh, layout: .rgb, storage: storage), format: format,
-                            sourceWidth: ow, sourceHeight: oh, orientation: .up)
+        let answer = shared.assumingMemoryBound(to: craw_answer.self).pointee
+        try check(answer.code, table)
+        return (answer, take(answer, craw_shared_pixels(shared)))
     }
 
     /// LibRaw's error code (or what became of its process) as a typed error: data that ends early or is

@@ -45,7 +45,17 @@ extension ImagePreparer {
         alone.threads = 1  // no view scaled beside the decode
         let stream = [.png, .jpeg].contains(source.probe.format) && !source.isWhole ? source.probe.path : nil
         return try alone.decodeScalingToView(source.data ?? [], stream: stream, jpeg: source.jpeg, format: source.probe.format,
-                                             already: source.firstFrame, options: options).decoded
+                                             already: try predecoded(source, data: source.data ?? []), options: options).decoded
+    }
+
+    /// The picture the probe decoded already (GIF, BMP, TIFF, JPEG 2000), or a raw photo's, whose
+    /// demosaic waits for here: LibRaw in its child process, halved on load while that keeps the view.
+    func predecoded(_ source: borrowing ProbedSource, data: [UInt8]) throws -> DecodedImage? {
+        if let first = source.firstFrame { return first }
+        guard let raw = source.raw else { return nil }
+        return try Trace.time("decode (LibRaw, in its own process)") {
+            try RawDecoder.decode(data, header: raw, format: source.probe.format, options: decode, profile: profile)
+        }
     }
 
     /// Whether a PNG's view is scaled beside its decode: not for one that may be transparent and is

@@ -58,8 +58,10 @@ package struct ImagePreparer: Sendable {
             // Only the head was read (`ProbeDepth.preparing`): streamed if shrunk on load, else read now.
             if keep == nil { stream = rest.probe.path } else { data = try InputFile(rest.probe.path).whole(after: data) }
         }
+        let already = try predecoded(rest, data: data)
+        if rest.raw != nil { data = [] }  // its pixels are all that is used from here
         return try prepare(data: data, stream: stream, fileBytes: rest.probe.bytes, jpeg: rest.jpeg, webp: rest.webp, keep: keep,
-                           format: rest.probe.format, decoded: rest.firstFrame, colour: rest.colour, hdrStill: rest.hdrSize)
+                           format: rest.probe.format, decoded: already, colour: rest.colour, hdrStill: rest.hdrSize)
     }
 
     /// - Parameters:
@@ -215,7 +217,7 @@ package struct ImagePreparer: Sendable {
         options.colour = source.colour
         var data = source.data ?? []
         if [.png, .jpeg].contains(source.probe.format), !source.isWhole { data = try InputFile(source.probe.path).whole(after: data) }
-        var decoded = try source.firstFrame ?? Trace.time("decode") {
+        var decoded = try predecoded(source, data: data) ?? Trace.time("decode") {
             if let j = source.jpeg { return try JPEGDecoder.decode(data, parsed: j, options: options) }
             return try ImageLoader.load(data: data, path: source.probe.path, options: options)
         }

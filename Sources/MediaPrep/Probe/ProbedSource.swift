@@ -30,8 +30,11 @@ package struct ProbedSource: @unchecked Sendable {
     /// Why a picture format goes as a file, when the probe found it cannot be shown (a DNG of raw
     /// sensor data only): what the plan says, decided here once.
     var sentAsFileBecause: String? = nil
-    /// A DNG of sensor data alone that LibRaw rendered (`RawDecoder`): `firstFrame` is its picture.
-    var demosaiced = false
+    /// A raw photo (a DNG of sensor data alone, a camera maker's raw) as LibRaw opened it: its
+    /// demosaic waits for `prepare`, inside the batch's pixel budget, and `check` never pays for it.
+    var raw: RawDecoder.Header? = nil
+    /// Goes through LibRaw's demosaic (`raw`).
+    var demosaiced: Bool { raw != nil }
     /// An HDR still's size as shown, which its decode is shrunk on load against.
     var hdrSize: (width: Int, height: Int)? {
         guard hdr != nil, let w = probe.width, let h = probe.height else { return nil }
@@ -70,6 +73,7 @@ package struct ProbedSource: @unchecked Sendable {
                 let size = WebPDecoder.decodedSize(header, profile: profile)
                 return size.width * size.height
             }
+            if let raw { return raw.heldPixels(profile: profile) }
             // An HDR still holds 16-bit samples twice (the decoder's, then the mapping's frame) before
             // it is halved: 12 bytes a pixel against an 8-bit picture's 4.
             return hdr == nil ? w * h : 3 * w * h
@@ -208,48 +212,47 @@ extension MediaProbe {
                     throw MediaPrepError(.truncated, "the GIF is cut off: its block at byte \(at) (after \(walk.frames) complete frame\(walk.frames == 1 ? "" : "s")) runs past the end of the file, \(head.count) bytes")
                 }
             }
-            var d: FFmpegImageDecoder.Result
-            var demosaiced = false
-            /// The whole file through LibRaw (`RawDecoder`), as `r.format` says it is.
-            func demosaic() throws -> FFmpegImageDecoder.Result {
+            /// A raw photo as LibRaw opens it (its sizes alone; `prepare` demosaics it), as `r.format` says it is.
+            func raw() throws -> ProbedSource {
                 try readWhole()
-                let image = try RawDecoder.decode(head, format: r.format, options: DecodeOptions(maxPixels: maxPixels))
-                demosaiced = true
-                return FFmpegImageDecoder.Result(image: image, frameCount: 1)
+                let header = try RawDecoder.header(head, maxPixels: maxPixels)
+                (r.width, r.height) = header.displaySize
+                (r.kind, r.frameCount, r.hasAlpha, r.orientation, r.videoCodec) = (.image, 1, false, .up, r.format.rawValue)
+                var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+                s.raw = header
+                return try asFile(s)
             }
             /// No rewrite takes a maker's raw apart (its Exif, GPS and serial sit in maker boxes and IFDs):
             /// it leaves as LibRaw's pixels, or not at all.
-            func cameraRaw() throws -> FFmpegImageDecoder.Result {
+            func cameraRaw() throws -> ProbedSource {
                 r.format = .cameraRaw
                 do {
-                    return try demosaic()
+                    return try raw()
                 } catch let e as MediaPrepError where [.codecUnavailable, .unsupportedFormat, .decodeFailed].contains(e.code) {
                     throw MediaPrepError(e.code, "a camera raw photo that cannot be shown here (\(e.message)): not sent, since its camera's metadata (GPS, serial number) could not be taken out")
                 }
             }
-            if format == .cameraRaw {
-                d = try cameraRaw()
-            } else {
+            if format == .cameraRaw { return try cameraRaw() }
+            let d: FFmpegImageDecoder.Result
+            do {
+                d = format == .tiff
+                    ? FFmpegImageDecoder.Result(image: try TIFFDecoder.decode(file, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
+                    : try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
+                                                    countFrames: format == .gif)
+            } catch let e as MediaPrepError where e == TIFFDecoder.cameraRaw {
+                return try cameraRaw()
+            } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
+                // Sensor data alone: demosaiced by LibRaw (its pixels are all that leaves). Where LibRaw is
+                // missing or does not take its layout, the DNG goes as a document, its camera, dates and GPS
+                // zeroed in place; damaged (LibRaw's data errors, or a crash of its process) it is refused.
                 do {
-                    d = format == .tiff
-                        ? FFmpegImageDecoder.Result(image: try TIFFDecoder.decode(file, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
-                        : try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
-                                                        countFrames: format == .gif)
-                } catch let e as MediaPrepError where e == TIFFDecoder.cameraRaw {
-                    d = try cameraRaw()
-                } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
-                    // Sensor data alone: demosaiced by LibRaw (its pixels are all that leaves). Where LibRaw is
-                    // missing or does not take its layout, the DNG goes as a document, its camera, dates and GPS
-                    // zeroed in place; damaged (LibRaw's data errors, or a crash of its process) it is refused.
-                    do {
-                        d = try demosaic()
-                    } catch let why as MediaPrepError where ![.corrupt, .timeout, .outOfMemory].contains(why.code) {
-                        r.kind = .file
-                        var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
-                        s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)
-                        s.sentAsFileBecause = "a DNG of raw sensor data only, with no preview to show: sent as a file (\(why.message))"
-                        return s
-                    }
+                    return try raw()
+                } catch let why as MediaPrepError where ![.corrupt, .timeout, .outOfMemory].contains(why.code) {
+                    r.kind = .file
+                    var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+                    s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)
+                    s.sentAsFileBecause = "a DNG of raw sensor data only, with no preview to show: sent as a file (\(why.message))"
+                    return s
                 }
             }
             r.animated = d.frameCount > 1
@@ -261,7 +264,6 @@ extension MediaProbe {
             var s = ProbedSource(probe: r, data: format == .gif ? head : nil, isWhole: format == .gif, jpeg: nil,
                                  colour: SourceColour.inspect(d.image.iccProfile ?? (format == .jp2 ? EmbeddedProfile.fromJP2(head) : nil)),
                                  firstFrame: d.image, media: nil)
-            s.demosaiced = demosaiced
             if format == .gif, let stripped = GIFStripper.strip(head), !stripped.isUnchanged {
                 var m = JPEGMetadata(jpeg: [])
                 let removed = stripped.removed
