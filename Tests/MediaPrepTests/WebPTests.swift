@@ -62,6 +62,19 @@ import Testing
         #expect(dot.pixels.width >= 1 && dot.pixels.height >= 1)
     }
 
+    /// One halving rule for the decoders that halve on load (WebP, HDR stills, raws): sides rounded
+    /// up, either way round, capped where asked, and a zero minimum ends at a pixel.
+    @Test func shrinkOnLoadHalvesWhileThePictureKeepsTheMinimum() {
+        #expect(DecodeOptions.halving(width: 5000, height: 4000, minimum: (1600, 1280)) == 2)
+        #expect(DecodeOptions.halving(width: 5000, height: 4000, minimum: (1280, 1600)) == 2)  // as shown, turned
+        #expect(DecodeOptions.halving(width: 3199, height: 2000, minimum: (1600, 1000)) == 2)  // 1600×1000, rounded up
+        #expect(DecodeOptions.halving(width: 3198, height: 2000, minimum: (1600, 1000)) == 1)
+        #expect(DecodeOptions.halving(width: 12800, height: 8000, minimum: (1600, 1000)) == 8)
+        #expect(DecodeOptions.halving(width: 12800, height: 8000, minimum: (1600, 1000), most: 2) == 2)
+        #expect(DecodeOptions.halving(width: 64, height: 48, minimum: (0, 0)) == 64)
+        #expect(DecodeOptions.halving(width: 64, height: 48, minimum: nil) == 1)
+    }
+
     @Test func aHeaderClaimingTooManyPixelsIsRefusedBeforeDecoding() throws {
         // VP8X claiming a 16384×16384 canvas, with nothing after it.
         var data = Array("RIFF".utf8) + [22, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0]

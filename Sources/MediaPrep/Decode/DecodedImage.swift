@@ -40,6 +40,21 @@ package struct DecodeOptions: Sendable {
     /// when the file holds much such detail (`JPEGDecoder.holdsFineDetail`); not for previews and probes.
     package var lanczosShrink = false
 
+    /// Shrink-on-load's one rule where a decoder halves (a large WebP, an HDR still, a raw's mosaic): the
+    /// largest power of two, at most `most`, that keeps the picture, its sides rounded up, at least
+    /// `minimum` either way round (a minimum may be the picture's as shown, turned from how it is stored).
+    static func halving(width w: Int, height h: Int, minimum: (width: Int, height: Int)?, most: Int = 1 << 30) -> Int {
+        guard let m = minimum else { return 1 }
+        let (long, short) = (max(m.width, m.height), min(m.width, m.height))
+        var d = 1
+        while 2 * d <= min(most, max(w, h)) {
+            let (a, b) = ((w + 2 * d - 1) / (2 * d), (h + 2 * d - 1) / (2 * d))
+            guard max(a, b) >= long, min(a, b) >= short else { break }
+            d *= 2
+        }
+        return d
+    }
+
     package init(maxPixels: Int = 100_000_000, minimumWidth: Int? = nil, minimumHeight: Int? = nil) {
         self.maxPixels = maxPixels
         self.minimumWidth = minimumWidth

@@ -40,16 +40,7 @@ enum HDRStill {
     static func map(width w: Int, height ht: Int, alpha: Bool, _ hdr: (transfer: HDRToSDR.Transfer, primaries: Int), format: MediaFormat,
                     orientation: ExifOrientation, minimum: (width: Int, height: Int)?,
                     sample: (Int, Int, Int) -> UInt16) throws -> DecodedImage {
-        var d = 1
-        if let m = minimum {
-            // Long side against long side: the minimum may be the picture's as shown, turned from this.
-            let (long, short) = (max(m.width, m.height), min(m.width, m.height))
-            func halves(_ k: Int) -> Bool {
-                let (a, b) = ((w + k - 1) / k, (ht + k - 1) / k)
-                return max(a, b) >= long && min(a, b) >= short
-            }
-            while halves(2 * d) { d *= 2 }
-        }
+        let d = DecodeOptions.halving(width: w, height: ht, minimum: minimum)
         let (ow, oh) = ((w + d - 1) / d, (ht + d - 1) / d)
         let util = try FFmpegLibraries.util()
         guard let frame = util.av_frame_alloc() else { throw MediaPrepError(.outOfMemory, "no memory for an HDR frame") }

@@ -33,15 +33,19 @@ enum RawDecoder {
         func halves(profile: ImageProfile = .simplex, minimum: (width: Int, height: Int)? = nil) -> Bool {
             let v = profile.viewSize(width: width, height: height)
             let least = minimum ?? (0, 0)
-            return width / 2 >= max(v.width, least.width) && height / 2 >= max(v.height, least.height)
+            return DecodeOptions.halving(width: width, height: height, minimum: (max(v.width, least.width), max(v.height, least.height)), most: 2) == 2
         }
+
+        /// The picture LibRaw renders, before its turn: halved (sides rounded up, as its `half_size`
+        /// makes them) or whole.
+        func rendered(halved: Bool) -> (width: Int, height: Int) { halved ? ((width + 1) / 2, (height + 1) / 2) : (width, height) }
 
         /// Pixels of memory (4 bytes each) the demosaic holds at once, in LibRaw's process and this one:
         /// the sensor's 2 bytes a sample, LibRaw's 8 bytes a pixel of its picture, the 3 of its answer
         /// in shared memory and of its copy here (12 MP DNG measured: 84 MB halved, 181 MB whole).
         func heldPixels(profile: ImageProfile = .simplex) -> Int {
-            let picture = halves(profile: profile) ? (width / 2) * (height / 2) : width * height
-            return rawSamples / 2 + picture * 14 / 4
+            let picture = rendered(halved: halves(profile: profile))
+            return rawSamples / 2 + picture.width * picture.height * 14 / 4
         }
     }
 
@@ -86,8 +90,8 @@ enum RawDecoder {
     /// What a demosaic may allocate: twice what it should (the sensor's 2 bytes a sample, its picture's
     /// 8 bytes a pixel, the 3 of its answer) and `headroom`. A 12 MP DNG, halved: 370 MB.
     static func memoryAllowance(_ h: Header, half: Bool) -> Int {
-        let picture = half ? (h.width / 2) * (h.height / 2) : h.width * h.height
-        return 2 * (h.rawSamples * 2 + picture * 11) + headroom
+        let picture = h.rendered(halved: half)
+        return 2 * (h.rawSamples * 2 + picture.width * picture.height * 11) + headroom
     }
 
     /// The memory limit LibRaw's process ran under opening `data` with `allowance`, and what it was forked with.

@@ -67,9 +67,7 @@ enum WebPDecoder {
     /// The size `decode` produces: halved while both sides stay at or above the minimum (as the
     /// JPEG's DCT scaling and a large PNG's shrink-on-load do), or the file's own size.
     static func decodedSize(_ h: Header, options: DecodeOptions) -> (width: Int, height: Int) {
-        guard let mw = options.minimumWidth, let mh = options.minimumHeight else { return (h.width, h.height) }
-        var d = 1
-        while 2 * d <= max(h.width, h.height), (h.width + 2 * d - 1) / (2 * d) >= mw, (h.height + 2 * d - 1) / (2 * d) >= mh { d *= 2 }
+        let d = DecodeOptions.halving(width: h.width, height: h.height, minimum: options.minimum)
         return ((h.width + d - 1) / d, (h.height + d - 1) / d)
     }
 
