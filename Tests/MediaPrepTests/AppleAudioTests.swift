@@ -92,3 +92,54 @@ import Testing
         #expect(abs((try MediaProbe.probe(path: try #require(item.output)).durationSeconds ?? 0) - 0.25) < 0.01)
     }
 }
+
+/// Films' sound as a bare stream (E-AC-3, DTS, TrueHD) was an unknown file sent as it came: told now,
+/// and made a voice note as AC-3 is. A bare stream has no length of its own, so a cut one is told by
+/// its last frame, which its header says runs past the file's end (it went as a shorter voice note).
+@Suite struct FilmSoundTests {
+    /// `count` frames of `size` bytes whose headers are `header`, the rest of each zero.
+    static func stream(_ header: [UInt8], size: Int, count: Int) -> [UInt8] {
+        (0..<count).flatMap { _ in header + [UInt8](repeating: 0, count: size - header.count) }
+    }
+    static let ac3: [UInt8] = [0x0B, 0x77, 0, 0, 0x00, 0x40]      // 48 kHz, 32 kbit/s: 128 bytes
+    static let eac3: [UInt8] = [0x0B, 0x77, 0x00, 63, 0x24, 0x80]  // frmsiz 63: 128 bytes; bsid 16
+    static let dts: [UInt8] = [0x7F, 0xFE, 0x80, 0x01, 0xFC, 0x3C, 0x07, 0xF0]  // FSIZE 127: 128 bytes
+    static let dtsLittle: [UInt8] = [0xFE, 0x7F, 0x01, 0x80, 0x3C, 0xFC, 0xF0, 0x07]
+
+    @Test func toldByTheirFrames() {
+        #expect(FormatSniffer.sniff(Self.stream(Self.eac3, size: 128, count: 2)) == .eac3)
+        #expect(FormatSniffer.sniff(Self.stream(Self.dts, size: 128, count: 2)) == .dts)
+        #expect(FormatSniffer.sniff(Self.stream(Self.dtsLittle, size: 128, count: 2)) == .dts)
+        #expect(FormatSniffer.sniff([0, 0, 0, 0, 0xF8, 0x72, 0x6F, 0xBA] + [UInt8](repeating: 0, count: 32)) == .truehd)
+        // E-AC-3's bsid reads as text: with no second frame where the first one ends it is none.
+        #expect(FormatSniffer.sniff(Self.eac3 + Array(String(repeating: "lowercase text ", count: 12).utf8)) == .unknown)
+        #expect(FormatSniffer.sniff([0x7F, 0xFE, 0x80, 0x01, 0, 0, 0, 0]) == .unknown)  // a 1-byte DTS frame does not exist
+        #expect(MediaFormat.eac3.isAudioVisual && MediaFormat.dts.isAudioVisual && MediaFormat.truehd.isAudioVisual)
+        // AC-3's frame sizes (A/52 table 5.18) at each rate: 640 kbit/s is 1,280, 1,393/1,394 and 1,920 words.
+        #expect(FormatSniffer.ac3FrameLength([0x0B, 0x77, 0, 0, 0x24, 0x40], 0) == 2560)
+        #expect(FormatSniffer.ac3FrameLength([0x0B, 0x77, 0, 0, 0x64, 0x40], 0) == 2786)
+        #expect(FormatSniffer.ac3FrameLength([0x0B, 0x77, 0, 0, 0x65, 0x40], 0) == 2788)
+        #expect(FormatSniffer.ac3FrameLength([0x0B, 0x77, 0, 0, 0xA5, 0x40], 0) == 3840)
+    }
+
+    @Test(arguments: [MediaFormat.ac3, .eac3, .dts]) func aStreamCutInsideItsLastFrameIsRefused(format: MediaFormat) throws {
+        let header = format == .ac3 ? Self.ac3 : format == .eac3 ? Self.eac3 : Self.dts
+        let whole = Self.stream(header, size: 128, count: 5)
+        #expect(FormatSniffer.sniff(whole) == format)
+        try ContainerEnd.frameStream(ByteReader(whole), format: format)
+        try ContainerEnd.frameStream(ByteReader(Array(whole.prefix(384))), format: format)  // between frames: whole as far as can be known
+        try ContainerEnd.frameStream(ByteReader(whole + Array("padding".utf8)), format: format)  // no frame there: not judged
+        #expect(throws: MediaPrepError.self) { try ContainerEnd.frameStream(ByteReader(Array(whole.prefix(600))), format: format) }
+        #expect(throws: MediaPrepError.self) { try ContainerEnd.frameStream(ByteReader(Array(whole.prefix(515))), format: format) }
+
+        // Refused before any decode, by `check` and `prepare` alike, and nothing written. (FFmpeg finds
+        // no stream in these zeroed DTS frames, and refuses them first; a real cut DTS is told as above.)
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/track.\(format.rawValue)"
+        try Data(whole.prefix(600)).write(to: URL(fileURLWithPath: path))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
+        #expect(item.output == nil && item.error != nil && (format == .dts || item.error?.code == .truncated), "\(String(describing: item.error))")
+        #expect(SendCheck().check(path: path).verdict == .cannotSend)
+    }
+}

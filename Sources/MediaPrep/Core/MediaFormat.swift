@@ -26,6 +26,9 @@ public enum MediaFormat: String, Sendable, Codable {
     case aiff, caf
     /// WavPack, Monkey's Audio and TTA (lossless music, APEv2 or ID3 tagged) and raw AC-3.
     case wavpack, ape, tta, ac3
+    /// Films' sound as a bare stream (a track pulled from a Blu-ray or a remux): E-AC-3 (Dolby Digital
+    /// Plus), DTS, and Dolby TrueHD (or MLP). They were unknown files, sent as they came.
+    case eac3, dts, truehd
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -55,7 +58,7 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {
         switch self {
-        case .mp4, .mov, .matroska, .webm, .avi, .mpegts, .mpegps, .flv, .asf, .m4a, .aac, .mp3, .ogg, .wav, .flac, .amr, .aiff, .caf, .wavpack, .ape, .tta, .ac3: return true
+        case .mp4, .mov, .matroska, .webm, .avi, .mpegts, .mpegps, .flv, .asf, .m4a, .aac, .mp3, .ogg, .wav, .flac, .amr, .aiff, .caf, .wavpack, .ape, .tta, .ac3, .eac3, .dts, .truehd: return true
         default: return false
         }
     }

@@ -59,6 +59,35 @@ extension ContainerEnd {
         }
     }
 
+    /// A bare AC-3, E-AC-3 or DTS stream: each frame's header says its length, so a file cut inside
+    /// its last frame is told (one cut between two frames is whole as far as any reader can know).
+    /// Where no frame starts where the last one ended the walk stops judging: such streams may hold
+    /// padding or a second stream.
+    static func frameStream(_ r: ByteReader, format: MediaFormat) throws {
+        let length: ([UInt8], Int) -> Int? = switch format {
+        case .ac3: FormatSniffer.ac3FrameLength
+        case .eac3: FormatSniffer.eac3FrameLength
+        default: FormatSniffer.dtsFrameLength
+        }
+        let header = format == .dts ? 8 : 6
+        let syncs: [[UInt8]] = format == .dts ? [[0x7F, 0xFE, 0x80, 0x01], [0xFE, 0x7F, 0x01, 0x80]] : [[0x0B, 0x77]]
+        var (at, chunk, chunkAt) = (0, [UInt8](), 0)
+        while at < r.size {
+            if at + header > chunkAt + chunk.count { (chunk, chunkAt) = (try r.read(at, min(1 << 16, r.size - at)), at) }
+            guard at + header <= r.size else {
+                // A few bytes left: a frame's header cut short if they start as one, else stray bytes.
+                let left = Array(chunk[(at - chunkAt)...])
+                guard syncs.contains(where: { $0.starts(with: left.prefix($0.count)) }) else { return }
+                throw MediaPrepError(.truncated, "the recording is cut off inside the header of its frame at offset \(at)")
+            }
+            guard let n = length(chunk, at - chunkAt) else { return }
+            guard n <= r.size - at else {
+                throw MediaPrepError(.truncated, "the recording is cut off: its frame at offset \(at) claims \(n) bytes, \(r.size - at) are left")
+            }
+            at += n
+        }
+    }
+
     /// MP3: the Xing/Info (or VBRI) header an encoder writes in the first frame gives the stream's
     /// frames and bytes; a file with fewer bytes than that is cut off. FFmpeg and LAME count the
     /// frames alone; a file that holds exactly the bytes with its leading ID3v2 tags counted too is

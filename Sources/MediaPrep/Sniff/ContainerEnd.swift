@@ -64,14 +64,14 @@ enum ContainerEnd {
     }
 
     /// What a recording must pass before it is made a voice note, where FFmpeg would read what is
-    /// there without a word: a WAV's data chunk, an Ogg's pages, a FLAC's or MP3's claimed length
-    /// (`AudioStreamEnd`). `prepare` and `check` both ask.
+    /// there without a word: a WAV's data chunk, an Ogg's pages, a FLAC's or MP3's claimed length, a
+    /// bare AC-3, E-AC-3 or DTS stream's last frame (`AudioStreamEnd`). `prepare` and `check` both ask.
     /// - Returns: where the sound ends when a tag follows it (ID3v1, APEv2), which players skip and
     ///   a decoder must not be handed (inside a FLAC's last packet it fails that frame's checksum,
     ///   and an Ogg page walk finds no page in it). Nil: the whole file. An MP3's is FFmpeg's own.
     @discardableResult
     static func voiceSource(_ format: MediaFormat, path: String) throws -> Int? {
-        guard [.wav, .ogg, .flac, .mp3].contains(format) else { return nil }
+        guard [.wav, .ogg, .flac, .mp3, .ac3, .eac3, .dts].contains(format) else { return nil }
         let file = try InputFile(path).reader
         if format == .mp3 {
             try mp3Stream(file)
@@ -82,7 +82,8 @@ enum ContainerEnd {
         switch format {
         case .wav: try wavData(r)
         case .ogg: try oggPages(r)
-        default: try flacFrames(r)
+        case .flac: try flacFrames(r)
+        default: try frameStream(r, format: format)
         }
         return end < file.size ? end : nil
     }

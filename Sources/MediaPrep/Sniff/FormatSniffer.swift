@@ -12,8 +12,8 @@ package enum FormatSniffer {
             guard b.count >= offset + bytes.count else { return false }
             return Array(b[offset..<offset + bytes.count]) == bytes
         }
-        func starts(_ bytes: [UInt8]) -> Bool {
-            b.count >= bytes.count && Array(b[0..<bytes.count]) == bytes
+        func starts(_ bytes: [UInt8], at offset: Int = 0) -> Bool {
+            b.count >= offset + bytes.count && Array(b[offset..<offset + bytes.count]) == bytes
         }
         func le(_ offset: Int, _ n: Int) -> Int { Bytes.le(b, offset, n) }
 
@@ -35,8 +35,17 @@ package enum FormatSniffer {
         if at(0, "MAC "), b.count >= 6, (3_800...4_200).contains(le(4, 2)) { return .ape }
         if at(0, "TTA1"), b.count >= 6, (1...3).contains(le(4, 2)) { return .tta }
         // An AC-3 sync frame: a bsid of AC-3's (≤ 10), a sample rate and frame size code that exist.
-        // (E-AC-3's bsid, 11–16, is what lowercase text would read as: not sniffed.)
-        if starts([0x0B, 0x77]) && b.count >= 8, b[5] >> 3 <= 10, b[4] >> 6 != 3, b[4] & 0x3F < 38 { return .ac3 }
+        if starts([0x0B, 0x77]), Self.ac3FrameLength(b, 0) != nil { return .ac3 }
+        // E-AC-3's bsid (11–16) is what lowercase text would read as: a second frame must follow where
+        // the first's size says it ends.
+        if starts([0x0B, 0x77]), Self.eac3FrameLength(b, 0) != nil {
+            let frames = Array(data.prefix(audioFramesLength))
+            if let length = Self.eac3FrameLength(frames, 0), Self.eac3FrameLength(frames, length) != nil { return .eac3 }
+        }
+        // DTS: its core's 32-bit sync (in big- or little-endian 16-bit words) and a frame size that exists.
+        if Self.dtsFrameLength(b, 0) != nil { return .dts }
+        // Dolby TrueHD and MLP: a major sync four bytes in.
+        if starts([0xF8, 0x72, 0x6F, 0xBA], at: 4) || starts([0xF8, 0x72, 0x6F, 0xBB], at: 4) { return .truehd }
         // "BM" starts plenty of text ("BMW is…", a .txt refused as a damaged bitmap): the DIB header's
         // size must be one of the seven that exist, and its plane count 1.
         if at(0, "BM"), b.count >= 30, [12, 40, 52, 56, 64, 108, 124].contains(le(14, 4)), le(le(14, 4) == 12 ? 22 : 26, 2) == 1 {
@@ -75,7 +84,7 @@ package enum FormatSniffer {
             if b[1] & 0xE0 == 0xE0, Self.followedByFrame(frames, adts: false) { return .mp3 }
         }
         // MPEG-TS: a sync byte every 188 bytes, three times; AVCHD's M2TS puts a 4-byte time stamp
-        // before each. The only format told past the first 64 bytes (`transportStreamLength`).
+        // before each: told past the first 64 bytes (`transportStreamLength`), as bare audio is by two frames.
         let ts = Array(data.prefix(transportStreamLength))
         for (first, size) in [(0, 188), (4, 192)] where ts.count > first + 2 * size && (0..<3).allSatisfy({ ts[first + $0 * size] == 0x47 }) {
             return .mpegts
@@ -100,6 +109,36 @@ package enum FormatSniffer {
         guard b.count >= at + 7, b[at] == 0xFF, b[at + 1] & 0xF6 == 0xF0, (b[at + 2] >> 2) & 0x0F < 13 else { return nil }
         let length = Int(b[at + 3] & 3) << 11 | Int(b[at + 4]) << 3 | Int(b[at + 5] >> 5)
         return length >= 7 ? length : nil
+    }
+
+    /// An AC-3 frame's length from its header at `at`: sync, a bsid of AC-3's (≤ 10), a sample rate
+    /// and a frame size code that exist (ATSC A/52 table 5.18: 2 words a kbit/s at 48 kHz, 3 at 32,
+    /// 320/147 rounded down at 44.1, a word more for its odd codes).
+    static func ac3FrameLength(_ b: [UInt8], _ at: Int) -> Int? {
+        guard b.count >= at + 6, b[at] == 0x0B, b[at + 1] == 0x77, b[at + 5] >> 3 <= 10 else { return nil }
+        let (rate, code) = (Int(b[at + 4] >> 6), Int(b[at + 4] & 0x3F))
+        guard rate != 3, code < 38 else { return nil }
+        let kbits = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512, 576, 640][code / 2]
+        return 2 * (rate == 0 ? 2 * kbits : rate == 2 ? 3 * kbits : kbits * 320 / 147 + (code & 1))
+    }
+
+    /// A DTS core frame's length from its header at `at`: the 32-bit sync in big- or little-endian
+    /// 16-bit words, and a frame size that exists (96–16,384 bytes).
+    static func dtsFrameLength(_ b: [UInt8], _ at: Int) -> Int? {
+        guard b.count >= at + 8 else { return nil }
+        let big = b[at] == 0x7F && b[at + 1] == 0xFE && b[at + 2] == 0x80 && b[at + 3] == 0x01
+        guard big || (b[at] == 0xFE && b[at + 1] == 0x7F && b[at + 2] == 0x01 && b[at + 3] == 0x80) else { return nil }
+        let w = big ? Array(b[(at + 4)..<(at + 8)]) : [b[at + 5], b[at + 4], b[at + 7], b[at + 6]]
+        let length = (Int(w[1] & 3) << 12 | Int(w[2]) << 4 | Int(w[3] >> 4)) + 1
+        return length >= 96 ? length : nil
+    }
+
+    /// An E-AC-3 frame's length from its header at `at`: sync, a bsid of E-AC-3's (11–16), a sample
+    /// rate code that exists.
+    static func eac3FrameLength(_ b: [UInt8], _ at: Int) -> Int? {
+        guard b.count >= at + 6, b[at] == 0x0B, b[at + 1] == 0x77, (11...16).contains(b[at + 5] >> 3),
+              b[at + 4] >> 4 != 0xF else { return nil }  // fscod 3 with fscod2 3 is reserved
+        return (Int(b[at + 2] & 7) << 8 | Int(b[at + 3]) + 1) * 2
     }
 
     /// An MPEG audio frame's length from its header at `at`, or nil where a field is reserved or the

@@ -1,5 +1,5 @@
 /// Audio sent as a file without its tags, its frames byte for byte: MP3/AAC (and WavPack, Monkey's
-/// Audio, TTA, AC-3) ID3v2, ID3v1, APEv2 and Lyrics3 tags cut; FLAC comment, picture and application blocks and WAV `LIST`/`id3 `/`bext`/`iXML`
+/// Audio, TTA, AC-3, E-AC-3, DTS, TrueHD) ID3v2, ID3v1, APEv2 and Lyrics3 tags cut; FLAC comment, picture and application blocks and WAV `LIST`/`id3 `/`bext`/`iXML`
 /// chunks turned into padding of the same size; an Ogg Opus/Vorbis comment packet emptied in place;
 /// and the ID3v1, APEv2 or Lyrics3 tag that taggers append to any audio file cut from FLAC, Ogg
 /// and WAV too.
@@ -9,7 +9,7 @@ package enum AudioTagStripper {
 
     package static func rewrite(_ r: ByteReader, format: MediaFormat) throws -> MetadataRewrite? {
         switch format {
-        case .mp3, .aac, .wavpack, .ape, .tta, .ac3: return try id3(r)
+        case .mp3, .aac, .wavpack, .ape, .tta, .ac3, .eac3, .dts, .truehd: return try id3(r)
         case .flac, .ogg, .wav:
             // A tag after the stream is cut, and the stream's own walk stops where it starts (a FLAC
             // with an ID3v1 tag after its frames went out with its title, artist and comment).
