@@ -28,7 +28,9 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
     if i > 0: open('$seeds/' + p.split('/')[-1] + '.tiff', 'wb').write(d[i + 6:i + 6 + 4096])" ;;
   jpeg)      for f in testdata/*.jpg; do [ "$(stat -c %s "$f")" -lt 50000 ] && cp "$f" "$seeds/"; done ;;
   png)       for f in testdata/*.png; do [ "$(stat -c %s "$f")" -lt 50000 ] && cp "$f" "$seeds/"; done ;;
-  container) cp testdata/{h264.mp4,hevc.mp4,vp9.webm,rotated.mov,voice.m4a,voice.mp3,voice.ogg,truncated-faststart.mp4,h264.mkv,orient-gps.heic,p3.webp,anim-apng.png,voice.wav,voice.flac,anim.gif,camcorder.ts,flash.flv,program.mpg,movie.wmv,memo.wma,radio-aac.flv,radio-mp3.flv,radio-mp2.ts} "$seeds/" ;;
+  container) cp testdata/{h264.mp4,hevc.mp4,vp9.webm,rotated.mov,voice.m4a,voice.mp3,voice.ogg,truncated-faststart.mp4,h264.mkv,orient-gps.heic,p3.webp,anim-apng.png,voice.wav,voice.flac,anim.gif,camcorder.ts,flash.flv,program.mpg,movie.wmv,memo.wma,radio-aac.flv,radio-mp3.flv,radio-mp2.ts} "$seeds/"
+             # Bare film sound (no fixture: their tests build frames): a few frames of each.
+             for c in ac3:ac3 eac3:eac3 dca:dts truehd:thd; do ffmpeg -v error -y -f lavfi -i "sine=d=0.1" -strict -2 -c:a "${c%%:*}" "$seeds/seed.${c##*:}"; done ;;
   strip)     cp testdata/{h264.mp4,voice.m4a,voice.mp3,voice.flac,voice.ogg,voice.wav,private-iphone.mov,private-android.mp4,private-memo.m4a,private-tagged.mp3,private-tagged.flac,private-tagged.opus.ogg,private-tagged.vorbis.ogg,private-tagged.wav,private-tagged.mkv,photo.jpg,screenshot.png,private-long.heic,private-long.avif,private-long.jxl,private-long.tif,private-long.gif,orient-gps.heic} "$seeds/"
              # AIFF and CAF have no fixture (their tests build them): tagged ones made here.
              for ext in aiff caf; do ffmpeg -v error -y -f lavfi -i "sine=d=0.05:r=8000" -write_id3v2 1 -metadata artist=seed "$seeds/seed.$ext"; done ;;

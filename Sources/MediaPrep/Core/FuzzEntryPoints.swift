@@ -246,6 +246,7 @@ import UploadPlanner
         _ = try? ContainerEnd.oggPages(reader, maxPages: 1_000)
         _ = try? ContainerEnd.flacFrames(reader)
         _ = try? ContainerEnd.mp3Stream(reader)
+        for format in [MediaFormat.ac3, .eac3, .dts] { _ = try? ContainerEnd.frameStream(reader, format: format) }
         _ = GIFBlocks.walk(d)
         _ = H264Interlacing.isInterlaced(avcC: d)
         _ = H264Interlacing.frameMBsOnly(sps: d)
