@@ -385,7 +385,11 @@ enum TIFFBuilder {
         let cr2 = [0x49, 0x49, 0x2A, 0x00, 0x10, 0, 0, 0] + bytes("CR") + [2, 0]
         let cr3 = [0, 0, 0, 0x18] + bytes("ftypcrx ") + [0, 0, 0, 1] + bytes("crx isom")
         let magics: [[UInt8]] = [cr2, cr3, bytes("IIRO\u{08}\0\0\0"), bytes("MMOR\0\0\0\u{08}"), [0x49, 0x49, 0x55, 0x00, 0x08, 0, 0, 0],
-                                 bytes("FUJIFILMCCD-RAW 0201FF383501")]
+                                 bytes("FUJIFILMCCD-RAW 0201FF383501"),
+                                 [0x49, 0x49, 0x2A, 0x00, 0x08, 0x0A, 0, 0] + bytes("IIIICwaR"),  // Phase One IIQ
+                                 [0x49, 0x49, 0x1A, 0, 0, 0] + bytes("HEAPCCDR"),  // Canon CRW
+                                 [0x00] + bytes("MRM") + [0, 0, 0x0A, 0x0C],  // Minolta MRW
+                                 bytes("FOVb") + [2, 0, 2, 0]]  // Sigma X3F
         for m in magics { #expect(FormatSniffer.sniff(m + [UInt8](repeating: 0, count: 64)) == .cameraRaw, "\(m.prefix(12))") }
         #expect(FormatSniffer.sniff(TIFFBuilder.make(big: false, width: 4, height: 4)) == .tiff)
         #expect(MediaFormat.cameraRaw.isImage)
@@ -453,6 +457,31 @@ enum TIFFBuilder {
         let header = try RawDecoder.header(raw, maxPixels: 100_000_000)
         #expect(RawDecoder.memoryAllowance(header, half: true) == 2 * (3400 * 2000 * 2 + 1700 * 1000 * 11) + (256 << 20))
         #expect(try RawDecoder.decode(raw, header: header, options: DecodeOptions()).pixels.width == 1700)
+    }
+
+    /// LibRaw reads zeros past the end of a raw's data and renders them: exiftool's own samples (real
+    /// makers' headers, the sensor data stripped) went out black (CR3), white (NEF) or striped (RW2).
+    /// A raw that cannot hold a bit a sample of its sensor is refused as cut off, before any demosaic.
+    @Test func aRawTooSmallForItsSensorIsRefusedAsCutOff() throws {
+        var raw = TIFFBuilder.rawDNG(width: 64, height: 48) { Self.quadrant($0, $1, 64, 48) }
+        let ifd = Int(raw[4]) | Int(raw[5]) << 8 | Int(raw[6]) << 16 | Int(raw[7]) << 24
+        let count = Int(raw[ifd]) | Int(raw[ifd + 1]) << 8
+        for (tag, value) in [(256, 3400), (257, 2000), (278, 2000)] {  // the header says 3400×2000; 6 KB of data follow
+            let entry = try #require((0..<count).map { ifd + 2 + 12 * $0 }.first { Int(raw[$0]) | Int(raw[$0 + 1]) << 8 == tag })
+            raw.replaceSubrange((entry + 8)..<(entry + 12), with: TIFFBuilder.le(value, 4))
+        }
+        #expect(throws: MediaPrepError.self) { try RawDecoder.header(raw, maxPixels: 100_000_000) }
+        do { _ = try RawDecoder.header(raw, maxPixels: 100_000_000) } catch let e as MediaPrepError {
+            #expect(e.code == .truncated, "\(e)")
+        }
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(raw).write(to: URL(fileURLWithPath: dir + "/cut.dng"))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/cut.dng")
+        #expect(item.output == nil && item.error != nil, "sent as \(String(describing: item.kind))")
+        #expect(SendCheck().check(path: dir + "/cut.dng").verdict == .cannotSend)
+        // A whole one holds 12 bits a sample.
+        #expect(try RawDecoder.header(TIFFBuilder.rawDNG(width: 64, height: 48) { Self.quadrant($0, $1, 64, 48) }, maxPixels: 100_000_000).width == 64)
     }
 
     /// Shrunk on load as a JPEG is: a mosaic twice the view on both sides is read a 2×2 block a pixel.

@@ -59,6 +59,12 @@ enum RawDecoder {
         guard answer.raw_samples <= Int64(maxPixels), w * h <= maxPixels else {
             throw MediaPrepError(.tooManyPixels, "the raw photo's \(w)×\(h) sensor is over the \(maxPixels)-pixel limit")
         }
+        // LibRaw reads zeros past the end of the data and renders them (a cut or stripped file went out
+        // black, white or striped): the file must at least hold a bit a sample, where the most lossy
+        // raws (Canon's C-RAW, Sony's and Nikon's lossy ones) hold 3 or more.
+        guard Int64(data.count) * 8 >= answer.raw_samples * Self.leastBitsASample else {
+            throw MediaPrepError(.truncated, "the raw photo holds \(data.count) bytes, too few for its \(w)×\(h) sensor's data (at least a bit a sample): it is cut off or stripped")
+        }
         return Header(width: w, height: h, rawSamples: Int(answer.raw_samples), quarterTurn: answer.flip == 5 || answer.flip == 6)
     }
 
@@ -82,6 +88,9 @@ enum RawDecoder {
         guard let pixels = answer.pixels else { throw MediaPrepError(.decodeFailed, "LibRaw rendered no picture") }
         return DecodedImage(pixels: pixels, format: format, sourceWidth: pixels.width, sourceHeight: pixels.height, orientation: .up)
     }
+
+    /// Bits a sample the smallest whole raw holds: lossy raws hold 3 or more.
+    static let leastBitsASample: Int64 = 1
 
     /// What LibRaw's process may allocate beyond what it was forked with, for its metadata, threads and
     /// tables before any picture: the backstop to the pixel checks and `max_raw_memory_mb`.

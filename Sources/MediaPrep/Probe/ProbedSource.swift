@@ -244,10 +244,11 @@ extension MediaProbe {
             } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
                 // Sensor data alone: demosaiced by LibRaw (its pixels are all that leaves). Where LibRaw is
                 // missing or does not take its layout, the DNG goes as a document, its camera, dates and GPS
-                // zeroed in place; damaged (LibRaw's data errors, or a crash of its process) it is refused.
+                // zeroed in place; damaged (LibRaw's data errors, a crash of its process, too few bytes for
+                // its sensor) it is refused.
                 do {
                     return try raw()
-                } catch let why as MediaPrepError where ![.corrupt, .timeout, .outOfMemory].contains(why.code) {
+                } catch let why as MediaPrepError where ![.corrupt, .truncated, .timeout, .outOfMemory].contains(why.code) {
                     r.kind = .file
                     var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
                     s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)

@@ -52,9 +52,15 @@ package enum FormatSniffer {
             return .bmp
         }
         // Camera raws with a magic of their own: Canon CR2 (a TIFF with "CR", version 2), Olympus ORF,
-        // Panasonic RW2, Fujifilm RAF. (CR3 is an ISO file of brand `crx `.)
+        // Panasonic RW2, Fujifilm RAF, Phase One IIQ (a TIFF with "IIII" after its header), Canon CRW
+        // (a CIFF heap), Minolta MRW, Sigma X3F. (CR3 is an ISO file of brand `crx `.) The last four
+        // were unknown files, sent as they were with the camera's model and serial number (exiftool's
+        // own samples of each).
         if starts([0x49, 0x49, 0x2A, 0x00]) && at(8, "CR") && b.count > 10 && b[10] == 2 { return .cameraRaw }
+        if starts([0x49, 0x49, 0x2A, 0x00]) && at(8, "IIII") { return .cameraRaw }
         if at(0, "IIRO") || at(0, "IIRS") || at(0, "MMOR") || starts([0x49, 0x49, 0x55, 0x00]) || at(0, "FUJIFILMCCD-RAW ") { return .cameraRaw }
+        if (starts([0x49, 0x49, 0x1A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x1A])) && at(6, "HEAPCCDR") { return .cameraRaw }
+        if starts([0x00, 0x4D, 0x52, 0x4D]) || at(0, "FOVb") { return .cameraRaw }
         // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {
             return .tiff
