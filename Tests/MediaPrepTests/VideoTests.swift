@@ -199,6 +199,33 @@ import Testing
         #expect(item.output?.hasSuffix(".mov") == true)
     }
 
+    /// QuickTime from before `ftyp` (a camera's MJPEG clip, an old Apple movie) starts with a movie,
+    /// media data or padding atom: it was an unknown file, sent with its dates. Told now, and moved into
+    /// an MP4 where its codecs would have let it go as it is (not every player opens a movie with no
+    /// file type), turned as it was.
+    @Test func aQuickTimeMovieWithNoFileTypeIsToldAndRemuxed() throws {
+        for atom in ["moov", "mdat", "wide", "free", "skip"] {
+            #expect(FormatSniffer.sniff([0, 0, 0x0F, 0x17] + Array(atom.utf8) + [UInt8](repeating: 0, count: 24)) == .mov, "\(atom)")
+        }
+        #expect(FormatSniffer.sniff([0, 0, 0, 0] + Array("free".utf8) + [UInt8](repeating: 0, count: 24)) == .unknown)  // no size: no atom
+        var legacy = try Fixture.bytes("rotated.mov")
+        #expect(Array(legacy[4..<8]) == Array("ftyp".utf8))
+        legacy.replaceSubrange(4..<8, with: Array("free".utf8))  // its file type box made padding: a movie from before ftyp
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(legacy).write(to: URL(fileURLWithPath: dir + "/clip.mov"))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/clip.mov")
+        #expect(item.kind == .video && item.route == .remuxed && item.output?.hasSuffix(".mp4") == true, "\(String(describing: item.error))")
+        #expect(item.width == 240 && item.height == 320)
+        let out = try FileBytes.read(try #require(item.output))
+        #expect(Array(out[4..<8]) == Array("ftyp".utf8))
+        #expect(try Packets.all(try #require(item.output)).count == (try Packets.all(Fixture.path("rotated.mov"))).count)
+        // --video original sends it as it came.
+        var original = AttachmentPreparer(outputDirectory: dir + "/orig", timestamp: 0)
+        original.media.video = .original
+        #expect(original.prepare(path: dir + "/clip.mov").route == .stripped)
+    }
+
     @Test func voiceNoteDurationIsRounded() throws {
         let (item, dir) = try prepare("voice.m4a")
         #expect(item.kind == .voice)

@@ -19,7 +19,7 @@ package enum SendPlanner {
             switch p.kind {
             case .image: return try image(s, rules)
             case .animatedImage: return try animated(s, rules)
-            case .video: return try video(p, rules, forceTranscode: false)
+            case .video: return try video(p, rules, forceTranscode: false, remux: s.withoutFileType)
             case .voice: return try voice(p, rules)
             case .file: return try copy(p, rules, kind: .file, keepName: true, reasons: (s.sentAsFileBecause.map { [$0] } ?? [])
                 + ["\(p.bytes.formatted) bytes within the \(Int(rules.limits.maxFileSizeXFTP).formatted)-byte limit"])
@@ -177,11 +177,13 @@ package enum SendPlanner {
     /// MP4/MOV with H.264/HEVC and AAC goes as it is; the same codecs in Matroska/WebM are moved
     /// into an MP4 untouched (iPhones cannot open MKV); anything else (VP9, AV1, Opus…) is
     /// transcoded to H.264 + AAC. A byte budget re-encodes whatever is over it.
-    private static func video(_ p: ProbeResult, _ rules: SendRules, forceTranscode: Bool) throws -> SendPlan {
+    /// - Parameter remux: a container that plays would still be remuxed (a QuickTime movie with no file type).
+    private static func video(_ p: ProbeResult, _ rules: SendRules, forceTranscode: Bool, remux: Bool = false) throws -> SendPlan {
         try checkFileLimit(p, rules)
         let budget = rules.videoBudget
         let original = rules.media.video == .original
-        let compatibility: VideoCompatibility = forceTranscode || p.format.isTranscodedOnly ? .needsTranscode : original ? .playable : .of(p)
+        var compatibility: VideoCompatibility = forceTranscode || p.format.isTranscodedOnly ? .needsTranscode : original ? .playable : .of(p)
+        if remux && !original && compatibility == .playable { compatibility = .remux }
         let fits = budget.map { p.bytes <= $0 } ?? true
         let codec = p.videoCodec ?? "video"
         switch (compatibility, fits) {
@@ -193,7 +195,8 @@ package enum SendPlanner {
         case (.remux, true):
             let fallback = budget.flatMap { try? transcodePlan(p, budget: $0).plan }
             return SendPlan(kind: .video, action: .remux(budget: budget, fallback: fallback),
-                            reasons: ["\(codec) remuxed from \(p.format.rawValue) into MP4 (packets untouched)"])
+                            reasons: ["\(codec) remuxed from \(p.format.rawValue) into MP4 (packets untouched)"]
+                                + (remux ? ["a QuickTime movie with no file type box, which not every player opens"] : []))
         default:
             let (plan, note) = try transcodePlan(p, budget: budget)
             let reason = budget.map { b in p.bytes > b ? "\(codec) re-encoded as H.264 + AAC to fit \(b.formatted) bytes" : nil } ?? nil

@@ -27,6 +27,9 @@ package struct ProbedSource: @unchecked Sendable {
     var rewrite: MetadataRewrite? = nil
     /// An HDR AVIF or HEIC still's transfer: its decode maps it to SDR (`HDRStill`).
     var hdr: HDRToSDR.Transfer? = nil
+    /// A QuickTime movie from before `ftyp` (a camera's MJPEG clip, an old Apple movie): moved into an
+    /// MP4 when its codecs would let it go as it is, since not every player opens one.
+    var withoutFileType = false
     /// Why a picture format goes as a file, when the probe found it cannot be shown (a DNG of raw
     /// sensor data only): what the plan says, decided here once.
     var sentAsFileBecause: String? = nil
@@ -292,6 +295,7 @@ extension MediaProbe {
             try probeAV(input: input, path: path, into: &r)
             var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: input)
             s.rewrite = rewrite
+            s.withoutFileType = format == .mov && !(head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8))
             return s
         default:
             return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)

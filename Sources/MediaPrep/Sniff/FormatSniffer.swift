@@ -66,6 +66,11 @@ package enum FormatSniffer {
             return .tiff
         }
         if at(4, "ftyp") { return isoBrand(b) }
+        // QuickTime from before `ftyp` (cameras' MJPEG clips, old Apple movies): a movie, media data,
+        // or the padding atoms QuickTime put first. It was an unknown file, sent with its dates.
+        if ["moov", "mdat", "wide", "free", "skip", "pnot"].contains(where: { at(4, $0) }), Bytes.be(b, 0, 4) >= 8 || Bytes.be(b, 0, 4) == 1 {
+            return .mov
+        }
         // JPEG 2000: the JP2 signature box, or a bare codestream (SOC then SIZ).
         if starts([0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) || starts([0xFF, 0x4F, 0xFF, 0x51]) { return .jp2 }
         // JPEG XL: a bare codestream, or the ISO container's signature box.
