@@ -170,3 +170,33 @@ import Testing
         #expect(item.durationSeconds == 1)
     }
 }
+
+/// A DV camcorder's raw stream (its recording date in every frame), RealMedia (its author) and MXF (a
+/// professional camera's or editor's names and dates) were unknown files sent as they came: told by
+/// their headers, and transcoded even when asked to go as they are. (No fixture: a DV frame alone is
+/// 144,000 bytes. Checked by hand on files ffmpeg made: each left as an H.264 MP4 with none of them.)
+@Suite struct CamcorderAndBroadcastContainerTests {
+    @Test func toldByTheirHeaders() {
+        var dv: [UInt8] = [0x1F, 0x07, 0x00, 0xBF] + [UInt8](repeating: 0xFF, count: 76)
+        dv += [0x3F, 0x07, 0x00] + [UInt8](repeating: 0xFF, count: 77)
+        #expect(FormatSniffer.sniff(dv) == .dv)
+        #expect(FormatSniffer.sniff(Array(dv.prefix(80)) + [UInt8](repeating: 0, count: 80)) == .unknown)  // no subcode block after it
+        #expect(FormatSniffer.sniff(Array(".RMF".utf8) + [0, 0, 0, 0x12, 0, 0, 0, 0, 0, 0, 0, 0]) == .realMedia)
+        #expect(FormatSniffer.sniff(Array(".RMF is a file extension".utf8)) == .unknown)
+        #expect(FormatSniffer.sniff([0x06, 0x0E, 0x2B, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0D, 0x01, 0x02, 0x01, 0x01, 0x02, 0x04, 0x00]) == .mxf)
+        #expect([MediaFormat.dv, .realMedia, .mxf].allSatisfy { $0.isTranscodedOnly && $0.isAudioVisual })
+    }
+
+    @Test(arguments: [(MediaFormat.dv, "dvvideo", "a DV camcorder stream"), (.realMedia, "rv40", "a RealMedia file"), (.mxf, "mpeg2video", "an MXF")])
+    func neverSentAsTheyAre(_ format: MediaFormat, _ codec: String, _ named: String) {
+        var p = ProbeResult(path: "clip", kind: .video, format: format, bytes: 1_000_000)
+        (p.videoCodec, p.audioCodec, p.width, p.height, p.durationSeconds) = (codec, "pcm_s16le", 720, 576, 1)
+        var rules = SendRules()
+        for video in [MediaOptions.VideoMode.compatible, .original] {
+            rules.media.video = video
+            let plan = SendPlanner.plan(ProbedSource(probe: p, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil), rules)
+            guard case .transcodeVideo = plan.action else { Issue.record("\(format) \(video): \(plan.action)"); continue }
+            #expect(plan.reasons.contains("\(named) is never sent as it is: its metadata cannot be taken out in place"), "\(plan.reasons)")
+        }
+    }
+}

@@ -20,6 +20,10 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Windows Media (WMV video, WMA audio) in ASF, its Content Description naming the author: no
     /// Apple player plays its codecs; always transcoded, as the three above are.
     case asf
+    /// A DV camcorder's raw DIF stream (its recording date rides in every frame), RealMedia (its
+    /// content description names the author) and MXF (a professional camera's or editor's, naming
+    /// them and their dates): unknown files until now, sent as they came; always transcoded.
+    case dv, realMedia, mxf
     /// AMR-NB/WB, as older phones' recorders write it: a voice note once transcoded.
     case amr
     /// AIFF/AIFC and Core Audio Format, as Macs and iOS apps write sound.
@@ -42,7 +46,7 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Containers that never leave as they are, even with `--video original`: no stripper takes their
     /// metadata out in place (FLV's onMetaData, a TS's SDT), and an AVCHD camcorder's date and GPS ride
     /// in the H.264 stream's own SEI messages, which a remux or a copy would keep.
-    package var isTranscodedOnly: Bool { [.mpegts, .mpegps, .flv, .asf].contains(self) }
+    package var isTranscodedOnly: Bool { [.mpegts, .mpegps, .flv, .asf, .dv, .realMedia, .mxf].contains(self) }
 
     /// "an MPEG-TS", "an FLV", as a reason names a transcoded-only container.
     package var containerArticleName: String {
@@ -51,6 +55,9 @@ public enum MediaFormat: String, Sendable, Codable {
         case .mpegps: return "an MPEG-PS"
         case .flv: return "an FLV"
         case .asf: return "a Windows Media file"
+        case .dv: return "a DV camcorder stream"
+        case .realMedia: return "a RealMedia file"
+        case .mxf: return "an MXF"
         default: return "a \(rawValue)"
         }
     }
@@ -58,7 +65,7 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {
         switch self {
-        case .mp4, .mov, .matroska, .webm, .avi, .mpegts, .mpegps, .flv, .asf, .m4a, .aac, .mp3, .ogg, .wav, .flac, .amr, .aiff, .caf, .wavpack, .ape, .tta, .ac3, .eac3, .dts, .truehd: return true
+        case .mp4, .mov, .matroska, .webm, .avi, .mpegts, .mpegps, .flv, .asf, .dv, .realMedia, .mxf, .m4a, .aac, .mp3, .ogg, .wav, .flac, .amr, .aiff, .caf, .wavpack, .ape, .tta, .ac3, .eac3, .dts, .truehd: return true
         default: return false
         }
     }

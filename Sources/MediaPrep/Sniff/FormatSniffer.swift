@@ -27,6 +27,16 @@ package enum FormatSniffer {
         if starts([0x00, 0x00, 0x01, 0xBA]) { return .mpegps }  // an MPEG-1/2 pack header
         // ASF's Header Object GUID, 75B22630-668E-11CF-A6D9-00AA0062CE6C, as stored.
         if starts([0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11, 0xA6, 0xD9, 0x00, 0xAA, 0x00, 0x62, 0xCE, 0x6C]) { return .asf }
+        // RealMedia (and RealAudio in it): ".RMF", a header chunk of the size it has (18, or 16 in
+        // its first version) and an object version of 0 or 1 (text may start ".RMF is…").
+        if at(0, ".RMF"), b.count >= 10, (16...64).contains(Bytes.be(b, 4, 4)), Bytes.be(b, 8, 2) <= 1 { return .realMedia }
+        // MXF: a header partition pack's SMPTE key.
+        if starts([0x06, 0x0E, 0x2B, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0D, 0x01, 0x02, 0x01, 0x01, 0x02]) { return .mxf }
+        // DV: a DIF sequence's header block (525/60 or 625/50), then its first subcode block 80 bytes on.
+        if starts([0x1F, 0x07, 0x00]), b.count >= 4, b[3] & 0x7F == 0x3F {
+            let blocks = Array(data.prefix(84))
+            if blocks.count >= 83, blocks[80] == 0x3F, blocks[81] == 0x07, blocks[82] == 0x00 { return .dv }
+        }
         if at(0, "#!AMR\n") || at(0, "#!AMR-WB\n") { return .amr }
         if at(0, "FORM") && (at(8, "AIFF") || at(8, "AIFC")) { return .aiff }
         if at(0, "caff") && b.count >= 8 && b[4] == 0 && b[5] == 1 { return .caf }  // version 1
