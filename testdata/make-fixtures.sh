@@ -257,6 +257,14 @@ $EXIF -b -exif exif-src.jpg > exif.bin
 webpmux -set exif exif.bin anim-plain.webp -o anim-sticker.webp >/dev/null
 ffmpeg -v error -y -framerate 5 -i af%d.png -plays 2 -f apng anim-apng.png
 rm -f af0.png af1.png af2.png af3.png anim-plain.webp exif-src.jpg exif.bin
+# An animated AVIF (an image sequence, as browsers and avifenc make one): four opaque 32×24 frames at
+# 4 fps, each a hue with a white bar 8 px further right.
+for i in 0 1 2 3; do
+  $IM -size 32x24 xc:"hsl($((i * 90)),100%,50%)" -fill white -draw "rectangle $((i * 8)),0 $((i * 8 + 7)),23" "av$i.png"
+done
+ffmpeg -v error -y -framerate 4 -i av%d.png -pix_fmt yuv420p -f yuv4mpegpipe av.y4m
+avifenc -s 8 --min 30 --max 40 --fps 4 av.y4m anim.avif >/dev/null
+rm -f av0.png av1.png av2.png av3.png av.y4m
 
 # ---- Screenshots and a panorama: text on a flat background (a PNG that fits; one 15 times taller than
 #      wide, which is split), and a 10:1 plasma panorama ----

@@ -62,6 +62,26 @@ import UploadPlanner
         #expect(gif.frames[0].rgba(x: 0, y: 0).a == 0)
     }
 
+    /// An animated AVIF (an image sequence, as browsers and `avifenc` make one) went as a JPEG of its
+    /// still: it becomes a GIF of its frames and delays, as an animated WebP or APNG does. The quadrants
+    /// AVIF, a still, stays one.
+    @Test func anAnimatedAVIFBecomesAGIFOfItsFrames() throws {
+        let (item, dir) = try Self.prepare("anim.avif")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = try #require(item.output, "\(item.error?.description ?? "")")
+        #expect(item.kind == .animatedImage && item.format == .gif && item.width == 32 && item.height == 24)
+        let gif = try Self.readBack(out)
+        #expect(gif.frames.count == 4 && gif.delays == [250, 250, 250, 250])
+        // Each frame's white bar 8 px further right, on its own hue.
+        for (i, frame) in gif.frames.enumerated() {
+            let bar = frame.rgba(x: i * 8 + 4, y: 12), beside = frame.rgba(x: (i * 8 + 20) % 32, y: 12)
+            #expect(bar.r > 200 && bar.g > 200 && bar.b > 200, "frame \(i): \(bar)")
+            #expect(min(beside.r, beside.g, beside.b) < 80, "frame \(i): \(beside)")
+        }
+        #expect(SendCheck().check(path: Fixture.path("anim.avif")).reasons.first?.hasPrefix("animated AVIF made an animated GIF") == true)
+        #expect(try MediaProbe.source(path: Fixture.path("quadrants.avif")).probe.kind == .image)
+    }
+
     /// exiftool writes its text and eXIf chunks between an APNG's first `fcTL` and its `IDAT`, where
     /// FFmpeg 5.1's demuxer stops ("Not yet implemented"): such a file was refused as holding no
     /// complete frame. It now becomes the same GIF as the file without them, and none of it is sent.

@@ -26,6 +26,16 @@ final class FFmpegAnimation: AnimationSource {
         return PNGStripper.keeping(png) { !PNGStripper.metadata.contains($0) }
     }
 
+    /// The frames and size of a file's one video track, when it has one track and more than a frame
+    /// (an AVIF sequence with transparency has a second: its alpha, which FFmpeg 5.1 does not join).
+    static func singleTrack(path: String) throws -> (frames: Int, width: Int, height: Int)? {
+        let input = try MediaInput(path: path)
+        defer { withExtendedLifetime(input) {} }  // its streams are its context's
+        let tracks = input.streams.filter { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
+        guard tracks.count == 1, let t = tracks.first, t.pointee.nb_frames > 1, let par = t.pointee.codecpar else { return nil }
+        return (Int(t.pointee.nb_frames), Int(par.pointee.width), Int(par.pointee.height))
+    }
+
     func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws {
         let input = try data.map { try MediaInput(data: $0) } ?? MediaInput(path: path)
         guard let stream = input.bestStream(AVMEDIA_TYPE_VIDEO) else { throw MediaPrepError(.corrupt, "no animation in this file") }
@@ -46,6 +56,16 @@ final class FFmpegAnimation: AnimationSource {
 
 /// The few animation facts read from the bytes themselves (FFmpeg does not report them).
 enum AnimationHeaders {
+    /// Whether an ISO file says it is an AVIF image sequence (brand `avis`, major or compatible) and
+    /// holds a movie (`moov`) beside its still: what browsers and `avifenc` make of an animation.
+    static func avifSequence(_ d: [UInt8]) -> Bool {
+        guard d.count >= 16, Bytes.ascii(d, 4, 4) == "ftyp" else { return false }
+        let end = min(d.count, Bytes.be(d, 0, 4))
+        let brands = Swift.stride(from: 8, to: end - 3, by: 4).filter { $0 != 12 }.map { Bytes.ascii(d, $0, 4) }
+        guard brands.contains("avis") else { return false }
+        return PictureBoxes.children(d, 0..<d.count, topLevel: true)?.boxes.contains { $0.type == "moov" } == true
+    }
+
     /// An APNG's acTL chunk (frames, plays), if it comes before the first IDAT and names more than one frame.
     static func apng(_ data: [UInt8]) -> AnimationInfo? {
         var at = 8

@@ -136,7 +136,7 @@ package enum SendPlanner {
         let frames = "\(p.frameCount ?? 0) frames, their delays and loop count kept"
         if rules.profile.animatedAsVideo && p.format != .webp {  // FFmpeg 5.1 cannot decode animated WebP
             var plan = try video(p, rules, forceTranscode: true)
-            plan.reasons = ["animated \(p.format == .png ? "PNG" : "GIF") turned into an H.264 MP4 (\(rules.profile.name) does not animate GIFs)"]
+            plan.reasons = ["animated \(p.format == .png ? "PNG" : p.format == .avif ? "AVIF" : "GIF") turned into an H.264 MP4 (\(rules.profile.name) does not animate GIFs)"]
             return plan
         }
         let limit = rules.limits.maxImageSizeAutoReceive
@@ -145,7 +145,7 @@ package enum SendPlanner {
             throw MediaPrepError(.tooManyPixels, "\(p.frameCount ?? 0) frames of \(p.width ?? 0)×\(p.height ?? 0) are \(framePixels.formatted) pixels to decode, over the \(maxDecodedFramePixels.formatted) an animation may take")
         }
         guard p.format == .gif else {
-            let name = p.format == .png ? "APNG" : "animated WebP"
+            let name = p.format == .png ? "APNG" : p.format == .avif ? "animated AVIF" : "animated WebP"
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
                 "\(name) made an animated GIF (SimpleX animates GIF only): \(frames), within \(rules.profile.maxBytes.formatted) bytes where it fits"]
                 + (s.metadata?.removals ?? []))

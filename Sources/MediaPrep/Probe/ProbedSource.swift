@@ -160,6 +160,19 @@ extension MediaProbe {
             try readWhole()
             try ContainerEnd.isoBMFF(head)
             let h = try HEIFDecoder.header(head, format: format, maxPixels: maxPixels)
+            // An animated AVIF (browsers', `avifenc`'s): its frames through FFmpeg, as an APNG's are,
+            // made a GIF. Its still stays what goes where the frames would lose something FFmpeg 5.1
+            // cannot join or map: transparency (a second, auxiliary track) or HDR.
+            if format == .avif, h.hdr == nil, !h.hasAlpha, h.orientation == .up, AnimationHeaders.avifSequence(head) {
+                if let (frames, w, ht) = try FFmpegAnimation.singleTrack(path: path) {
+                    (r.kind, r.animated, r.frameCount, r.videoCodec) = (.animatedImage, true, frames, "av1")
+                    (r.width, r.height, r.hasAlpha) = (w, ht, false)
+                    var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+                    s.metadata = h.metadata
+                    s.animation = try FFmpegAnimation(path: path, width: w, height: ht, plays: 0, maxPixels: maxPixels)
+                    return s
+                }
+            }
             (r.width, r.height) = h.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
             (r.kind, r.frameCount, r.hasAlpha) = (.image, 1, h.hasAlpha)
             var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil,
