@@ -391,6 +391,7 @@ enum TIFFBuilder {
                                  [0x00] + bytes("MRM") + [0, 0, 0x0A, 0x0C],  // Minolta MRW
                                  bytes("FOVb") + [2, 0, 2, 0]]  // Sigma X3F
         for m in magics { #expect(FormatSniffer.sniff(m + [UInt8](repeating: 0, count: 64)) == .cameraRaw, "\(m.prefix(12))") }
+        #expect(FormatSniffer.sniff(bytes("FOVbased rendering: notes")) == .unknown)  // text, not a Sigma raw
         #expect(FormatSniffer.sniff(TIFFBuilder.make(big: false, width: 4, height: 4)) == .tiff)
         #expect(MediaFormat.cameraRaw.isImage)
 

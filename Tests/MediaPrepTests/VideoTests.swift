@@ -208,6 +208,7 @@ import Testing
             #expect(FormatSniffer.sniff([0, 0, 0x0F, 0x17] + Array(atom.utf8) + [UInt8](repeating: 0, count: 24)) == .mov, "\(atom)")
         }
         #expect(FormatSniffer.sniff([0, 0, 0, 0] + Array("free".utf8) + [UInt8](repeating: 0, count: 24)) == .unknown)  // no size: no atom
+        #expect(FormatSniffer.sniff(Array("Get free tickets for the whole family today".utf8)) == .unknown)  // text, not a 1.2 GB atom
         var legacy = try Fixture.bytes("rotated.mov")
         #expect(Array(legacy[4..<8]) == Array("ftyp".utf8))
         legacy.replaceSubrange(4..<8, with: Array("free".utf8))  // its file type box made padding: a movie from before ftyp

@@ -70,15 +70,18 @@ package enum FormatSniffer {
         if starts([0x49, 0x49, 0x2A, 0x00]) && at(8, "IIII") { return .cameraRaw }
         if at(0, "IIRO") || at(0, "IIRS") || at(0, "MMOR") || starts([0x49, 0x49, 0x55, 0x00]) || at(0, "FUJIFILMCCD-RAW ") { return .cameraRaw }
         if (starts([0x49, 0x49, 0x1A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x1A])) && at(6, "HEAPCCDR") { return .cameraRaw }
-        if starts([0x00, 0x4D, 0x52, 0x4D]) || at(0, "FOVb") { return .cameraRaw }
+        // X3F's "FOVb" is text too ("FOVbased…"): its version follows, two small 16-bit numbers.
+        if starts([0x00, 0x4D, 0x52, 0x4D]) || (at(0, "FOVb") && b.count >= 8 && b[4] < 0x10 && b[5] == 0 && b[6] < 0x10 && b[7] == 0) { return .cameraRaw }
         // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {
             return .tiff
         }
         if at(4, "ftyp") { return isoBrand(b) }
         // QuickTime from before `ftyp` (cameras' MJPEG clips, old Apple movies): a movie, media data,
-        // or the padding atoms QuickTime put first. It was an unknown file, sent with its dates.
-        if ["moov", "mdat", "wide", "free", "skip", "pnot"].contains(where: { at(4, $0) }), Bytes.be(b, 0, 4) >= 8 || Bytes.be(b, 0, 4) == 1 {
+        // or the padding atoms QuickTime put first. It was an unknown file, sent with its dates. The
+        // atom's size must be one, 64-bit, or under 512 MiB, whose first byte no text starts with
+        // ("Get free…" would read as a 1.2 GB `free` atom).
+        if ["moov", "mdat", "wide", "free", "skip", "pnot"].contains(where: { at(4, $0) }), b[0] < 0x20, Bytes.be(b, 0, 4) >= 8 || Bytes.be(b, 0, 4) == 1 {
             return .mov
         }
         // JPEG 2000: the JP2 signature box, or a bare codestream (SOC then SIZ).
