@@ -220,3 +220,49 @@ import CPng
         #expect(JPEGMetadata(jpeg: try Fixture.bytes("photo.jpg")).gps)
     }
 }
+
+/// A Photoshop document goes as a file (the working file its sender shares): its Exif (a camera's,
+/// with GPS), IPTC by-line and XMP creator are emptied in place, every other byte as it was. Built
+/// here: an 8×8 RGB PSD, raw image data, no layers.
+@Suite struct PhotoshopDocumentTests {
+    static func resource(_ id: Int, _ data: [UInt8]) -> [UInt8] {
+        Array("8BIM".utf8) + [UInt8(id >> 8), UInt8(id & 0xFF)] + [0, 0] + Bytes.be32(data.count) + data + (data.count % 2 == 1 ? [0] : [])
+    }
+
+    static func psd() -> [UInt8] {
+        // Exif: a big-endian TIFF whose IFD0 has Model, Artist and a GPS IFD pointer.
+        var tiff = Array("MM".utf8) + [0, 42] + Bytes.be32(8) + [0, 3]
+        tiff += [0x01, 0x10, 0, 2] + Bytes.be32(10) + Bytes.be32(50)      // Model → "SecretCam"
+        tiff += [0x01, 0x3B, 0, 2] + Bytes.be32(12) + Bytes.be32(60)      // Artist → "Jane Sender"
+        tiff += [0x88, 0x25, 0, 4] + Bytes.be32(1) + Bytes.be32(72)       // GPS IFD
+        tiff += Bytes.be32(0)
+        tiff += [UInt8](repeating: 0, count: 50 - tiff.count) + Array("SecretCam\0".utf8)
+        tiff += Array("Jane Sender\0".utf8) + [UInt8](repeating: 0, count: 72 - tiff.count - 12) + [0, 0, 0, 0]
+        tiff += [0, 1, 0, 1, 0, 2] + Bytes.be32(2) + Array("N\0\0\0".utf8) + Bytes.be32(0)  // GPSLatitudeRef "N"
+        let iptc: [UInt8] = [0x1C, 2, 80, 0, 11] + Array("Jane Sender".utf8)
+        let xmp = Array("<x:xmpmeta xmlns:x='adobe:ns:meta/'><dc:creator>Jane Sender</dc:creator></x:xmpmeta>".utf8)
+        let resources = resource(0x0404, iptc) + resource(0x03ED, [0, 72, 0, 0, 0, 1, 0, 1, 0, 72, 0, 0, 0, 1, 0, 1])
+            + resource(0x0422, tiff) + resource(0x0424, xmp)
+        let header = Array("8BPS".utf8) + [0, 1] + [UInt8](repeating: 0, count: 6) + [0, 3] + Bytes.be32(8) + Bytes.be32(8) + [0, 8, 0, 3]
+        let pixels = (0..<192).map { UInt8(truncatingIfNeeded: $0 &* 5) }
+        return header + Bytes.be32(0) + Bytes.be32(resources.count) + resources + Bytes.be32(0) + [0, 0] + pixels
+    }
+
+    @Test func itsExifIPTCAndXMPAreEmptiedInPlace() throws {
+        let psd = Self.psd()
+        #expect(FormatSniffer.sniff(psd) == .psd)
+        #expect(FormatSniffer.sniff(Array("8BPS is a signature".utf8)) == .unknown)
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(psd).write(to: URL(fileURLWithPath: dir + "/design.psd"))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/design.psd")
+        let out = try FileBytes.read(try #require(item.output, "\(String(describing: item.error))"))
+        #expect(item.kind == .file && item.route == .stripped && out.count == psd.count && item.output?.hasSuffix("/design.psd") == true)
+        for secret in ["Jane Sender", "SecretCam"] { #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)") }
+        #expect(Array(out.suffix(192 + 2 + 4)) == Array(psd.suffix(192 + 2 + 4)))  // layers and pixels byte for byte
+        let reasons = SendCheck().check(path: dir + "/design.psd").reasons
+        #expect(reasons.contains { $0.contains("location") && $0.contains("device") && $0.contains("author") && $0.contains("XMP") }, "\(reasons)")
+        // A resources section that runs past the file is damaged, not sent as if whole.
+        #expect(throws: MediaPrepError.self) { try MetadataRewrite.psd(ByteReader(Array(psd.prefix(60)))) }
+    }
+}

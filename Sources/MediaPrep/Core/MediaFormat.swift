@@ -33,6 +33,9 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Films' sound as a bare stream (a track pulled from a Blu-ray or a remux): E-AC-3 (Dolby Digital
     /// Plus), DTS, and Dolby TrueHD (or MLP). They were unknown files, sent as they came.
     case eac3, dts, truehd
+    /// A Photoshop document: sent as a file (the working file its sender shares), its Exif, IPTC and
+    /// XMP resources emptied in place.
+    case psd
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
