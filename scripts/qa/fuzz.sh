@@ -33,7 +33,9 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
              for c in ac3:ac3 eac3:eac3 dca:dts truehd:thd; do ffmpeg -v error -y -f lavfi -i "sine=d=0.1" -strict -2 -c:a "${c%%:*}" "$seeds/seed.${c##*:}"; done ;;
   strip)     cp testdata/{h264.mp4,voice.m4a,voice.mp3,voice.flac,voice.ogg,voice.wav,private-iphone.mov,private-android.mp4,private-memo.m4a,private-tagged.mp3,private-tagged.flac,private-tagged.opus.ogg,private-tagged.vorbis.ogg,private-tagged.wav,private-tagged.mkv,photo.jpg,screenshot.png,private-long.heic,private-long.avif,private-long.jxl,private-long.tif,private-long.gif,orient-gps.heic} "$seeds/"
              # AIFF and CAF have no fixture (their tests build them): tagged ones made here.
-             for ext in aiff caf; do ffmpeg -v error -y -f lavfi -i "sine=d=0.05:r=8000" -write_id3v2 1 -metadata artist=seed "$seeds/seed.$ext"; done ;;
+             for ext in aiff caf; do ffmpeg -v error -y -f lavfi -i "sine=d=0.05:r=8000" -write_id3v2 1 -metadata artist=seed "$seeds/seed.$ext"; done
+             # A Photoshop document tagged with Exif, IPTC and XMP (its image resources are emptied in place).
+             convert -size 8x8 xc:gray "$seeds/seed.psd" && exiftool -q -overwrite_original -Model=seed -IPTC:By-line=seed -XMP:Creator=seed "$seeds/seed.psd" ;;
   heif)      cp testdata/{orient-gps.heic,quadrants.avif} "$seeds/" ;;
   jxl)       cp testdata/quadrants.jxl "$seeds/" ;;
   tiff)      cp testdata/{image.tiff,private-long.tif} "$seeds/"
