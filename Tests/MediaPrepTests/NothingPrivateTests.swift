@@ -265,4 +265,27 @@ import CPng
         // A resources section that runs past the file is damaged, not sent as if whole.
         #expect(throws: MediaPrepError.self) { try MetadataRewrite.psd(ByteReader(Array(psd.prefix(60)))) }
     }
+
+    /// An XMP and an Exif resource claiming 300 MB each (a file read through `pread`, here a virtual
+    /// one): the walk reads their headers and 1 MiB of each, never the rest.
+    @Test func hugeResourcesCostNoMemory() throws {
+        let big = 300_000_000
+        let header = Array("8BPS".utf8) + [0, 1] + [UInt8](repeating: 0, count: 6) + [0, 3] + Bytes.be32(8) + Bytes.be32(8) + [0, 8, 0, 3]
+        let first = Array("8BIM".utf8) + [0x04, 0x24, 0, 0] + Bytes.be32(big)
+        let second = Array("8BIM".utf8) + [0x04, 0x22, 0, 0] + Bytes.be32(big)
+        let resourcesAt = 26 + 4 + 4
+        let secondAt = resourcesAt + first.count + big
+        let head = header + Bytes.be32(0) + Bytes.be32(2 * (12 + big)) + first
+        let size = secondAt + second.count + big + 4 + 2
+        let read = Locked(0)
+        let reader = ByteReader(size: size) { offset, count in
+            read.withLock { $0 += count }
+            return (offset..<offset + count).map { i in
+                i < head.count ? head[i] : (secondAt..<secondAt + second.count).contains(i) ? second[i - secondAt] : 0
+            }
+        }
+        let rewrite = try #require(try MetadataRewrite.psd(reader))
+        #expect(rewrite.outputSize == size && rewrite.found.contains(.xmp))
+        #expect(read.withLock { $0 } < 3 << 20, "read \(read.withLock { $0 }) bytes")
+    }
 }

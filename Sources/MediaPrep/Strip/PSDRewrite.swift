@@ -11,6 +11,9 @@ extension MetadataRewrite {
 
     /// A hostile file's block count cannot make the walk long.
     static let maxPSDResources = 10_000
+    /// Bytes of a resource read to tell what it names (a JPEG's whole Exif is 64 KiB): a resource that
+    /// claims a gigabyte costs no more memory than this.
+    static let classifiedBytes = 1 << 20
 
     /// The rewrite of a PSD's private image resources, nil when it holds none; a resources section
     /// that runs past its own length or the file's end is damaged.
@@ -43,15 +46,15 @@ extension MetadataRewrite {
             }
             switch id {
             case Resource.exif1, Resource.exif3:
-                let tiff = try r.read(data.lowerBound, data.count)
+                let tiff = try r.read(data.lowerBound, min(data.count, Self.classifiedBytes))
                 found.formUnion(exifFields(tiff[...]))
                 let empty = Array("MM".utf8) + [0, 42] + Bytes.be32(8) + [0, 0] + Bytes.be32(0)  // a TIFF of one empty IFD
                 edits.append((data, data.count >= empty.count ? [.bytes(empty), .zeros(data.count - empty.count)] : [.zeros(data.count)]))
             case Resource.xmp:
                 found.insert(.xmp)
-                edits.append((data, [.bytes(emptyXMP(data.count))]))
+                edits.append((data, data.count <= Self.classifiedBytes ? [.bytes(emptyXMP(data.count))] : [.zeros(data.count)]))
             case Resource.iptc:
-                found.formUnion(iptcFields(try r.read(data.lowerBound, data.count)))
+                found.formUnion(iptcFields(try r.read(data.lowerBound, min(data.count, Self.classifiedBytes))))
                 edits.append((data, [.zeros(data.count)]))
             case Resource.url, Resource.urlList, Resource.captionDigest:
                 if id != Resource.captionDigest { found.insert(.other) }
