@@ -229,8 +229,8 @@ import CPng
         Array("8BIM".utf8) + [UInt8(id >> 8), UInt8(id & 0xFF)] + [0, 0] + Bytes.be32(data.count) + data + (data.count % 2 == 1 ? [0] : [])
     }
 
-    static func psd() -> [UInt8] {
-        // Exif: a big-endian TIFF whose IFD0 has Model, Artist and a GPS IFD pointer.
+    /// Exif: a big-endian TIFF whose IFD0 has Model, Artist and a GPS IFD pointer.
+    static let exifTIFF: [UInt8] = {
         var tiff = Array("MM".utf8) + [0, 42] + Bytes.be32(8) + [0, 3]
         tiff += [0x01, 0x10, 0, 2] + Bytes.be32(10) + Bytes.be32(50)      // Model → "SecretCam"
         tiff += [0x01, 0x3B, 0, 2] + Bytes.be32(12) + Bytes.be32(60)      // Artist → "Jane Sender"
@@ -239,6 +239,11 @@ import CPng
         tiff += [UInt8](repeating: 0, count: 50 - tiff.count) + Array("SecretCam\0".utf8)
         tiff += Array("Jane Sender\0".utf8) + [UInt8](repeating: 0, count: 72 - tiff.count - 12) + [0, 0, 0, 0]
         tiff += [0, 1, 0, 1, 0, 2] + Bytes.be32(2) + Array("N\0\0\0".utf8) + Bytes.be32(0)  // GPSLatitudeRef "N"
+        return tiff
+    }()
+
+    static func psd() -> [UInt8] {
+        let tiff = exifTIFF
         let iptc: [UInt8] = [0x1C, 2, 80, 0, 11] + Array("Jane Sender".utf8)
         let xmp = Array("<x:xmpmeta xmlns:x='adobe:ns:meta/'><dc:creator>Jane Sender</dc:creator></x:xmpmeta>".utf8)
         let resources = resource(0x0404, iptc) + resource(0x03ED, [0, 72, 0, 0, 0, 1, 0, 1, 0, 72, 0, 0, 0, 1, 0, 1])
@@ -287,5 +292,40 @@ import CPng
         let rewrite = try #require(try MetadataRewrite.psd(reader))
         #expect(rewrite.outputSize == size && rewrite.found.contains(.xmp))
         #expect(read.withLock { $0 } < 3 << 20, "read \(read.withLock { $0 }) bytes")
+    }
+}
+
+/// A GIMP document goes as a file, as a PSD does: its Exif (a camera's, with GPS), XMP and comment
+/// parasites are renamed `x…` and zeroed in place, every other byte as it was. Built here: an 8×8 RGB
+/// XCF header with those parasites and an ICC profile's, which stays.
+@Suite struct GIMPDocumentTests {
+    static func parasite(_ name: String, _ data: [UInt8]) -> [UInt8] {
+        Bytes.be32(name.utf8.count + 1) + Array(name.utf8) + [0] + Bytes.be32(1) + Bytes.be32(data.count) + data
+    }
+
+    @Test func itsExifXMPAndCommentParasitesAreEmptiedInPlace() throws {
+        let exif = Array("Exif\0\0".utf8) + Array(PhotoshopDocumentTests.exifTIFF)
+        let parasites = Self.parasite("gimp-metadata", Array("GIMP_XMP_1<x:xmpmeta><dc:creator>Jane Sender</dc:creator></x:xmpmeta>".utf8))
+            + Self.parasite("exif-data", exif) + Self.parasite("gimp-comment", Array("Jane Sender's trip\0".utf8))
+            + Self.parasite("icc-profile", [UInt8](repeating: 7, count: 40))
+        let xcf = Array("gimp xcf v011\0".utf8) + Bytes.be32(8) + Bytes.be32(8) + Bytes.be32(0) + Bytes.be32(150)
+            + Bytes.be32(17) + Bytes.be32(1) + [1]  // PROP_COMPRESSION: RLE
+            + Bytes.be32(21) + Bytes.be32(parasites.count) + parasites + Bytes.be32(0) + Bytes.be32(0)  // PROP_PARASITES, PROP_END
+            + Bytes.be64(0) + Bytes.be64(0)  // no layers, no channels
+        #expect(FormatSniffer.sniff(xcf) == .xcf)
+        #expect(FormatSniffer.sniff(Array("gimp xcf files are GIMP's".utf8)) == .unknown)
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(xcf).write(to: URL(fileURLWithPath: dir + "/drawing.xcf"))
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/drawing.xcf")
+        let out = try FileBytes.read(try #require(item.output, "\(String(describing: item.error))"))
+        #expect(item.kind == .file && item.route == .stripped && out.count == xcf.count)
+        for secret in ["Jane Sender", "SecretCam", "exif-data", "gimp-metadata", "gimp-comment"] {
+            #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)")
+        }
+        #expect(out.contains(sequence: Array("icc-profile".utf8) + [0]) && out.contains(sequence: [UInt8](repeating: 7, count: 40)))
+        let reasons = SendCheck().check(path: dir + "/drawing.xcf").reasons
+        #expect(reasons.contains { $0.contains("location") && $0.contains("device") && $0.contains("comment") && $0.contains("XMP") }, "\(reasons)")
+        #expect(throws: MediaPrepError.self) { try MetadataRewrite.xcf(ByteReader(Array(xcf.prefix(60)))) }
     }
 }

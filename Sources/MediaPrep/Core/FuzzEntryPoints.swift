@@ -266,9 +266,10 @@ import UploadPlanner
     public static func strip(_ d: [UInt8]) {
         let reader = ByteReader(d)
         var rewrites = [MediaFormat.mp4, .matroska, .avi, .mp3, .flac, .wav, .ogg, .aiff, .caf].compactMap { try? MetadataRewrite.of(reader, format: $0) }
-        if let psd = try? MetadataRewrite.psd(reader) {
-            precondition(psd.outputSize == d.count, "a PSD rewrite changed the file's size")
-            rewrites.append(psd)
+        for document in [try? MetadataRewrite.psd(reader), try? MetadataRewrite.xcf(reader)] {
+            guard let rewrite = document ?? nil else { continue }
+            precondition(rewrite.outputSize == d.count, "a PSD or XCF rewrite changed the file's size")
+            rewrites.append(rewrite)
         }
         let jpeg = try? JPEGSource(d, isWhole: true)
         if let picture = MetadataRewrite.picture(d, jpeg: jpeg, orientation: jpeg?.orientation ?? .right) {

@@ -36,6 +36,8 @@ public enum MediaFormat: String, Sendable, Codable {
     /// A Photoshop document: sent as a file (the working file its sender shares), its Exif, IPTC and
     /// XMP resources emptied in place.
     case psd
+    /// A GIMP document: sent as a file, as a PSD is, its Exif, XMP, IPTC and comment parasites emptied in place.
+    case xcf
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.

@@ -74,6 +74,8 @@ package enum FormatSniffer {
         if starts([0x00, 0x4D, 0x52, 0x4D]) || (at(0, "FOVb") && b.count >= 8 && b[4] < 0x10 && b[5] == 0 && b[6] < 0x10 && b[7] == 0) { return .cameraRaw }
         // Photoshop: "8BPS", version 1 (PSD) or 2 (PSB), six reserved zero bytes.
         if at(0, "8BPS"), b.count >= 12, [1, 2].contains(Bytes.be(b, 4, 2)), b[6..<12].allSatisfy({ $0 == 0 }) { return .psd }
+        // GIMP: "gimp xcf ", a version ("file", "v001"…) and its terminating zero.
+        if at(0, "gimp xcf "), b.count >= 14, b[13] == 0 { return .xcf }
         // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {
             return .tiff
