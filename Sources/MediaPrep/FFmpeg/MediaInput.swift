@@ -79,6 +79,22 @@ final class MediaInput {
         (0..<Int(context.pointee.nb_streams)).compactMap { context.pointee.streams[$0] }
     }
 
+    /// Whether the best video (else audio) stream gives a packet among the first `limit` the container gives:
+    /// one whose media data was stripped or whose index points past its end gives none. Reads on from
+    /// where the container stands, so only for an input nothing else reads (`check`'s).
+    func givesPacket(video: Bool, limit: Int = 1_000) -> Bool {
+        guard let stream = bestStream(video ? AVMEDIA_TYPE_VIDEO : AVMEDIA_TYPE_AUDIO) else { return false }
+        var packet = ff.media.av_packet_alloc()
+        defer { ff.media.av_packet_free(&packet) }
+        guard let pkt = packet else { return true }  // no memory to look: not a verdict on the file
+        for _ in 0..<limit {
+            guard ff.media.av_read_frame(context, pkt) >= 0 else { return false }
+            defer { ff.media.av_packet_unref(pkt) }
+            if pkt.pointee.stream_index == stream.pointee.index, pkt.pointee.size > 0 { return true }
+        }
+        return true  // past the limit without one of its own: interleaving this sparse is not judged
+    }
+
     /// The stream FFmpeg itself would pick, skipping cover art attached to audio files.
     func bestStream(_ type: AVMediaType) -> UnsafeMutablePointer<AVStream>? {
         let idx = ff.media.av_find_best_stream(context, type, -1, -1, nil, 0)
