@@ -221,6 +221,17 @@ import CPng
     }
 }
 
+/// A document written as `name` in a scratch folder, prepared and checked there: the item, the bytes
+/// that left and what `check` says.
+func preparedDocument(_ bytes: [UInt8], name: String) throws -> (item: PreparedItem, out: [UInt8], reasons: [String]) {
+    let dir = try Fixture.scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try Data(bytes).write(to: URL(fileURLWithPath: dir + "/" + name))
+    let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/" + name)
+    let out = try FileBytes.read(try #require(item.output, "\(String(describing: item.error))"))
+    return (item, out, SendCheck().check(path: dir + "/" + name).reasons)
+}
+
 /// A Photoshop document goes as a file (the working file its sender shares): its Exif (a camera's,
 /// with GPS), IPTC by-line and XMP creator are emptied in place, every other byte as it was. Built
 /// here: an 8×8 RGB PSD, raw image data, no layers.
@@ -257,15 +268,10 @@ import CPng
         let psd = Self.psd()
         #expect(FormatSniffer.sniff(psd) == .psd)
         #expect(FormatSniffer.sniff(Array("8BPS is a signature".utf8)) == .unknown)
-        let dir = try Fixture.scratch()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        try Data(psd).write(to: URL(fileURLWithPath: dir + "/design.psd"))
-        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/design.psd")
-        let out = try FileBytes.read(try #require(item.output, "\(String(describing: item.error))"))
+        let (item, out, reasons) = try preparedDocument(psd, name: "design.psd")
         #expect(item.kind == .file && item.route == .stripped && out.count == psd.count && item.output?.hasSuffix("/design.psd") == true)
         for secret in ["Jane Sender", "SecretCam"] { #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)") }
         #expect(Array(out.suffix(192 + 2 + 4)) == Array(psd.suffix(192 + 2 + 4)))  // layers and pixels byte for byte
-        let reasons = SendCheck().check(path: dir + "/design.psd").reasons
         #expect(reasons.contains { $0.contains("location") && $0.contains("device") && $0.contains("author") && $0.contains("XMP") }, "\(reasons)")
         // A resources section that runs past the file is damaged, not sent as if whole.
         #expect(throws: MediaPrepError.self) { try MetadataRewrite.psd(ByteReader(Array(psd.prefix(60)))) }
@@ -314,17 +320,12 @@ import CPng
             + Bytes.be64(0) + Bytes.be64(0)  // no layers, no channels
         #expect(FormatSniffer.sniff(xcf) == .xcf)
         #expect(FormatSniffer.sniff(Array("gimp xcf files are GIMP's".utf8)) == .unknown)
-        let dir = try Fixture.scratch()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        try Data(xcf).write(to: URL(fileURLWithPath: dir + "/drawing.xcf"))
-        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/drawing.xcf")
-        let out = try FileBytes.read(try #require(item.output, "\(String(describing: item.error))"))
+        let (item, out, reasons) = try preparedDocument(xcf, name: "drawing.xcf")
         #expect(item.kind == .file && item.route == .stripped && out.count == xcf.count)
         for secret in ["Jane Sender", "SecretCam", "exif-data", "gimp-metadata", "gimp-comment"] {
             #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)")
         }
         #expect(out.contains(sequence: Array("icc-profile".utf8) + [0]) && out.contains(sequence: [UInt8](repeating: 7, count: 40)))
-        let reasons = SendCheck().check(path: dir + "/drawing.xcf").reasons
         #expect(reasons.contains { $0.contains("location") && $0.contains("device") && $0.contains("comment") && $0.contains("XMP") }, "\(reasons)")
         #expect(throws: MediaPrepError.self) { try MetadataRewrite.xcf(ByteReader(Array(xcf.prefix(60)))) }
     }

@@ -48,10 +48,8 @@ package enum FormatSniffer {
         if starts([0x0B, 0x77]), Self.ac3FrameLength(b, 0) != nil { return .ac3 }
         // E-AC-3's bsid (11–16) is what lowercase text would read as: a second frame must follow where
         // the first's size says it ends.
-        if starts([0x0B, 0x77]), Self.eac3FrameLength(b, 0) != nil {
-            let frames = Array(data.prefix(audioFramesLength))
-            if let length = Self.eac3FrameLength(frames, 0), Self.eac3FrameLength(frames, length) != nil { return .eac3 }
-        }
+        if starts([0x0B, 0x77]), Self.eac3FrameLength(b, 0) != nil,
+           Self.followedByFrame(Array(data.prefix(audioFramesLength)), length: Self.eac3FrameLength) { return .eac3 }
         // DTS: its core's 32-bit sync (in big- or little-endian 16-bit words) and a frame size that exists.
         if Self.dtsFrameLength(b, 0) != nil { return .dts }
         // Dolby TrueHD and MLP: a major sync four bytes in.
@@ -108,8 +106,11 @@ package enum FormatSniffer {
         // first one's header says it ends (`audioFramesLength`).
         if b.count >= 2, b[0] == 0xFF {
             let frames = Array(data.prefix(audioFramesLength))
-            if b[1] & 0xF6 == 0xF0, Self.followedByFrame(frames, adts: true) { return .aac }
-            if b[1] & 0xE0 == 0xE0, Self.followedByFrame(frames, adts: false) { return .mp3 }
+            if b[1] & 0xF6 == 0xF0, Self.followedByFrame(frames, length: Self.adtsFrameLength) { return .aac }
+            // The same version, layer and sample rate.
+            if b[1] & 0xE0 == 0xE0, Self.followedByFrame(frames, length: Self.mpegFrameLength, same: { frames[$0 + 1] & 0xFE == b[1] & 0xFE && frames[$0 + 2] & 0x0C == b[2] & 0x0C }) {
+                return .mp3
+            }
         }
         // MPEG-TS: a sync byte every 188 bytes, three times; AVCHD's M2TS puts a 4-byte time stamp
         // before each: told past the first 64 bytes (`transportStreamLength`), as bare audio is by two frames.
@@ -124,12 +125,11 @@ package enum FormatSniffer {
     /// 2,881 bytes, Layer II at 384 kbit/s and 8 kHz; an ADTS frame may claim up to 8,191).
     package static let audioFramesLength = 8_192 + 4
 
-    /// Whether a second frame header of the same stream starts where the first frame ends.
-    static func followedByFrame(_ b: [UInt8], adts: Bool) -> Bool {
-        guard let length = adts ? adtsFrameLength(b, 0) : mpegFrameLength(b, 0), length > 0, b.count >= length + 4 else { return false }
-        if adts { return adtsFrameLength(b, length) != nil }
-        // The same version, layer and sample rate.
-        return mpegFrameLength(b, length) != nil && b[length + 1] & 0xFE == b[1] & 0xFE && b[length + 2] & 0x0C == b[2] & 0x0C
+    /// Whether a second frame header starts where the first frame ends, by the format's `length` of a
+    /// header at an offset, and `same` says it is of the same stream (given where it starts).
+    static func followedByFrame(_ b: [UInt8], length: ([UInt8], Int) -> Int?, same: (Int) -> Bool = { _ in true }) -> Bool {
+        guard let first = length(b, 0), first > 0, b.count >= first + 4 else { return false }
+        return length(b, first) != nil && same(first)
     }
 
     /// An ADTS frame's length from its header at `at` (sync, layer 00, a sample rate index that exists).

@@ -4,10 +4,9 @@
 /// its data zeroed, so no offset moves and layers stay byte for byte. exiftool's sample went with its
 /// XMP creator, Exif artist and copyright.
 extension MetadataRewrite {
-    /// Image parasites (GIMP's `parasites.txt`) that name the sender, and what each holds.
-    private static let privateParasites: [String: PrivateFields] = [
-        "exif-data": [], "jpeg-exif-data": [], "gimp-metadata": .xmp, "gimp-image-metadata": .xmp,
-        "gimp-comment": .comment, "iptc-data": [],
+    /// Image parasites (GIMP's `parasites.txt`) that name the sender.
+    private static let privateParasites: Set<String> = [
+        "exif-data", "jpeg-exif-data", "gimp-metadata", "gimp-image-metadata", "gimp-comment", "iptc-data",
     ]
 
     /// The rewrite of an XCF's private image parasites, nil when it holds none; a property list that
@@ -41,13 +40,14 @@ extension MetadataRewrite {
                     guard data.upperBound <= body.upperBound else {
                         throw MediaPrepError(.corrupt, "the XCF's parasite \"\(name)\" runs past its property")
                     }
-                    if let fields = privateParasites[name] {
+                    if privateParasites.contains(name) {
                         let sample = try r.read(data.lowerBound, min(data.count, classifiedBytes))
                         switch name {
                         case "exif-data", "jpeg-exif-data":
                             found.formUnion(exifFields(sample.starts(with: Array("Exif\0\0".utf8)) ? sample[6...] : sample[...]))
                         case "iptc-data": found.formUnion(iptcFields(sample))
-                        default: found.formUnion(fields)
+                        case "gimp-comment": found.insert(.comment)
+                        default: found.insert(.xmp)  // GIMP's metadata: XMP, or its own XML of Exif, XMP and IPTC tags
                         }
                         edits.append(((nameBytes.lowerBound..<(nameBytes.upperBound - 1)), [.bytes([UInt8](repeating: 0x78, count: n - 1))]))
                         edits.append((data, [.zeros(data.count)]))
