@@ -330,3 +330,120 @@ func preparedDocument(_ bytes: [UInt8], name: String) throws -> (item: PreparedI
         #expect(throws: MediaPrepError.self) { try MetadataRewrite.xcf(ByteReader(Array(xcf.prefix(60)))) }
     }
 }
+
+/// OpenEXR, DPX and FITS go as files, as a PSD does, what names their sender emptied in place and every
+/// other byte as it was. Each is built here the smallest way its format allows, its pixels uncompressed.
+@Suite struct WorkingImageTests {
+    static func attribute(_ name: String, _ type: String, _ value: [UInt8]) -> [UInt8] {
+        Array(name.utf8) + [0] + Array(type.utf8) + [0] + Bytes.le32(value.count) + value
+    }
+    static func float(_ v: Float) -> [UInt8] { Bytes.le32(Int(v.bitPattern)) }
+
+    /// A 2×2 half-float RGB scan-line EXR, uncompressed, with `extra` attributes; `cut` bytes short.
+    static func exr(_ extra: [UInt8], cut: Int = 0) -> [UInt8] {
+        let channel: (String) -> [UInt8] = { Array($0.utf8) + [0] + Bytes.le32(1) + [0, 0, 0, 0] + Bytes.le32(1) + Bytes.le32(1) }
+        let channels: [UInt8] = channel("B") + channel("G") + channel("R") + [0]
+        var head: [UInt8] = [0x76, 0x2F, 0x31, 0x01, 2, 0, 0, 0]
+        head += attribute("channels", "chlist", channels) + attribute("compression", "compression", [0])
+        head += attribute("dataWindow", "box2i", [0, 0, 1, 1].flatMap { Bytes.le32($0) })
+        head += attribute("displayWindow", "box2i", [0, 0, 1, 1].flatMap { Bytes.le32($0) })
+        head += attribute("lineOrder", "lineOrder", [0]) + attribute("pixelAspectRatio", "float", float(1))
+        head += attribute("screenWindowCenter", "v2f", float(0) + float(0)) + attribute("screenWindowWidth", "float", float(1))
+        head += extra + [0]
+        let row: [UInt8] = [UInt8](repeating: 0x38, count: 12)  // two pixels of three halves, 0.5 each
+        let first = head.count + 16
+        let table = Bytes.le32(first) + Bytes.le32(0) + Bytes.le32(first + 8 + row.count) + Bytes.le32(0)
+        let file = head + table + Bytes.le32(0) + Bytes.le32(row.count) + row + Bytes.le32(1) + Bytes.le32(row.count) + row
+        return Array(file.dropLast(cut))
+    }
+
+    @Test func anOpenEXRLosesItsOwnerDatePlaceAndPathsInPlace() throws {
+        let secrets = Self.attribute("owner", "string", Array("Jane Sender".utf8)) + Self.attribute("capDate", "string", Array("2026:11:20 10:00:00".utf8))
+            + Self.attribute("latitude", "float", Self.float(51.5)) + Self.attribute("longitude", "float", Self.float(-0.12))
+            + Self.attribute("Scene", "string", Array("/home/jane/trip.blend".utf8)) + Self.attribute("Frame", "string", Array("/home/jane/f1".utf8))
+            + Self.attribute("cameraSerialNumber", "string", Array("SN12345".utf8))
+        let exr = Self.exr(secrets)
+        #expect(FormatSniffer.sniff(exr) == .exr)
+        let (item, out, reasons) = try preparedDocument(exr, name: "render.exr")
+        #expect(item.kind == .file && item.route == .stripped && out.count == exr.count)
+        for secret in ["Jane", "2026", "/home/jane", "SN12345", "owner", "capDate", "latitude", "Scene", "string"] {
+            #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)")
+        }
+        #expect(!out.contains(sequence: Self.float(51.5)))
+        // Two renamed attributes of five letters get two names; the picture's own attributes stay.
+        #expect(out.contains(sequence: Array("xxxxx\0".utf8)) && out.contains(sequence: Array("xxxx1\0".utf8)))
+        #expect(out.contains(sequence: Array("dataWindow\0box2i\0".utf8)) && Array(out.suffix(40)) == Array(exr.suffix(40)))
+        #expect(reasons.contains { $0.contains("location") && $0.contains("device") && $0.contains("author") && $0.contains("dates") && $0.contains("pixels untouched") }, "\(reasons)")
+        // Nothing to take out: sent as it came. Cut inside its pixels, or its header: refused.
+        #expect(try MetadataRewrite.exr(ByteReader(Self.exr([]))) == nil)
+        #expect(throws: MediaPrepError.self) { try MetadataRewrite.exr(ByteReader(Self.exr(secrets, cut: 20))) }
+        #expect(throws: MediaPrepError.self) { try MetadataRewrite.exr(ByteReader(Array(exr.prefix(200)))) }
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let check = SendCheck().check(path: try Fixture.write(Self.exr([], cut: 20), "cut.exr", in: dir))
+        #expect(check.verdict == .cannotSend && check.code == "truncated", "\(check.reasons)")
+    }
+
+    /// A big-endian 2×2 10-bit RGB DPX with SMPTE 268M's 1664-byte generic and 384-byte industry
+    /// headers, 64 bytes of user data, the pixels after them.
+    static func dpx(cut: Int = 0) -> [UInt8] {
+        var h = [UInt8](repeating: 0, count: 2048)
+        func put(_ at: Int, _ bytes: [UInt8]) { h.replaceSubrange(at..<(at + bytes.count), with: bytes) }
+        put(0, Array("SDPX".utf8) + Bytes.be32(2048 + 64) + Array("V2.0".utf8))
+        put(16, Bytes.be32(2048 + 64 + 16) + Bytes.be32(0) + Bytes.be32(1664) + Bytes.be32(384) + Bytes.be32(64))
+        put(36, Array("jane_trip.dpx".utf8)); put(136, Array("2026:11:20:10:00:00".utf8)); put(160, Array("Jane Sender".utf8))
+        put(260, Array("Secret Project".utf8)); put(460, Array("(c) Jane".utf8))
+        put(768, [0, 0, 0, 1] + Bytes.be32(2) + Bytes.be32(2))
+        put(1556, Array("SPIRIT-4K DATACINE".utf8)); put(1588, Array("01018".utf8))
+        let user = Array("Thomson BTS".utf8) + [UInt8](repeating: 0, count: 21) + Array("private".utf8) + [UInt8](repeating: 0, count: 25)
+        return Array((h + user + [UInt8](repeating: 0x80, count: 16)).dropLast(cut))
+    }
+
+    @Test func aDPXLosesItsCreatorProjectDatesAndScannerInPlace() throws {
+        let dpx = Self.dpx()
+        #expect(FormatSniffer.sniff(dpx) == .dpx)
+        let (item, out, reasons) = try preparedDocument(dpx, name: "scan.dpx")
+        #expect(item.kind == .file && item.route == .stripped && out.count == dpx.count)
+        for secret in ["jane", "Jane", "2026", "Secret", "SPIRIT", "01018", "Thomson", "private"] {
+            #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)")
+        }
+        #expect(Array(out.prefix(36)) == Array(dpx.prefix(36)) && Array(out.suffix(16)) == Array(dpx.suffix(16)))
+        #expect(reasons.contains { $0.contains("device") && $0.contains("author") && $0.contains("dates") && $0.contains("title") }, "\(reasons)")
+        #expect(throws: MediaPrepError.self) { try MetadataRewrite.dpx(ByteReader(Self.dpx(cut: 40))) }
+    }
+
+    static func card(_ text: String) -> [UInt8] { Array(text.utf8) + [UInt8](repeating: 0x20, count: 80 - text.utf8.count) }
+
+    /// An 8-bit 4×3 FITS with an astrophotographer's capture cards and an image extension after it.
+    static func fits(cut: Int = 0) -> [UInt8] {
+        func padded(_ b: [UInt8], with fill: UInt8) -> [UInt8] { b + [UInt8](repeating: fill, count: (2880 - b.count % 2880) % 2880) }
+        let primary = ["SIMPLE  =                    T", "BITPIX  =                    8", "NAXIS   =                    2",
+                       "NAXIS1  =                    4", "NAXIS2  =                    3", "EXTEND  =                    T",
+                       "OBSERVER= 'Jane Sender'", "SITELAT =              51.5012", "SITELONG=              -0.1245",
+                       "DATE-OBS= '2026-11-20T22:00:00'", "TELESCOP= 'SecretScope 80'", "HISTORY stacked in /home/jane",
+                       "EXPTIME =                120.0", "CHECKSUM= 'abcdefghijklmnop'", "END"].flatMap(card)
+        let ext = ["XTENSION= 'IMAGE   '", "BITPIX  =                   16", "NAXIS   =                    1", "NAXIS1  =                    5",
+                   "PCOUNT  =                    0", "GCOUNT  =                    1", "SWOWNER = 'Jane Sender'", "END"].flatMap(card)
+        let file = padded(primary, with: 0x20) + padded(Array(0..<12), with: 0) + padded(ext, with: 0x20) + [UInt8](repeating: 9, count: 10)
+        return Array(file.dropLast(cut))
+    }
+
+    @Test func aFITSLosesItsSiteObserverNightAndTelescopeInEveryHeader() throws {
+        let fits = Self.fits()
+        #expect(FormatSniffer.sniff(fits) == .fits)
+        #expect(FormatSniffer.sniff(Array("SIMPLE  = a text that starts like a FITS card".utf8)) == .unknown)
+        let (item, out, reasons) = try preparedDocument(fits, name: "m31.fits")
+        #expect(item.kind == .file && item.route == .stripped && out.count == fits.count)
+        for secret in ["Jane", "51.50", "-0.12", "2026", "SecretScope", "/home/jane", "CHECKSUM"] {
+            #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)")
+        }
+        for kept in ["EXPTIME =                120.0", "XTENSION= 'IMAGE   '", "NAXIS1  =                    5"] {
+            #expect(out.contains(sequence: Self.card(kept)), "\(kept)")
+        }
+        #expect(Array(out[2880..<2892]) == Array(0..<12) && Array(out.suffix(10)) == [UInt8](repeating: 9, count: 10))
+        #expect(reasons.contains { $0.contains("location") && $0.contains("device") && $0.contains("author") && $0.contains("dates") && $0.contains("comment") }, "\(reasons)")
+        // Cut inside the extension's data, or inside a header before its END: refused.
+        #expect(throws: MediaPrepError.self) { try MetadataRewrite.fits(ByteReader(Self.fits(cut: 5))) }
+        #expect(throws: MediaPrepError.self) { try MetadataRewrite.fits(ByteReader(Array(fits.prefix(1000)))) }
+    }
+}

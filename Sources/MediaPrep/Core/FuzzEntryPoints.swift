@@ -266,9 +266,9 @@ import UploadPlanner
     public static func strip(_ d: [UInt8]) {
         let reader = ByteReader(d)
         var rewrites = [MediaFormat.mp4, .matroska, .avi, .mp3, .flac, .wav, .ogg, .aiff, .caf].compactMap { try? MetadataRewrite.of(reader, format: $0) }
-        for document in [try? MetadataRewrite.psd(reader), try? MetadataRewrite.xcf(reader)] {
+        for document in [MediaFormat.psd, .xcf, .exr, .dpx, .fits].map({ try? MetadataRewrite.document(reader, format: $0) }) {
             guard let rewrite = document ?? nil else { continue }
-            precondition(rewrite.outputSize == d.count, "a PSD or XCF rewrite changed the file's size")
+            precondition(rewrite.outputSize == d.count, "a document's in-place rewrite changed its size")
             rewrites.append(rewrite)
         }
         let jpeg = try? JPEGSource(d, isWhole: true)

@@ -38,6 +38,10 @@ public enum MediaFormat: String, Sendable, Codable {
     case psd
     /// A GIMP document: sent as a file, as a PSD is, its Exif, XMP, IPTC and comment parasites emptied in place.
     case xcf
+    /// Working images of film, VFX and astronomy, sent as files as a PSD is, what names the sender
+    /// emptied in place: OpenEXR (owner, capture date, GPS, a renderer's file paths), DPX (creator,
+    /// project, the scanner's serial number) and FITS (the observing site, the observer, the night).
+    case exr, dpx, fits
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -66,6 +70,9 @@ public enum MediaFormat: String, Sendable, Codable {
         default: return "a \(rawValue)"
         }
     }
+
+    /// Working images sent as files, whatever names their sender emptied in place (`MetadataRewrite.document`).
+    package var isDocument: Bool { [.psd, .xcf, .exr, .dpx, .fits].contains(self) }
 
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {

@@ -310,9 +310,9 @@ extension MediaProbe {
             s.rewrite = rewrite
             s.withoutFileType = format == .mov && !(head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8))
             return s
-        case .psd, .xcf:
+        case _ where format.isDocument:
             var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
-            s.rewrite = try format == .psd ? MetadataRewrite.psd(file.reader) : MetadataRewrite.xcf(file.reader)
+            s.rewrite = try MetadataRewrite.document(file.reader, format: format)
             return s
         default:
             return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)

@@ -74,6 +74,11 @@ package enum FormatSniffer {
         if at(0, "8BPS"), b.count >= 12, [1, 2].contains(Bytes.be(b, 4, 2)), b[6..<12].allSatisfy({ $0 == 0 }) { return .psd }
         // GIMP: "gimp xcf ", a version ("file", "v001"…) and its terminating zero.
         if at(0, "gimp xcf "), b.count >= 14, b[13] == 0 { return .xcf }
+        // OpenEXR's magic and version 2; DPX's in either byte order, then its version ("V1.0", "V2.0");
+        // FITS's first card, SIMPLE = T.
+        if starts([0x76, 0x2F, 0x31, 0x01]), b.count >= 8, b[4] == 2 { return .exr }
+        if at(0, "SDPX") || at(0, "XPDS"), at(8, "V") || at(8, "v") { return .dpx }
+        if at(0, "SIMPLE  ="), b.count >= 30, b[29] == 0x54, b[9..<29].allSatisfy({ $0 == 0x20 }) { return .fits }
         // Classic TIFF (42), and BigTIFF (43: 8-byte offsets, for scans and maps past 4 GB).
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) {
             return .tiff

@@ -62,6 +62,19 @@ package struct MetadataRewrite: Sendable, Equatable {
         }
     }
 
+    /// A working document sent as a file (PSD, XCF, OpenEXR, DPX, FITS): what names its sender,
+    /// emptied in place; nil when it names no one.
+    package static func document(_ r: ByteReader, format: MediaFormat) throws -> MetadataRewrite? {
+        switch format {
+        case .psd: return try psd(r)
+        case .xcf: return try xcf(r)
+        case .exr: return try exr(r)
+        case .dpx: return try dpx(r)
+        case .fits: return try fits(r)
+        default: return nil
+        }
+    }
+
     /// The input with `edits` applied: each range (sorted, not overlapping) replaced by its pieces.
     init(sourceSize: Int, edits: [(Range<Int>, [Piece])], found: PrivateFields) {
         var pieces: [Piece] = []
