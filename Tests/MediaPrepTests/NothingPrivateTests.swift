@@ -410,6 +410,11 @@ func preparedDocument(_ bytes: [UInt8], name: String) throws -> (item: PreparedI
         #expect(Array(out.prefix(36)) == Array(dpx.prefix(36)) && Array(out.suffix(16)) == Array(dpx.suffix(16)))
         #expect(reasons.contains { $0.contains("device") && $0.contains("author") && $0.contains("dates") && $0.contains("title") }, "\(reasons)")
         #expect(throws: MediaPrepError.self) { try MetadataRewrite.dpx(ByteReader(Self.dpx(cut: 40))) }
+        // Header lengths that overrun where the pixels start (the fuzzer's first find): read within them.
+        var overrun = dpx
+        overrun.replaceSubrange(4..<8, with: Bytes.be32(1664))
+        overrun.replaceSubrange(28..<36, with: Bytes.be32(20224) + Bytes.be32(0x7564_0000))
+        #expect(try MetadataRewrite.dpx(ByteReader(overrun))?.outputSize == overrun.count)
     }
 
     static func card(_ text: String) -> [UInt8] { Array(text.utf8) + [UInt8](repeating: 0x20, count: 80 - text.utf8.count) }
@@ -445,5 +450,61 @@ func preparedDocument(_ bytes: [UInt8], name: String) throws -> (item: PreparedI
         // Cut inside the extension's data, or inside a header before its END: refused.
         #expect(throws: MediaPrepError.self) { try MetadataRewrite.fits(ByteReader(Self.fits(cut: 5))) }
         #expect(throws: MediaPrepError.self) { try MetadataRewrite.fits(ByteReader(Array(fits.prefix(1000)))) }
+    }
+}
+
+/// An SVG goes as a file without Inkscape's document name and export path, a linked photo's path, its
+/// `<metadata>` and an embedded photo's Exif; it keeps its length and draws the same.
+@Suite struct SVGDocumentTests {
+    static func svg(embedding jpeg: [UInt8]) -> [UInt8] {
+        let base64 = Data(jpeg).base64EncodedString(options: .lineLength76Characters)
+        return Array("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!-- Created with Inkscape (http://www.inkscape.org/) -->
+        <svg width="100" height="100" version="1.1" sodipodi:docname="jane-holiday.svg"
+           inkscape:export-filename="/home/jane/Pictures/holiday.png" inkscape:export-xdpi="96"
+           xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
+           xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape" xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd"
+           xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:cc="http://creativecommons.org/ns#" xmlns:dc="http://purl.org/dc/elements/1.1/">
+          <metadata id="m"><rdf:RDF><cc:Work><dc:creator><cc:Agent><dc:title>Jane Sender</dc:title></cc:Agent></dc:creator>
+            <dc:date>2026-11-20</dc:date></cc:Work></rdf:RDF></metadata>
+          <rect x="10" y="10" width="30" height="30" fill="blue"/>
+          <image width="16" height="16" xlink:href="data:image/jpeg;base64,\(base64)"/>
+          <image width="16" height="16" x="70" xlink:href='C:\\Users\\jane\\IMG_1234.jpg'/>
+          <text x="5" y="95">metadata &lt;is a word&gt; here</text>
+        </svg>
+
+        """.utf8)
+    }
+
+    @Test func itsPathsMetadataAndEmbeddedPhotosExifAreEmptiedInPlace() throws {
+        let photo = try FileBytes.read(Fixture.path("orient-6.jpg"))
+        let exif = Array("Exif\0\0".utf8) + PhotoshopDocumentTests.exifTIFF
+        let tagged = [0xFF, 0xD8, 0xFF, 0xE1] + Array(Bytes.be32(exif.count + 2).suffix(2)) + exif + photo.dropFirst(2)
+        let svg = Self.svg(embedding: tagged)
+        #expect(FormatSniffer.sniff(svg) == .svg)
+        for text in ["<svgfile>", "<?xml version=\"1.0\"?><html><svg/></html>", "svg is a format"] {
+            #expect(FormatSniffer.sniff(Array(text.utf8)) == .unknown, "\(text)")
+        }
+        #expect(FormatSniffer.sniff(Array("\u{FEFF}<!DOCTYPE svg [<!ENTITY a \"b\">]>\n<svg:svg xmlns:svg=\"x\"/>".utf8)) == .svg)
+        let (item, out, reasons) = try preparedDocument(svg, name: "holiday.svg")
+        #expect(item.kind == .file && item.route == .stripped && out.count == svg.count)
+        for secret in ["jane", "Jane", "2026", "IMG_1234", "holiday.png"] {
+            #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)")
+        }
+        // Emptied, not cut: the attributes are still there, the drawing and the text as they were.
+        for kept in ["sodipodi:docname=\"\"", "inkscape:export-xdpi=\"96\"", "xlink:href=''", "<rect x=\"10\" y=\"10\" width=\"30\" height=\"30\" fill=\"blue\"/>",
+                     "metadata &lt;is a word&gt; here", "<metadata id=\"m\">"] {
+            #expect(out.contains(sequence: Array(kept.utf8)), "\(kept)")
+        }
+        // The embedded photo: its Exif gone, its picture byte for byte.
+        let text = String(decoding: out, as: UTF8.self)
+        let start = try #require(text.range(of: "base64,")).upperBound
+        let end = try #require(text[start...].firstIndex(of: "\""))
+        let embedded = [UInt8](try #require(Data(base64Encoded: String(text[start..<end]).filter { !$0.isWhitespace })))
+        #expect(!embedded.contains(sequence: Array("SecretCam".utf8)) && Array(embedded.suffix(200)) == Array(photo.suffix(200)))
+        #expect(reasons.contains { $0.contains("location") && $0.contains("device") && $0.contains("author") && $0.contains("dates") && $0.contains("XMP") }, "\(reasons)")
+        // Nothing to take out: sent as it came.
+        #expect(try MetadataRewrite.svg(ByteReader(Array("<svg xmlns=\"http://www.w3.org/2000/svg\"><rect/></svg>".utf8))) == nil)
     }
 }

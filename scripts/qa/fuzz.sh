@@ -59,7 +59,10 @@ p = bytearray(open('$seeds/seed.dpx', 'rb').read()); p[160:164] = b'seed'; p[155
 open('$seeds/seed.dpx', 'wb').write(p)
 f = bytearray(open('$seeds/seed.fits', 'rb').read()); e = f.index(b'END     ')
 f[e:e + 240] = b'OBSERVER= ' + b'seed'.ljust(70) + b'SITELAT =                 51.5'.ljust(80) + b'END'.ljust(80)
-open('$seeds/seed.fits', 'wb').write(f)" ;;
+open('$seeds/seed.fits', 'wb').write(f)
+import base64
+j = base64.b64encode(open('testdata/orient-6.jpg', 'rb').read()).decode()
+open('$seeds/seed.svg', 'w').write('<?xml version=\\'1.0\\'?><svg xmlns=\\'http://www.w3.org/2000/svg\\' sodipodi:docname=\\'seed.svg\\'><metadata><dc:creator>seed</dc:creator></metadata><image href=\\'/home/seed/a.jpg\\'/><image href=\\'data:image/jpeg;base64,' + j + '\\'/></svg>')" ;;
   heif)      cp testdata/{orient-gps.heic,quadrants.avif} "$seeds/" ;;
   jxl)       cp testdata/quadrants.jxl "$seeds/" ;;
   tiff)      cp testdata/{image.tiff,private-long.tif} "$seeds/"

@@ -42,6 +42,8 @@ public enum MediaFormat: String, Sendable, Codable {
     /// emptied in place: OpenEXR (owner, capture date, GPS, a renderer's file paths), DPX (creator,
     /// project, the scanner's serial number) and FITS (the observing site, the observer, the night).
     case exr, dpx, fits
+    /// SVG: a drawing sent as a file, the editor's paths, its metadata and its embedded photos' Exif emptied in place.
+    case svg
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -72,7 +74,7 @@ public enum MediaFormat: String, Sendable, Codable {
     }
 
     /// Working images sent as files, whatever names their sender emptied in place (`MetadataRewrite.document`).
-    package var isDocument: Bool { [.psd, .xcf, .exr, .dpx, .fits].contains(self) }
+    package var isDocument: Bool { [.psd, .xcf, .exr, .dpx, .fits, .svg].contains(self) }
 
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {

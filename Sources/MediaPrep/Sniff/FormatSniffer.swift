@@ -123,7 +123,43 @@ package enum FormatSniffer {
         for (first, size) in [(0, 188), (4, 192)] where ts.count > first + 2 * size && (0..<3).allSatisfy({ ts[first + $0 * size] == 0x47 }) {
             return .mpegts
         }
+        if isSVG(data.prefix(svgLength)) { return .svg }
         return .unknown
+    }
+
+    /// How far an SVG's root element is looked for: past an XML declaration, comments (Illustrator's
+    /// "Generator" line) and a DOCTYPE with its entities.
+    static let svgLength = 8192
+
+    /// XML whose root element is `svg` (or `svg:svg`): a BOM, white space, declarations, comments and
+    /// a DOCTYPE may come first, nothing else.
+    static func isSVG<C: Collection>(_ data: C) -> Bool where C.Element == UInt8 {
+        let d = Array(data)
+        var i = d.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        func skip(past end: String) -> Bool {
+            let e = Array(end.utf8)
+            while i + e.count <= d.count { if d[i..<(i + e.count)].elementsEqual(e) { i += e.count; return true }; i += 1 }
+            return false
+        }
+        while i < d.count {
+            if [0x20, 0x09, 0x0A, 0x0D].contains(d[i]) { i += 1; continue }
+            guard d[i] == 0x3C, i + 1 < d.count else { return false }
+            let rest = d[(i + 1)...]
+            if rest.starts(with: Array("?".utf8)) { guard skip(past: "?>") else { return false }; continue }
+            if rest.starts(with: Array("!--".utf8)) { guard skip(past: "-->") else { return false }; continue }
+            if rest.starts(with: Array("!DOCTYPE".utf8)) {
+                var depth = 0
+                while i < d.count, !(d[i] == 0x3E && depth == 0) { depth += d[i] == 0x5B ? 1 : d[i] == 0x5D ? -1 : 0; i += 1 }
+                i += 1
+                continue
+            }
+            for root in ["svg", "svg:svg"] where rest.starts(with: Array(root.utf8)) {
+                let after = i + 1 + root.utf8.count
+                if after < d.count, [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F].contains(d[after]) { return true }
+            }
+            return false
+        }
+        return false
     }
 
     /// What telling bare ADTS or MPEG audio takes: two frames (the longest MPEG audio frame is

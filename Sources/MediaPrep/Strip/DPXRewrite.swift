@@ -50,7 +50,7 @@ extension MetadataRewrite {
             found.insert(f.field)
             edits.append((range, [.zeros(f.length)]))
         }
-        if standard, userLength > 0, userLength != 0xFFFF_FFFF {
+        if standard, userLength > 0, userLength != 0xFFFF_FFFF, industryEnd < headersEnd {
             let user = industryEnd..<min(industryEnd + userLength, headersEnd)
             if !user.isEmpty, try r.read(user.lowerBound, user.count).contains(where: { $0 != 0 }) {
                 found.insert(.other)

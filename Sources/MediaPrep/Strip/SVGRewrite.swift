@@ -1,0 +1,194 @@
+import Foundation
+
+/// An SVG goes as a file (a drawing, a logo, a diagram). Inkscape writes the document's own name and
+/// the absolute path it was last exported to (`/home/jane/…`) into its root, a linked photo's path
+/// into the `<image>`, and its `<metadata>` names the creator and the date; an embedded photo keeps
+/// its camera's Exif, GPS with it, inside its base64. Each is emptied in place: element content and
+/// attribute values become spaces (line breaks kept, so a line number still points where it did),
+/// an embedded picture is stripped as a picture sent as a file is (`MetadataRewrite.picture`) and its
+/// base64, shorter now, padded with spaces, which data URLs ignore. The file keeps its length.
+extension MetadataRewrite {
+    /// SVGs up to this size are read whole to be cleaned; a larger one is refused, not sent unread.
+    static let maxSVGBytes = 128 << 20
+
+    /// Attributes (qualified names) that name a file on the sender's disk.
+    private static let svgPathAttributes: Set<String> = [
+        "sodipodi:docname", "sodipodi:absref", "inkscape:export-filename", "inkscape:dataloss",
+    ]
+
+    /// The rewrite of an SVG's metadata, editor paths and embedded pictures' metadata; nil when it has none.
+    static func svg(_ r: ByteReader) throws -> MetadataRewrite? {
+        guard r.size <= maxSVGBytes else {
+            throw MediaPrepError(.tooLarge, "an SVG over \(maxSVGBytes >> 20) MiB is not read for the names and places it may hold")
+        }
+        let d = try r.read(0, r.size)
+        var edits: [(Range<Int>, [Piece])] = []
+        var found: PrivateFields = []
+        func blank(_ range: Range<Int>) {
+            guard !range.isEmpty, d[range].contains(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { return }
+            edits.append((range, [.bytes(d[range].map { $0 == 0x0A || $0 == 0x0D ? $0 : 0x20 })]))
+        }
+        // An attribute's value made empty: its closing quote moved up, spaces after it (white space
+        // between attributes), so a renderer sees no link rather than a link to "   ".
+        func empty(_ value: Range<Int>) {
+            guard !value.isEmpty, value.lowerBound > 0 else { return }
+            edits.append((value.lowerBound..<(value.upperBound + 1), [.bytes([d[value.lowerBound - 1]] + d[value].map { $0 == 0x0A || $0 == 0x0D ? $0 : 0x20 })]))
+        }
+        var tags = SVGTags(d)
+        var privateDepth = 0, privateFrom = 0  // inside <metadata> (or Illustrator's private data): its depth, where its content starts
+        while let tag = tags.next() {
+            if privateDepth > 0 {
+                privateDepth += tag.closing ? -1 : tag.selfClosing ? 0 : 1
+                if privateDepth == 0 {
+                    let content = privateFrom..<tag.range.lowerBound
+                    for (needle, field) in [("creator", PrivateFields.author), ("rights", .author), ("publisher", .author), ("date", .dates), ("title", .title)]
+                    where Bytes.contains(Array(d[content]), needle) { found.insert(field) }
+                    found.insert(.xmp)
+                    blank(content)
+                }
+                continue
+            }
+            if tag.closing { continue }
+            let local = tag.name.split(separator: ":").last.map(String.init) ?? tag.name
+            if !tag.selfClosing, local == "metadata" || tag.name == "i:pgf" {
+                privateDepth = 1
+                privateFrom = tag.range.upperBound
+                continue
+            }
+            for a in tag.attributes {
+                if svgPathAttributes.contains(a.name) {
+                    found.insert(.other)
+                    empty(a.value)
+                } else if a.name == "href" || a.name.hasSuffix(":href") {
+                    let value = d[a.value]
+                    if value.starts(with: Array("data:".utf8)) {
+                        if let (replacement, fields) = strippedDataURL(Array(value)) {
+                            found.formUnion(fields)
+                            edits.append((a.value, [.bytes(replacement)]))
+                        }
+                    } else if isLocalPath(Array(value)) {
+                        found.insert(.other)
+                        empty(a.value)
+                    }
+                }
+            }
+        }
+        return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found)
+    }
+
+    /// A link to a file on the sender's disk (`/home/…`, `file:…`, `C:\…`, `~/…`): its path names them.
+    private static func isLocalPath(_ v: [UInt8]) -> Bool {
+        let text = String(decoding: v.prefix(8), as: UTF8.self).lowercased()
+        return text.hasPrefix("/") || text.hasPrefix("\\") || text.hasPrefix("file:") || text.hasPrefix("~")
+            || (v.count > 2 && v[1] == 0x3A && (v[2] == 0x5C || v[2] == 0x2F) && (0x61...0x7A).contains(v[0] | 0x20))
+    }
+
+    /// A `data:image/…;base64,` URL whose picture loses its metadata: the same URL with the stripped
+    /// picture's base64, padded with spaces to its length; nil when nothing goes or it cannot be read.
+    private static func strippedDataURL(_ url: [UInt8]) -> ([UInt8], PrivateFields)? {
+        guard let comma = url.firstIndex(of: 0x2C), comma < 100,
+              String(decoding: url[..<comma], as: UTF8.self).lowercased().hasSuffix(";base64") else { return nil }
+        // Line breaks written as character references (`&#10;`) are white space to a data URL too.
+        let text = String(decoding: url[(comma + 1)...], as: UTF8.self)
+            .replacingOccurrences(of: "&#[0-9A-Fa-fx]+;", with: "", options: .regularExpression)
+            .filter { !$0.isWhitespace }
+        guard let decoded = Data(base64Encoded: text) else { return nil }
+        let bytes = [UInt8](decoded)
+        let jpeg = try? JPEGSource(bytes, isWhole: true)
+        guard let rewrite = picture(bytes, jpeg: jpeg, orientation: jpeg?.orientation ?? .up) else { return nil }
+        var stripped: [UInt8] = []
+        for piece in rewrite.pieces {
+            switch piece {
+            case .source(let r): stripped += bytes[r]
+            case .bytes(let b): stripped += b
+            case .zeros(let n): stripped += [UInt8](repeating: 0, count: n)
+            }
+        }
+        let encoded = Array(url[...comma]) + Array(Base64.encode(stripped).utf8)
+        guard encoded.count <= url.count else { return nil }  // stripping never grows a picture; if it did, keep it
+        return (encoded + [UInt8](repeating: 0x20, count: url.count - encoded.count), rewrite.found)
+    }
+}
+
+/// The tags of an XML document in order, comments, CDATA, processing instructions and the DOCTYPE
+/// skipped; each with its name, its byte range and its attributes' value ranges (inside the quotes).
+struct SVGTags {
+    struct Tag {
+        var name: String
+        var range: Range<Int>
+        var closing: Bool
+        var selfClosing: Bool
+        var attributes: [(name: String, value: Range<Int>)]
+    }
+
+    private let d: [UInt8]
+    private var at = 0
+    init(_ d: [UInt8]) { self.d = d }
+
+    private func find(_ s: String, from: Int) -> Int? {
+        let n = Array(s.utf8)
+        guard let first = n.first, d.count >= n.count else { return nil }
+        var i = from
+        while i <= d.count - n.count {
+            if d[i] == first && d[i..<(i + n.count)].elementsEqual(n) { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    private static func isName(_ c: UInt8) -> Bool {
+        c >= 0x80 || (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x3A || c == 0x5F || c == 0x2D || c == 0x2E
+    }
+
+    mutating func next() -> Tag? {
+        while let lt = d[min(at, d.count)...].firstIndex(of: 0x3C) {
+            let d = self.d
+            func rest(_ s: String) -> Bool { lt + s.utf8.count <= d.count && d[lt..<(lt + s.utf8.count)].elementsEqual(s.utf8) }
+            if rest("<!--") { guard let e = find("-->", from: lt + 4) else { return nil }; at = e + 3; continue }
+            if rest("<![CDATA[") { guard let e = find("]]>", from: lt + 9) else { return nil }; at = e + 3; continue }
+            if rest("<?") { guard let e = find("?>", from: lt + 2) else { return nil }; at = e + 2; continue }
+            if rest("<!") {  // DOCTYPE, its internal subset in brackets
+                var i = lt + 2, depth = 0
+                while i < d.count, !(d[i] == 0x3E && depth == 0) { depth += d[i] == 0x5B ? 1 : d[i] == 0x5D ? -1 : 0; i += 1 }
+                at = i + 1
+                continue
+            }
+            var i = lt + 1
+            let closing = i < d.count && d[i] == 0x2F
+            if closing { i += 1 }
+            let nameStart = i
+            while i < d.count, Self.isName(d[i]) { i += 1 }
+            guard i > nameStart else { at = lt + 1; continue }  // a stray "<" in text
+            let name = String(decoding: d[nameStart..<i], as: UTF8.self)
+            var attributes: [(name: String, value: Range<Int>)] = []
+            var selfClosing = false
+            while i < d.count {
+                let c = d[i]
+                if c == 0x3E { break }
+                if c == 0x2F { selfClosing = true; i += 1; continue }
+                if Self.isName(c) {
+                    let a = i
+                    while i < d.count, Self.isName(d[i]) { i += 1 }
+                    let attribute = String(decoding: d[a..<i], as: UTF8.self)
+                    while i < d.count, d[i] != 0x3D, d[i] != 0x3E, !Self.isName(d[i]) { i += 1 }
+                    guard i < d.count, d[i] == 0x3D else { continue }
+                    i += 1
+                    while i < d.count, d[i] == 0x20 || d[i] == 0x09 || d[i] == 0x0A || d[i] == 0x0D { i += 1 }
+                    guard i < d.count, d[i] == 0x22 || d[i] == 0x27 else { continue }
+                    let quote = d[i]
+                    guard let end = d[(i + 1)...].firstIndex(of: quote) else { return nil }
+                    attributes.append((attribute, (i + 1)..<end))
+                    i = end + 1
+                    selfClosing = false
+                    continue
+                }
+                selfClosing = false
+                i += 1
+            }
+            guard i < d.count else { return nil }  // a tag the file's end cuts
+            at = i + 1
+            return Tag(name: name, range: lt..<(i + 1), closing: closing, selfClosing: selfClosing, attributes: attributes)
+        }
+        return nil
+    }
+}
