@@ -76,6 +76,20 @@ package struct MetadataRewrite: Sendable, Equatable {
         }
     }
 
+    /// The bytes this rewrite writes for `input` held in memory (a picture embedded in a document).
+    package func applied(to input: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(outputSize)
+        for piece in pieces {
+            switch piece {
+            case .source(let r): out += input[r]
+            case .bytes(let b): out += b
+            case .zeros(let n): out += [UInt8](repeating: 0, count: n)
+            }
+        }
+        return out
+    }
+
     /// The input with `edits` applied: each range (sorted, not overlapping) replaced by its pieces.
     init(sourceSize: Int, edits: [(Range<Int>, [Piece])], found: PrivateFields) {
         var pieces: [Piece] = []

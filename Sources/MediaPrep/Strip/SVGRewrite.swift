@@ -96,14 +96,7 @@ extension MetadataRewrite {
         let bytes = [UInt8](decoded)
         let jpeg = try? JPEGSource(bytes, isWhole: true)
         guard let rewrite = picture(bytes, jpeg: jpeg, orientation: jpeg?.orientation ?? .up) else { return nil }
-        var stripped: [UInt8] = []
-        for piece in rewrite.pieces {
-            switch piece {
-            case .source(let r): stripped += bytes[r]
-            case .bytes(let b): stripped += b
-            case .zeros(let n): stripped += [UInt8](repeating: 0, count: n)
-            }
-        }
+        let stripped = rewrite.applied(to: bytes)
         let encoded = Array(url[...comma]) + Array(Base64.encode(stripped).utf8)
         guard encoded.count <= url.count else { return nil }  // stripping never grows a picture; if it did, keep it
         return (encoded + [UInt8](repeating: 0x20, count: url.count - encoded.count), rewrite.found)
