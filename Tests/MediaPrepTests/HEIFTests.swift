@@ -91,6 +91,24 @@ import Testing
         #expect(item.output == nil && item.error?.code == .tooManyPixels, "\(String(describing: item.error))")
     }
 
+    /// Every box whole, but `iloc` puts the picture's bytes past the file's end: `check` refuses it as
+    /// `prepare` does, where it had said "ok" and libheif then hit the end of the file.
+    @Test func anItemWhoseBytesRunPastTheEndIsCutOff() throws {
+        var avif = try Fixture.bytes("quadrants.avif")
+        let iloc = try #require(avif.firstRange(of: Array("iloc".utf8))).lowerBound
+        #expect(Array(avif[(iloc + 4)..<(iloc + 10)]) == [0, 0, 0, 0, 0x44, 0])  // version 0, 4-byte offsets and lengths, no base
+        avif.replaceSubrange((iloc + 22)..<(iloc + 26), with: Bytes.be32(avif.count))
+        #expect(HEIFItems.of(avif)?.cut == [1])
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = try Fixture.write(avif, "cut-item.avif", in: dir)
+        let check = SendCheck().check(path: path)
+        #expect(check.verdict == .cannotSend && check.code == "truncated", "\(check.reasons)")
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
+        #expect(item.output == nil && item.error?.code == .truncated, "\(String(describing: item.error))")
+        #expect(HEIFItems.of(try Fixture.bytes("quadrants.avif"))?.cut == [])
+    }
+
     @Test func checkReportsTheGPSItRemoves() {
         let r = SendCheck().check(path: Fixture.path("orient-gps.heic"))
         #expect(r.kind == .image && r.verdict == .afterPreparation)

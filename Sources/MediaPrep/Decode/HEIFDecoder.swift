@@ -81,9 +81,13 @@ enum HEIFDecoder {
     /// `body` gets the handle and its size as shown, already held to the pixel limit.
     private static func withPrimaryImage<T>(_ data: [UInt8], format: MediaFormat, maxPixels: Int,
                                             _ body: (cheif, OpaquePointer, Int, Int) throws -> T) throws -> T {
-        for canvas in HEIFItems.of(data)?.derivedCanvases(data) ?? []
+        let items = HEIFItems.of(data)
+        for canvas in items?.derivedCanvases(data) ?? []
         where canvas.width.multipliedReportingOverflow(by: canvas.height).overflow || canvas.width * canvas.height > maxPixels {
             throw MediaPrepError(.tooManyPixels, "the \(format.rawValue) file's grid makes \(canvas.width)×\(canvas.height), over the \(maxPixels)-pixel limit")
+        }
+        if let id = items?.cut.first {
+            throw MediaPrepError(.truncated, "the \(format.rawValue) file is cut off: its item \(id)'s data runs past the file's end (\(data.count) bytes)")
         }
         let heif = try LibHeif.table()
         guard let ctx = heif.heif_context_alloc() else { throw MediaPrepError(.decodeFailed, "out of memory") }
