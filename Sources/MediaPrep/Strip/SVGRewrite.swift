@@ -88,11 +88,17 @@ extension MetadataRewrite {
     private static func strippedDataURL(_ url: [UInt8]) -> ([UInt8], PrivateFields)? {
         guard let comma = url.firstIndex(of: 0x2C), comma < 100,
               String(decoding: url[..<comma], as: UTF8.self).lowercased().hasSuffix(";base64") else { return nil }
-        // Line breaks written as character references (`&#10;`) are white space to a data URL too.
-        let text = String(decoding: url[(comma + 1)...], as: UTF8.self)
-            .replacingOccurrences(of: "&#[0-9A-Fa-fx]+;", with: "", options: .regularExpression)
-            .filter { !$0.isWhitespace }
-        guard let decoded = Data(base64Encoded: text) else { return nil }
+        // White space, and line breaks written as character references (`&#10;`), are no part of the base64.
+        var text: [UInt8] = []
+        text.reserveCapacity(url.count - comma)
+        var i = comma + 1
+        while i < url.count {
+            let c = url[i]
+            if c == 0x26, let semicolon = url[i..<min(url.count, i + 8)].firstIndex(of: 0x3B) { i = semicolon + 1; continue }
+            if !(c == 0x20 || (0x09...0x0D).contains(c)) { text.append(c) }
+            i += 1
+        }
+        guard let decoded = Data(base64Encoded: Data(text)) else { return nil }
         let bytes = [UInt8](decoded)
         let jpeg = try? JPEGSource(bytes, isWhole: true)
         guard let rewrite = picture(bytes, jpeg: jpeg, orientation: jpeg?.orientation ?? .up) else { return nil }
