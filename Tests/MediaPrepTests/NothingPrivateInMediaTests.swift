@@ -251,3 +251,58 @@ import Testing
     }
 }
 
+
+/// A GoPro's GPS track (`gpmd`, five fixes a frame and the camera's serial) rides beside the video: the
+/// track and its samples go, in place, and the video's packets stay as they were. Built here:
+/// h264.mp4 (its `moov` last) with such a track added to `moov`, its two samples in an `mdat` after it.
+@Suite struct SideTrackTests {
+    static func box(_ type: String, _ body: [UInt8]) -> [UInt8] { Bytes.be32(body.count + 8) + Array(type.utf8) + body }
+    static func full(_ type: String, _ body: [UInt8]) -> [UInt8] { box(type, [0, 0, 0, 0] + body) }
+
+    static func withGPSTrack() throws -> (file: [UInt8], samples: Range<Int>) {
+        let mp4 = try Fixture.bytes("h264.mp4")
+        let moovAt = try #require(mp4.firstRange(of: Array("moov".utf8))).lowerBound - 4
+        #expect(Bytes.be(mp4, moovAt, 4) == mp4.count - moovAt)  // the last box
+        let sample = Array("DEVC".utf8) + Array("GPS5".utf8) + Bytes.be32(515_012_300) + Bytes.be32(-1_245_600) + Array("SECRET-SERIAL-C3141 ".utf8)
+        func trak(offset: Int) -> [UInt8] {
+            let stbl = full("stsd", Bytes.be32(1) + box("gpmd", [UInt8](repeating: 0, count: 8))) + full("stts", Bytes.be32(1) + Bytes.be32(2) + Bytes.be32(1000))
+                + full("stsc", Bytes.be32(1) + Bytes.be32(1) + Bytes.be32(2) + Bytes.be32(1))
+                + full("stsz", Bytes.be32(0) + Bytes.be32(2) + Bytes.be32(sample.count) + Bytes.be32(sample.count)) + full("stco", Bytes.be32(1) + Bytes.be32(offset))
+            let hdlr = full("hdlr", Bytes.be32(0) + Array("meta".utf8) + [UInt8](repeating: 0, count: 12) + Array("GoPro MET\0".utf8))
+            let mdhd = full("mdhd", Bytes.be32(0) + Bytes.be32(0) + Bytes.be32(1000) + Bytes.be32(2000) + [0x55, 0xC4, 0, 0])
+            let tkhd = full("tkhd", [UInt8](repeating: 0, count: 8) + Bytes.be32(9) + [UInt8](repeating: 0, count: 68))
+            return box("trak", tkhd + box("mdia", mdhd + hdlr + box("minf", box("stbl", stbl))))
+        }
+        let moovBody = Array(mp4[(moovAt + 8)...])
+        let moovSize = 8 + moovBody.count + trak(offset: 0).count
+        let samplesAt = moovAt + moovSize + 8
+        let file = Array(mp4[..<moovAt]) + box("moov", moovBody + trak(offset: samplesAt)) + box("mdat", sample + sample)
+        return (file, samplesAt..<(samplesAt + 2 * sample.count))
+    }
+
+    @Test func aGoProGPSTrackAndItsSamplesGo() throws {
+        let (file, samples) = try Self.withGPSTrack()
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = try Fixture.write(file, "GX010042.mp4", in: dir)
+        let source = try MediaProbe.source(path: path)
+        #expect(source.probe.kind == .video)
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
+        let out = try FileBytes.read(try #require(item.output, "\(String(describing: item.error))"))
+        #expect(out.count == file.count && item.route == .stripped)
+        for secret in ["SECRET-SERIAL", "GPS5", "gpmd", "GoPro MET"] { #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)") }
+        #expect(out[samples].allSatisfy { $0 == 0 })
+        // The video's samples, in the first `mdat`, byte for byte.
+        let mdat = try #require(file.firstRange(of: Array("mdat".utf8))).upperBound
+        #expect(out[mdat..<(mdat + 50_000)] == file[mdat..<(mdat + 50_000)])
+        let kept = try MediaProbe.source(path: try #require(item.output))
+        #expect(kept.probe.videoCodec == "h264" && kept.probe.width == source.probe.width)
+        let reasons = SendCheck().check(path: path).reasons
+        #expect(reasons.contains { $0.contains("location") && $0.contains("device") }, "\(reasons)")
+        // Its tables pointing outside the file: damaged, since its samples could not be found to go.
+        var wrong = file
+        let stco = try #require(file.lastRange(of: Array("stco".utf8))).upperBound + 8
+        wrong.replaceSubrange(stco..<(stco + 4), with: Bytes.be32(file.count))
+        #expect(throws: MediaPrepError.self) { try MP4MetadataStripper.rewrite(ByteReader(wrong)) }
+    }
+}

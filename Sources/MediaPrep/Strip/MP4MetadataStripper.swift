@@ -42,6 +42,11 @@ package enum MP4MetadataStripper {
         return MetadataRewrite(sourceSize: end, edits: walk.edits, found: walk.found).cuttingAfter(fileSize: r.size)
     }
 
+    /// A `free` box's header for a box of `size` bytes whose header was `header` bytes long.
+    static func freeHeader(_ size: Int, header: Int) -> [UInt8] {
+        header == 8 ? Bytes.be32(size) + Array("free".utf8) : [0, 0, 0, 1] + Array("free".utf8) + Bytes.be64(size)
+    }
+
     private struct Walk {
         let reader: ByteReader
         var edits: [(Range<Int>, [MetadataRewrite.Piece])] = []
@@ -85,7 +90,12 @@ package enum MP4MetadataStripper {
                     throw MediaPrepError(.corrupt, "more than \(MP4MetadataStripper.maxBoxes) boxes, or nested too deep: not a video a phone made")
                 }
                 let box = at..<at + size, body = at + header..<at + size
-                if MP4MetadataStripper.containers[parent]?.contains(type) == true {
+                if parent == "moov", type == "trak", let side = try SideTrack(reader, body) {
+                    // A track no player shows (GoPro's GPS, a drone's, a timecode): gone, box and samples.
+                    found.formUnion(side.found)
+                    edits.append((box, [.bytes(MP4MetadataStripper.freeHeader(box.count, header: header)), .zeros(body.count)]))
+                    edits += side.samples.map { ($0, [.zeros($0.count)]) }
+                } else if MP4MetadataStripper.containers[parent]?.contains(type) == true {
                     try boxes(body, parent: type, depth: depth + 1)
                 } else if MP4MetadataStripper.metadata[parent]?.contains(type) == true {
                     try blank(box, header: header, type: type)
@@ -110,9 +120,7 @@ package enum MP4MetadataStripper {
                 if head.count == body.count, MetadataKeys.holdsNothing(head[...], type: type) { return }
                 found.formUnion(MetadataKeys.classify(head, container: type))
             }
-            let newHeader = header == 8 ? Bytes.be32(box.count) + Array("free".utf8)
-                : [0, 0, 0, 1] + Array("free".utf8) + Bytes.be64(box.count)
-            edits.append((box, [.bytes(newHeader), .zeros(body.count)]))
+            edits.append((box, [.bytes(MP4MetadataStripper.freeHeader(box.count, header: header)), .zeros(body.count)]))
         }
 
         /// Version 0: 32-bit creation and modification times after version and flags; version 1: 64-bit.

@@ -1,0 +1,103 @@
+/// A track of an MP4 or MOV that no player shows: GoPro's `gpmd` (GPS five times a frame, the camera's
+/// serial number), Google's `camm` (a 360 camera's GPS), DJI's `djmd` (a drone's position), Sony's
+/// `rtmd`, a timecode (`tmcd`, the time of day it was shot), subtitles a dashcam writes its speed and
+/// position into, Apple's timed metadata. A file sent as it came kept them all; now the track goes
+/// (its `trak` a zero-filled `free` box) and so do its samples in `mdat` (zeroed where they lie): the
+/// box is only the index, the GPS is in the samples. Nothing moves, so the picture and sound stay
+/// byte for byte. Remuxes and transcodes already carried only video and sound.
+struct SideTrack {
+    /// Handlers of tracks that are shown or heard (`auxv`: a depth or alpha plane beside the video).
+    private static let shown: Set<String> = ["vide", "soun", "auxv"]
+    /// A `trak`'s tables are small (an hour of GoPro GPS: ~70 KB); more is no camera's.
+    static let maxTableBytes = 64 << 20
+    /// Samples a side track may index before the walk gives up on it as damaged.
+    static let maxSamples = 20_000_000
+
+    let found: PrivateFields
+    /// Where its samples lie in the file, merged and sorted.
+    let samples: [Range<Int>]
+
+    /// Nil for a track that is shown (or has no handler to tell); a side track whose tables point
+    /// outside the file, or cannot be read, is damaged: its samples could not be found to be removed.
+    init?(_ r: ByteReader, _ body: Range<Int>) throws {
+        guard body.count <= Self.maxTableBytes else { throw MediaPrepError(.corrupt, "a track's tables take over 64 MiB") }
+        let b = try r.read(body.lowerBound, body.count)
+        guard let mdia = Self.child(b, 0..<b.count, "mdia"), let hdlr = Self.child(b, mdia, "hdlr"), hdlr.count >= 12 else { return nil }
+        let handler = Bytes.ascii(b, hdlr.lowerBound + 8, 4)
+        guard !Self.shown.contains(handler) else { return nil }
+        guard let minf = Self.child(b, mdia, "minf"), let stbl = Self.child(b, minf, "stbl") else {
+            throw MediaPrepError(.corrupt, "a '\(handler)' track has no sample table")
+        }
+        var entry = ""
+        if let stsd = Self.child(b, stbl, "stsd"), stsd.count >= 16 { entry = Bytes.ascii(b, stsd.lowerBound + 12, 4) }
+        switch (handler, entry) {
+        case (_, "gpmd"), (_, "djmd"), (_, "rtmd"), ("camm", _), (_, "camm"): found = [.location, .device]
+        case ("tmcd", _), (_, "tmcd"): found = .dates
+        default: found = .other
+        }
+        samples = try Self.sampleRanges(b, stbl, fileSize: r.size, track: entry.isEmpty ? handler : entry)
+    }
+
+    /// The body of the first child box of `type` inside `range` of `b`.
+    static func child(_ b: [UInt8], _ range: Range<Int>, _ type: String) -> Range<Int>? {
+        var at = range.lowerBound
+        while at + 8 <= range.upperBound {
+            var size = Bytes.be(b, at, 4), header = 8
+            if size == 1 {
+                guard at + 16 <= range.upperBound else { return nil }
+                (size, header) = (Bytes.be(b, at + 8, 8), 16)
+            } else if size == 0 {
+                size = range.upperBound - at
+            }
+            guard size >= header, size <= range.upperBound - at else { return nil }
+            if Bytes.ascii(b, at + 4, 4) == type { return (at + header)..<(at + size) }
+            at += size
+        }
+        return nil
+    }
+
+    /// Each chunk's bytes: its offset (`stco`/`co64`) and the sizes (`stsz`) of the samples `stsc`
+    /// puts in it.
+    private static func sampleRanges(_ b: [UInt8], _ stbl: Range<Int>, fileSize: Int, track: String) throws -> [Range<Int>] {
+        func damaged(_ what: String) -> MediaPrepError { MediaPrepError(.corrupt, "the '\(track)' track's \(what) cannot be read") }
+        let wide = child(b, stbl, "co64") != nil
+        guard let stco = child(b, stbl, "stco") ?? child(b, stbl, "co64"), let stsc = child(b, stbl, "stsc"),
+              let stsz = child(b, stbl, "stsz") else {
+            if child(b, stbl, "stz2") != nil { throw damaged("compact sample sizes (stz2)") }
+            return []  // no chunk indexed: nothing of it in `mdat` to find
+        }
+        guard stco.count >= 8, stsc.count >= 8, stsz.count >= 12 else { throw damaged("sample table") }
+        let chunks = Bytes.be(b, stco.lowerBound + 4, 4), runs = Bytes.be(b, stsc.lowerBound + 4, 4)
+        let fixed = Bytes.be(b, stsz.lowerBound + 4, 4), count = Bytes.be(b, stsz.lowerBound + 8, 4)
+        guard count <= maxSamples, stco.count >= 8 + chunks * (wide ? 8 : 4), stsc.count >= 8 + runs * 12,
+              fixed != 0 || stsz.count >= 12 + count * 4 else { throw damaged("sample table") }
+        guard chunks > 0, runs > 0, count > 0 else { return [] }
+        var ranges: [Range<Int>] = []
+        var sample = 0, run = 0
+        for c in 1...chunks {
+            while run + 1 < runs, Bytes.be(b, stsc.lowerBound + 8 + (run + 1) * 12, 4) <= c { run += 1 }
+            let perChunk = Bytes.be(b, stsc.lowerBound + 8 + run * 12 + 4, 4)
+            let offset = wide ? Bytes.be(b, stco.lowerBound + 8 + (c - 1) * 8, 8) : Bytes.be(b, stco.lowerBound + 8 + (c - 1) * 4, 4)
+            var length = 0
+            for _ in 0..<min(perChunk, count - sample) {
+                length += fixed != 0 ? fixed : Bytes.be(b, stsz.lowerBound + 12 + sample * 4, 4)
+                sample += 1
+            }
+            guard offset >= 0, offset <= fileSize, length <= fileSize - offset else {
+                throw damaged("chunk \(c), which lies outside the file")
+            }
+            if length > 0 { ranges.append(offset..<(offset + length)) }
+            if sample >= count { break }
+        }
+        // Merged, so no two edits of the rewrite overlap.
+        var merged: [Range<Int>] = []
+        for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = merged.last, r.lowerBound <= last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, r.upperBound)
+            } else {
+                merged.append(r)
+            }
+        }
+        return merged
+    }
+}
