@@ -74,20 +74,4 @@ import Testing
             #expect(item.output == nil && item.error != nil, "\(name)")
         }
     }
-
-    /// Every packet there and indexed, none of them decodes (exiftool's M2TS: its packets are stubs):
-    /// `check` decodes up to a first frame, as `prepare`'s thumbnail does, and refuses it too.
-    @Test func aVideoWhosePacketsDoNotDecodeCannotBeSent() throws {
-        var mp4 = try Fixture.bytes("h264.mp4")
-        let mdat = try #require(mp4.firstRange(of: Array("mdat".utf8))).upperBound
-        let size = Bytes.be(mp4, mdat - 8, 4)
-        mp4.replaceSubrange(mdat..<(mdat - 8 + size), with: [UInt8](repeating: 0, count: size - 8))
-        let dir = try Fixture.scratch()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = try Fixture.write(mp4, "stubs.mp4", in: dir)
-        let verdict = SendCheck().check(path: path)
-        #expect(verdict.verdict == .cannotSend && verdict.reasons.first?.contains("no video frame that decodes") == true, "\(verdict.reasons)")
-        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
-        #expect(item.output == nil && item.error != nil)
-    }
 }

@@ -106,11 +106,10 @@ public struct SendCheck: Sendable {
         default:
             if plan.kind == .voice { try ContainerEnd.voiceSource(source.probe.format, path: path) }  // as `prepare` checks it
             // `prepare` decodes a video's frame (its thumbnail) and a voice note's sound: one stripped of
-            // its media data, or whose index points past its end, gives none, and one whose packets are
-            // stubs decodes none (exiftool's samples of MOV, M2TS, AVI, MXF, WAV and FLAC passed `check`
-            // and failed `prepare`).
-            if plan.kind == .video || plan.kind == .voice, let input = source.media, !input.givesFrame(video: plan.kind == .video, maxPixels: maxPixels) {
-                throw MediaPrepError(.truncated, "\(path) holds no \(plan.kind == .video ? "video frame" : "sound") that decodes: its media data is missing or damaged")
+            // its media data, or whose index points past its end, gives none (exiftool's samples of MOV,
+            // M2TS, AVI, MXF, WAV and FLAC passed `check` and failed `prepare`).
+            if plan.kind == .video || plan.kind == .voice, let input = source.media, !input.givesPacket(video: plan.kind == .video) {
+                throw MediaPrepError(.truncated, "\(path) holds no \(plan.kind == .video ? "video frame" : "sound"): its media data is missing")
             }
         }
     }

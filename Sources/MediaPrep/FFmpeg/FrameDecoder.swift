@@ -12,8 +12,6 @@ final class FrameDecoder {
     private var finished = false
     /// Packets read so far, to bound how much a damaged file can make us read.
     private(set) var packetsRead = 0
-    /// Packets read, of any stream, after which the input counts as ended (`check`'s look at a first frame).
-    var packetLimit = Int.max
     /// Packets of this stream the decoder refused as damaged (skipped, as players do).
     private(set) var damagedPackets = 0
 
@@ -109,7 +107,7 @@ final class FrameDecoder {
     /// Reads packets until one of our stream is accepted by the decoder, or enters draining.
     private func feed() throws {
         while true {
-            let rr = packetsRead < packetLimit ? ff.media.av_read_frame(input.context, packet) : AVError.eof.rc
+            let rr = ff.media.av_read_frame(input.context, packet)
             if rr < 0 {
                 draining = true
                 _ = ff.media.avcodec_send_packet(codec, nil)

@@ -79,16 +79,20 @@ final class MediaInput {
         (0..<Int(context.pointee.nb_streams)).compactMap { context.pointee.streams[$0] }
     }
 
-    /// Whether the stream `prepare` decodes (a video's, for its thumbnail; a voice note's sound) gives
-    /// a frame: false when it has no packet, or none of its packets decodes (exiftool's M2TS, its
-    /// packets stripped to stubs). Reading stops at the first frame; `true` too when `limit` packets
-    /// bring none (a run-up this long to a keyframe is not judged) or the decoder cannot be made here.
-    /// Reads on from where the container stands, so only for an input nothing else reads (`check`'s).
-    func givesFrame(video: Bool, maxPixels: Int, limit: Int = 1_000) -> Bool {
+    /// Whether the best video (else audio) stream gives a packet among the first `limit` the container gives:
+    /// one whose media data was stripped or whose index points past its end gives none. Reads on from
+    /// where the container stands, so only for an input nothing else reads (`check`'s).
+    func givesPacket(video: Bool, limit: Int = 1_000) -> Bool {
         guard let stream = bestStream(video ? AVMEDIA_TYPE_VIDEO : AVMEDIA_TYPE_AUDIO) else { return false }
-        guard let decoder = try? FrameDecoder(input: self, stream: stream, maxPixels: maxPixels) else { return true }
-        decoder.packetLimit = limit
-        do { return try decoder.next() != nil || decoder.packetsRead >= limit } catch { return false }
+        var packet = ff.media.av_packet_alloc()
+        defer { ff.media.av_packet_free(&packet) }
+        guard let pkt = packet else { return true }  // no memory to look: not a verdict on the file
+        for _ in 0..<limit {
+            guard ff.media.av_read_frame(context, pkt) >= 0 else { return false }
+            defer { ff.media.av_packet_unref(pkt) }
+            if pkt.pointee.stream_index == stream.pointee.index, pkt.pointee.size > 0 { return true }
+        }
+        return true  // past the limit without one of its own: interleaving this sparse is not judged
     }
 
     /// The stream FFmpeg itself would pick, skipping cover art attached to audio files.
