@@ -35,6 +35,9 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
              # AIFF and CAF have no fixture (their tests build them): tagged ones made here.
              for ext in aiff caf; do ffmpeg -v error -y -f lavfi -i "sine=d=0.05:r=8000" -write_id3v2 1 -metadata artist=seed "$seeds/seed.$ext"; done
              # A Photoshop document tagged with Exif, IPTC and XMP (its image resources are emptied in place).
+             # Side tracks: a timecode, and GoPro-like GPS samples in a gpmd track.
+             ffmpeg -v error -y -f lavfi -i testsrc2=d=0.2:s=64x48:r=10 -c:v libx264 -timecode 01:00:00:00 "$seeds/tc.mov" \
+               && head -c 600 /dev/urandom > "$seeds/gpmf.bin" && ffmpeg -v error -y -i "$seeds/tc.mov" -f data -i "$seeds/gpmf.bin" -map 0 -map 1 -c copy -tag:d gpmd -f mov "$seeds/gpmd.mov"; rm -f "$seeds/gpmf.bin"
              convert -size 8x8 xc:gray "$seeds/seed.psd" && exiftool -q -overwrite_original -Model=seed -IPTC:By-line=seed -XMP:Creator=seed "$seeds/seed.psd"
              # A GIMP document's header with Exif, XMP and comment parasites (no layers).
              python3 -c "
