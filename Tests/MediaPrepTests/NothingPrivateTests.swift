@@ -499,3 +499,46 @@ func preparedDocument(_ bytes: [UInt8], name: String) throws -> (item: PreparedI
         #expect(try MetadataRewrite.svg(ByteReader(Array("<svg xmlns=\"http://www.w3.org/2000/svg\"><rect/></svg>".utf8))) == nil)
     }
 }
+
+/// A DICOM scan goes as a file without the patient's name, birth date, the hospital, the doctors and
+/// the scanner's serial, in sequences too, in either VR encoding; tags, lengths and pixels stay.
+@Suite struct DICOMTests {
+    static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+    /// An element: explicit VR (short or long length) or implicit (a 4-byte length, no VR).
+    static func element(_ group: Int, _ element: Int, _ vr: String, _ value: [UInt8], explicit: Bool, undefined: Bool = false) -> [UInt8] {
+        let length = undefined ? Bytes.le32(0xFFFF_FFFF) : Bytes.le32(value.count)
+        guard explicit else { return le16(group) + le16(element) + length + value }
+        if ["OB", "OW", "SQ", "UN", "UT"].contains(vr) { return le16(group) + le16(element) + Array(vr.utf8) + [0, 0] + length + value }
+        return le16(group) + le16(element) + Array(vr.utf8) + le16(value.count) + value
+    }
+    static func text(_ s: String) -> [UInt8] { Array(s.utf8) + (s.utf8.count % 2 == 1 ? [0x20] : []) }
+
+    static func dicom(explicit: Bool) -> [UInt8] {
+        let syntax = explicit ? "1.2.840.10008.1.2.1\0" : "1.2.840.10008.1.2\0"
+        let meta = element(2, 0x10, "UI", Array(syntax.utf8), explicit: true)
+        var set = element(8, 0x20, "DA", text("20261120"), explicit: explicit) + element(8, 0x60, "CS", text("MR"), explicit: explicit)
+        set += element(8, 0x80, "LO", text("St Secret Hospital"), explicit: explicit)
+        // A sequence of undefined length: one item, undefined too, holding the requesting physician.
+        let inner = element(0x32, 0x1032, "PN", text("Dr^Secret"), explicit: explicit)
+        set += element(0x40, 0x275, "SQ", [], explicit: explicit, undefined: true) + [0xFE, 0xFF, 0x00, 0xE0] + Bytes.le32(0xFFFF_FFFF) + inner
+            + [0xFE, 0xFF, 0x0D, 0xE0, 0, 0, 0, 0] + [0xFE, 0xFF, 0xDD, 0xE0, 0, 0, 0, 0]
+        set += element(0x10, 0x10, "PN", text("Sender^Jane"), explicit: explicit) + element(0x10, 0x30, "DA", text("19900101"), explicit: explicit)
+        set += element(0x18, 0x1000, "LO", text("SN-998877"), explicit: explicit)
+        set += element(0x28, 0x10, "US", le16(4), explicit: explicit) + element(0x28, 0x11, "US", le16(4), explicit: explicit)
+        set += element(0x7FE0, 0x10, "OW", [UInt8](0..<32), explicit: explicit)
+        return [UInt8](repeating: 0, count: 128) + Array("DICM".utf8) + meta + set
+    }
+
+    @Test(arguments: [true, false]) func itsPatientHospitalAndDatesGoInPlace(explicit: Bool) throws {
+        let dcm = Self.dicom(explicit: explicit)
+        #expect(FormatSniffer.sniff(dcm) == .dicom)
+        let (item, out, reasons) = try preparedDocument(dcm, name: "scan.dcm")
+        #expect(item.kind == .file && item.route == .stripped && out.count == dcm.count)
+        for secret in ["Jane", "Secret", "SN-998877", "19900101", "20261120"] {
+            #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)")
+        }
+        #expect(out.contains(sequence: Self.text("MR")) && Array(out.suffix(32)) == [UInt8](0..<32))
+        #expect(reasons.contains { $0.contains("location") && $0.contains("device") && $0.contains("author") && $0.contains("dates") }, "\(reasons)")
+        #expect(throws: MediaPrepError.self) { try MetadataRewrite.dicom(ByteReader(Array(dcm.dropLast(10)))) }
+    }
+}

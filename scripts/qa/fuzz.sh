@@ -65,7 +65,16 @@ f[e:e + 240] = b'OBSERVER= ' + b'seed'.ljust(70) + b'SITELAT =                 5
 open('$seeds/seed.fits', 'wb').write(f)
 import base64
 j = base64.b64encode(open('testdata/orient-6.jpg', 'rb').read()).decode()
-open('$seeds/seed.svg', 'w').write('<?xml version=\\'1.0\\'?><svg xmlns=\\'http://www.w3.org/2000/svg\\' sodipodi:docname=\\'seed.svg\\'><metadata><dc:creator>seed</dc:creator></metadata><image href=\\'/home/seed/a.jpg\\'/><image href=\\'data:image/jpeg;base64,' + j + '\\'/></svg>')" ;;
+open('$seeds/seed.svg', 'w').write('<?xml version=\\'1.0\\'?><svg xmlns=\\'http://www.w3.org/2000/svg\\' sodipodi:docname=\\'seed.svg\\'><metadata><dc:creator>seed</dc:creator></metadata><image href=\\'/home/seed/a.jpg\\'/><image href=\\'data:image/jpeg;base64,' + j + '\\'/></svg>')
+def el(g, e, vr, v, ln=None):
+    v = v + (b' ' if len(v) % 2 else b'')
+    n = len(v) if ln is None else ln
+    if vr in (b'OB', b'OW', b'SQ'): return struct.pack('<HH', g, e) + vr + b'\0\0' + struct.pack('<I', n) + v
+    return struct.pack('<HH', g, e) + vr + struct.pack('<H', n) + v
+d = bytes(128) + b'DICM' + el(2, 0x10, b'UI', b'1.2.840.10008.1.2.1\0') + el(8, 0x20, b'DA', b'20260101') + el(0x40, 0x275, b'SQ', b'', 0xFFFFFFFF)
+d += b'\xfe\xff\x00\xe0' + struct.pack('<I', 0xFFFFFFFF) + el(0x32, 0x1032, b'PN', b'seed') + b'\xfe\xff\x0d\xe0' + bytes(4) + b'\xfe\xff\xdd\xe0' + bytes(4)
+d += el(0x10, 0x10, b'PN', b'seed^seed') + el(0x7FE0, 0x10, b'OW', bytes(32))
+open('$seeds/seed.dcm', 'wb').write(d)" ;;
   heif)      cp testdata/{orient-gps.heic,quadrants.avif} "$seeds/" ;;
   jxl)       cp testdata/quadrants.jxl "$seeds/" ;;
   tiff)      cp testdata/{image.tiff,private-long.tif} "$seeds/"

@@ -44,6 +44,8 @@ public enum MediaFormat: String, Sendable, Codable {
     case exr, dpx, fits
     /// SVG: a drawing sent as a file, the editor's paths, its metadata and its embedded photos' Exif emptied in place.
     case svg
+    /// DICOM: a medical scan sent as a file, the patient's, staff's, hospital's and scan's details emptied in place.
+    case dicom
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -74,7 +76,7 @@ public enum MediaFormat: String, Sendable, Codable {
     }
 
     /// Working images sent as files, whatever names their sender emptied in place (`MetadataRewrite.document`).
-    package var isDocument: Bool { [.psd, .xcf, .exr, .dpx, .fits, .svg].contains(self) }
+    package var isDocument: Bool { [.psd, .xcf, .exr, .dpx, .fits, .svg, .dicom].contains(self) }
 
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {

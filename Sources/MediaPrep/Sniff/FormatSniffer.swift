@@ -123,6 +123,8 @@ package enum FormatSniffer {
         for (first, size) in [(0, 188), (4, 192)] where ts.count > first + 2 * size && (0..<3).allSatisfy({ ts[first + $0 * size] == 0x47 }) {
             return .mpegts
         }
+        // DICOM: a 128-byte preamble, then "DICM" (past the 64 bytes the magics above look at).
+        if data.count >= 132, Array(data.dropFirst(128).prefix(4)) == Array("DICM".utf8) { return .dicom }
         if isSVG(data.prefix(svgLength)) { return .svg }
         return .unknown
     }

@@ -62,7 +62,7 @@ package struct MetadataRewrite: Sendable, Equatable {
         }
     }
 
-    /// A working document sent as a file (PSD, XCF, OpenEXR, DPX, FITS, SVG): what names its sender,
+    /// A working document sent as a file (PSD, XCF, OpenEXR, DPX, FITS, SVG, DICOM): what names its sender,
     /// emptied in place; nil when it names no one.
     package static func document(_ r: ByteReader, format: MediaFormat) throws -> MetadataRewrite? {
         switch format {
@@ -72,6 +72,7 @@ package struct MetadataRewrite: Sendable, Equatable {
         case .dpx: return try dpx(r)
         case .fits: return try fits(r)
         case .svg: return try svg(r)
+        case .dicom: return try dicom(r)
         default: return nil
         }
     }
