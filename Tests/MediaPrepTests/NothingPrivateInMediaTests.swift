@@ -305,4 +305,13 @@ import Testing
         wrong.replaceSubrange(stco..<(stco + 4), with: Bytes.be32(file.count))
         #expect(throws: MediaPrepError.self) { try MP4MetadataStripper.rewrite(ByteReader(wrong)) }
     }
+
+    /// A BlackVue dashcam's NMEA sentences in a top-level `gps ` box: blanked like `udta`.
+    @Test func aDashcamsGPSBoxGoes() throws {
+        let nmea = Array("[1700000000000]$GPRMC,101010.00,A,5130.07,N,00007.47,W,42.0,0.0,201126,,,A*6B\n".utf8)
+        let file = try Fixture.bytes("h264.mp4") + Self.box("gps ", nmea)
+        let rewrite = try #require(try MP4MetadataStripper.rewrite(ByteReader(file)))
+        let out = rewrite.applied(to: file)
+        #expect(out.count == file.count && !out.contains(sequence: Array("$GPRMC".utf8)) && rewrite.found.contains(.location))
+    }
 }

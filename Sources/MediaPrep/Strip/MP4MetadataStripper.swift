@@ -1,14 +1,16 @@
 /// MP4, MOV, M4A and 3GP without what identifies the sender: `udta`, `meta` (QuickTime Keys, iTunes
-/// `ilst`), `uuid` (XMP and camera blocks) and leftover `free` space become zero-filled `free` boxes of
-/// the same size, and the creation and modification times of `mvhd`/`tkhd`/`mdhd` are zeroed. No box
+/// `ilst`), `uuid` (XMP and camera blocks), a dashcam's `gps ` and leftover `free` space become
+/// zero-filled `free` boxes of the same size, and the creation and modification times of `mvhd`/`tkhd`/`mdhd` are zeroed. No box
 /// moves, so no chunk offset changes: streams, display matrix, edit lists and faststart layout stay
 /// byte for byte, and the cost is one copy of the file (chosen over a remux, which rewrites the index).
 package enum MP4MetadataStripper {
     /// Boxes walked into; everything else is kept as it is, unread.
     private static let containers: [String: Set<String>] = ["": ["moov"], "moov": ["trak"], "trak": ["mdia"]]
     /// Boxes blanked at each level walked.
+    /// `gps ` and `3gf `: a dashcam's GPS (BlackVue's NMEA sentences at the top level, Novatek's
+    /// table of its GPS blocks in `moov`, whose blocks are `free` boxes).
     private static let metadata: [String: Set<String>] = [
-        "": ["udta", "meta", "uuid", "free", "skip"], "moov": ["udta", "meta", "uuid", "free", "skip"],
+        "": ["udta", "meta", "uuid", "free", "skip", "gps ", "3gf "], "moov": ["udta", "meta", "uuid", "free", "skip", "gps "],
         "trak": ["udta", "meta", "free", "skip"], "mdia": ["udta", "meta", "free", "skip"],
     ]
     /// Headers whose version-dependent creation and modification times are zeroed.
@@ -115,6 +117,9 @@ package enum MP4MetadataStripper {
                 // Padding is kept; old metadata left in free space by an editor is not.
                 guard head.contains(where: { $0 != 0 }) else { return }
                 found.insert(.other)
+            } else if type == "gps " || type == "3gf " {
+                guard head.contains(where: { $0 != 0 }) else { return }
+                found.insert(type == "gps " ? .location : .other)
             } else {
                 // A muxer's empty `udta`/`meta` (a handler and an empty item list) says nothing.
                 if head.count == body.count, MetadataKeys.holdsNothing(head[...], type: type) { return }
