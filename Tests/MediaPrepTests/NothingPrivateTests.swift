@@ -541,4 +541,19 @@ func preparedDocument(_ bytes: [UInt8], name: String) throws -> (item: PreparedI
         #expect(reasons.contains { $0.contains("location") && $0.contains("device") && $0.contains("author") && $0.contains("dates") }, "\(reasons)")
         #expect(throws: MediaPrepError.self) { try MetadataRewrite.dicom(ByteReader(Array(dcm.dropLast(10)))) }
     }
+
+    /// Encapsulated pixel data: an offset table whose first offset reads like a patient-group tag, then
+    /// a compressed fragment. Both are stepped over unread, byte for byte.
+    @Test func encapsulatedPixelsAreSteppedOver() throws {
+        let plain = Self.dicom(explicit: true)
+        let pixels = try #require(plain.lastRange(of: Self.le16(0x7FE0) + Self.le16(0x10))).lowerBound
+        let item: (Int, [UInt8]) -> [UInt8] = { tag, value in [0xFE, 0xFF] + Self.le16(tag) + Bytes.le32(value.count) + value }
+        let fragments = item(0xE000, Bytes.le32(0x10) + Bytes.le32(0x30)) + item(0xE000, [0xFF, 0xD8] + [UInt8](repeating: 0x10, count: 30))
+            + [0xFE, 0xFF, 0xDD, 0xE0, 0, 0, 0, 0]
+        let dcm = Array(plain[..<pixels]) + Self.le16(0x7FE0) + Self.le16(0x10) + Array("OB".utf8) + [0, 0] + Bytes.le32(0xFFFF_FFFF) + fragments
+        let rewrite = try #require(try MetadataRewrite.dicom(ByteReader(dcm)))
+        let out = rewrite.applied(to: dcm)
+        #expect(Array(out.suffix(fragments.count)) == fragments && !out.contains(sequence: Array("Jane".utf8)))
+        #expect(throws: MediaPrepError.self) { try MetadataRewrite.dicom(ByteReader(Array(dcm.dropLast(12)))) }
+    }
 }

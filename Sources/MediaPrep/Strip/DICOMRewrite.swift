@@ -79,8 +79,14 @@ extension MetadataRewrite {
                     }
                 }
                 let body = at + header
-                if length == 0xFFFF_FFFF {  // undefined: a sequence, or encapsulated pixel data, to its delimiter
-                    at = try elements(body..<range.upperBound, explicit: explicit, depth: depth + 1)
+                if length == 0xFFFF_FFFF {
+                    // Undefined length: a sequence to its delimiter (UN's is in implicit VR), or encapsulated
+                    // pixel data, whose fragments are compressed pictures, stepped over unread.
+                    if vr == "SQ" || vr == "UN" || (!explicit && tag != 0x7FE0_0010) {
+                        at = try elements(body..<range.upperBound, explicit: explicit && vr != "UN", depth: depth + 1)
+                    } else {
+                        at = try fragments(body, upTo: range.upperBound, big: big)
+                    }
                     continue
                 }
                 guard body + length <= range.upperBound else {
@@ -111,17 +117,33 @@ extension MetadataRewrite {
             return range.upperBound
         }
 
-        /// One item of a sequence (or a fragment of encapsulated pixel data): its elements when it holds
-        /// any, walked to its end or delimiter; returns where the next item starts.
+        /// One item of a sequence: its elements, walked to its end or delimiter; returns where the next
+        /// item starts.
         mutating func item(_ body: Int, length: Int, explicit: Bool, upTo end: Int, depth: Int) throws -> Int {
             if length == 0xFFFF_FFFF { return try elements(body..<end, explicit: explicit, depth: depth + 1) }
             guard body + length <= end else { throw MediaPrepError(.truncated, "the DICOM is cut off inside an item at byte \(body - 8)") }
-            // A pixel fragment is no element list; a walk into it finds nothing it knows, so only
-            // items that start like an element of the patient's or study's groups are walked.
-            if length >= 8, let first = try? reader.read(body, 2), [0x08, 0x10, 0x18, 0x20, 0x32, 0x40].contains(bigEndian ? Bytes.be(first, 0, 2) : Bytes.le(first, 0, 2)) {
-                try elements(body..<(body + length), explicit: explicit, depth: depth + 1)
-            }
+            try elements(body..<(body + length), explicit: explicit, depth: depth + 1)
             return body + length
+        }
+
+        /// Encapsulated pixel data's items (an offset table, then the compressed fragments) to the
+        /// sequence delimiter; returns where it ends.
+        mutating func fragments(_ from: Int, upTo end: Int, big: Bool) throws -> Int {
+            var at = from
+            while at + 8 <= end {
+                count += 1
+                guard count <= 1_000_000 else { throw MediaPrepError(.corrupt, "the DICOM has too many pixel fragments") }
+                let h = try reader.exactly(at, 8, "a pixel data item at byte \(at)")
+                func int(_ i: Int, _ n: Int) -> Int { big ? Bytes.be(h, i, n) : Bytes.le(h, i, n) }
+                guard int(0, 2) == 0xFFFE else { throw MediaPrepError(.corrupt, "the DICOM's encapsulated pixel data has no item at byte \(at)") }
+                if int(2, 2) == 0xE0DD { return at + 8 }
+                let length = int(4, 4)
+                guard length != 0xFFFF_FFFF, at + 8 + length <= end else {
+                    throw MediaPrepError(.truncated, "the DICOM is cut off inside its pixel data at byte \(at)")
+                }
+                at += 8 + length
+            }
+            throw MediaPrepError(.truncated, "the DICOM is cut off inside its pixel data")
         }
 
         private func hex(_ v: Int) -> String { String(v, radix: 16, uppercase: true).leftPadded(to: 4) }
