@@ -557,3 +557,28 @@ func preparedDocument(_ bytes: [UInt8], name: String) throws -> (item: PreparedI
         #expect(throws: MediaPrepError.self) { try MetadataRewrite.dicom(ByteReader(Array(dcm.dropLast(12)))) }
     }
 }
+
+/// A PaintShop Pro image goes as a file, as a PSD does: its creator fields and its Exif are zeroed in
+/// place, every block where it was. Built here: a version 10 header, a creator block, an extended-data
+/// block with Exif, and a block of "layer" bytes.
+@Suite struct PaintShopProTests {
+    static func field(_ tag: Int, _ data: [UInt8]) -> [UInt8] { Array("~FL\0".utf8) + DICOMTests.le16(tag) + Bytes.le32(data.count) + data }
+    static func block(_ id: Int, _ data: [UInt8]) -> [UInt8] { Array("~BK\0".utf8) + DICOMTests.le16(id) + Bytes.le32(data.count) + data }
+
+    @Test func itsCreatorFieldsAndExifGoInPlace() throws {
+        let creator = Self.field(0, Array("Jane's trip".utf8)) + Self.field(1, Bytes.le32(1_700_000_000)) + Self.field(3, Array("Jane Sender".utf8))
+            + Self.field(6, Bytes.le32(1))
+        let exif = Self.field(3, Array("Exif\0\0".utf8) + PhotoshopDocumentTests.exifTIFF)
+        let layer = [UInt8](repeating: 0x5A, count: 64)
+        let psp = MetadataRewrite.pspSignature + DICOMTests.le16(10) + DICOMTests.le16(0)
+            + Self.block(1, creator) + Self.block(10, exif) + Self.block(3, layer)
+        #expect(FormatSniffer.sniff(psp) == .psp)
+        let (item, out, reasons) = try preparedDocument(psp, name: "trip.pspimage")
+        #expect(item.kind == .file && item.route == .stripped && out.count == psp.count)
+        for secret in ["Jane", "SecretCam"] { #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)") }
+        #expect(!out.contains(sequence: Bytes.le32(1_700_000_000)) && out.contains(sequence: Self.field(6, Bytes.le32(1))))
+        #expect(Array(out.suffix(64)) == layer)
+        #expect(reasons.contains { $0.contains("location") && $0.contains("author") && $0.contains("dates") && $0.contains("title") }, "\(reasons)")
+        #expect(throws: MediaPrepError.self) { try MetadataRewrite.psp(ByteReader(Array(psp.dropLast(10)))) }
+    }
+}

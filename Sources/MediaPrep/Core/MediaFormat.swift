@@ -46,6 +46,8 @@ public enum MediaFormat: String, Sendable, Codable {
     case svg
     /// DICOM: a medical scan sent as a file, the patient's, staff's, hospital's and scan's details emptied in place.
     case dicom
+    /// PaintShop Pro: sent as a file, as a PSD is, its creator fields and Exif emptied in place.
+    case psp
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -76,7 +78,7 @@ public enum MediaFormat: String, Sendable, Codable {
     }
 
     /// Working images sent as files, whatever names their sender emptied in place (`MetadataRewrite.document`).
-    package var isDocument: Bool { [.psd, .xcf, .exr, .dpx, .fits, .svg, .dicom].contains(self) }
+    package var isDocument: Bool { [.psd, .xcf, .psp, .exr, .dpx, .fits, .svg, .dicom].contains(self) }
 
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {

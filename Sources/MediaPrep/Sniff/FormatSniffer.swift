@@ -74,6 +74,7 @@ package enum FormatSniffer {
         if at(0, "8BPS"), b.count >= 12, [1, 2].contains(Bytes.be(b, 4, 2)), b[6..<12].allSatisfy({ $0 == 0 }) { return .psd }
         // GIMP: "gimp xcf ", a version ("file", "v001"…) and its terminating zero.
         if at(0, "gimp xcf "), b.count >= 14, b[13] == 0 { return .xcf }
+        if b.count >= 32, Array(b.prefix(32)) == MetadataRewrite.pspSignature { return .psp }
         // OpenEXR's magic and version 2; DPX's in either byte order, then its version ("V1.0", "V2.0");
         // FITS's first card, SIMPLE = T.
         if starts([0x76, 0x2F, 0x31, 0x01]), b.count >= 8, b[4] == 2 { return .exr }

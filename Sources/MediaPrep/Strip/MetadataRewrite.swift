@@ -62,7 +62,7 @@ package struct MetadataRewrite: Sendable, Equatable {
         }
     }
 
-    /// A working document sent as a file (PSD, XCF, OpenEXR, DPX, FITS, SVG, DICOM): what names its sender,
+    /// A working document sent as a file (PSD, XCF, PaintShop Pro, OpenEXR, DPX, FITS, SVG, DICOM): what names its sender,
     /// emptied in place; nil when it names no one.
     package static func document(_ r: ByteReader, format: MediaFormat) throws -> MetadataRewrite? {
         switch format {
@@ -73,6 +73,7 @@ package struct MetadataRewrite: Sendable, Equatable {
         case .fits: return try fits(r)
         case .svg: return try svg(r)
         case .dicom: return try dicom(r)
+        case .psp: return try psp(r)
         default: return nil
         }
     }
