@@ -74,7 +74,10 @@ def el(g, e, vr, v, ln=None):
 d = bytes(128) + b'DICM' + el(2, 0x10, b'UI', b'1.2.840.10008.1.2.1\0') + el(8, 0x20, b'DA', b'20260101') + el(0x40, 0x275, b'SQ', b'', 0xFFFFFFFF)
 d += b'\xfe\xff\x00\xe0' + struct.pack('<I', 0xFFFFFFFF) + el(0x32, 0x1032, b'PN', b'seed') + b'\xfe\xff\x0d\xe0' + bytes(4) + b'\xfe\xff\xdd\xe0' + bytes(4)
 d += el(0x10, 0x10, b'PN', b'seed^seed') + el(0x7FE0, 0x10, b'OW', bytes(32))
-open('$seeds/seed.dcm', 'wb').write(d)" ;;
+open('$seeds/seed.dcm', 'wb').write(d)
+fl = lambda t, v: b'~FL\0' + struct.pack('<HI', t, len(v)) + v
+bk = lambda i, v: b'~BK\0' + struct.pack('<HI', i, len(v)) + v
+open('$seeds/seed.psp', 'wb').write(b'Paint Shop Pro Image File\n\x1a\0\0\0\0\0' + struct.pack('<HH', 10, 0) + bk(1, fl(0, b'seed') + fl(1, bytes(4)) + fl(3, b'seed')) + bk(10, fl(3, b'Exif\0\0MM\0*\0\0\0\x08\0\0')) + bk(3, bytes(16)))" ;;
   heif)      cp testdata/{orient-gps.heic,quadrants.avif} "$seeds/" ;;
   jxl)       cp testdata/quadrants.jxl "$seeds/" ;;
   tiff)      cp testdata/{image.tiff,private-long.tif} "$seeds/"
