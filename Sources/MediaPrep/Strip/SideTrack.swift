@@ -25,12 +25,13 @@ struct SideTrack {
         guard let handler = try Self.handler(r, body), !Self.shown.contains(handler) else { return nil }
         guard body.count <= Self.maxTableBytes else { throw MediaPrepError(.corrupt, "a track's tables take over 64 MiB") }
         let b = try r.read(body.lowerBound, body.count)
-        guard let mdia = Self.child(b, 0..<b.count, "mdia") else { return nil }
-        guard let minf = Self.child(b, mdia, "minf"), let stbl = Self.child(b, minf, "stbl") else {
+        let t = ByteReader(b)  // the track's tables, read once
+        guard let mdia = try Self.child(t, 0..<b.count, "mdia") else { return nil }
+        guard let minf = try Self.child(t, mdia, "minf"), let stbl = try Self.child(t, minf, "stbl") else {
             throw MediaPrepError(.corrupt, "a '\(handler)' track has no sample table")
         }
         var entry = ""
-        if let stsd = Self.child(b, stbl, "stsd"), stsd.count >= 16 { entry = Bytes.ascii(b, stsd.lowerBound + 12, 4) }
+        if let stsd = try Self.child(t, stbl, "stsd"), stsd.count >= 16 { entry = Bytes.ascii(b, stsd.lowerBound + 12, 4) }
         switch (handler, entry) {
         case (_, "gpmd"), (_, "djmd"), (_, "rtmd"), ("camm", _), (_, "camm"): found = [.location, .device]
         case ("tmcd", _), (_, "tmcd"): found = .dates
@@ -41,35 +42,22 @@ struct SideTrack {
 
     /// The track's `mdia`/`hdlr` handler type, read box header by box header; nil without one.
     private static func handler(_ r: ByteReader, _ trak: Range<Int>) throws -> String? {
-        func child(_ range: Range<Int>, _ type: String) throws -> Range<Int>? {
-            var at = range.lowerBound
-            for _ in 0..<MP4MetadataStripper.maxBoxes where at + 8 <= range.upperBound {
-                let h = try r.read(at, min(16, range.upperBound - at))
-                var size = Bytes.be(h, 0, 4), header = 8
-                if size == 1, h.count == 16 { (size, header) = (Bytes.be(h, 8, 8), 16) } else if size == 0 { size = range.upperBound - at }
-                guard size >= header, size <= range.upperBound - at else { return nil }
-                if Bytes.ascii(h, 4, 4) == type { return (at + header)..<(at + size) }
-                at += size
-            }
-            return nil
-        }
-        guard let mdia = try child(trak, "mdia"), let hdlr = try child(mdia, "hdlr"), hdlr.count >= 12 else { return nil }
+        let limit = MP4MetadataStripper.maxBoxes
+        guard let mdia = try child(r, trak, "mdia", limit: limit), let hdlr = try child(r, mdia, "hdlr", limit: limit), hdlr.count >= 12 else { return nil }
         return Bytes.ascii(try r.read(hdlr.lowerBound + 8, 4), 0, 4)
     }
 
-    /// The body of the first child box of `type` inside `range` of `b`.
-    static func child(_ b: [UInt8], _ range: Range<Int>, _ type: String) -> Range<Int>? {
-        var at = range.lowerBound
-        while at + 8 <= range.upperBound {
-            var size = Bytes.be(b, at, 4), header = 8
-            if size == 1 {
-                guard at + 16 <= range.upperBound else { return nil }
-                (size, header) = (Bytes.be(b, at + 8, 8), 16)
-            } else if size == 0 {
-                size = range.upperBound - at
-            }
+    /// The body of the first child box of `type` inside `range`, read header by header, at most
+    /// `limit` of them (in the file; the tables once read are walked to their end).
+    static func child(_ r: ByteReader, _ range: Range<Int>, _ type: String, limit: Int = .max) throws -> Range<Int>? {
+        var at = range.lowerBound, walked = 0
+        while at + 8 <= range.upperBound, walked < limit {
+            walked += 1
+            let h = try r.read(at, min(16, range.upperBound - at))
+            var size = Bytes.be(h, 0, 4), header = 8
+            if size == 1, h.count == 16 { (size, header) = (Bytes.be(h, 8, 8), 16) } else if size == 0 { size = range.upperBound - at }
             guard size >= header, size <= range.upperBound - at else { return nil }
-            if Bytes.ascii(b, at + 4, 4) == type { return (at + header)..<(at + size) }
+            if Bytes.ascii(h, 4, 4) == type { return (at + header)..<(at + size) }
             at += size
         }
         return nil
@@ -79,10 +67,11 @@ struct SideTrack {
     /// puts in it.
     private static func sampleRanges(_ b: [UInt8], _ stbl: Range<Int>, fileSize: Int, track: String) throws -> [Range<Int>] {
         func damaged(_ what: String) -> MediaPrepError { MediaPrepError(.corrupt, "the '\(track)' track's \(what) cannot be read") }
-        let wide = child(b, stbl, "co64") != nil
-        guard let stco = child(b, stbl, "stco") ?? child(b, stbl, "co64"), let stsc = child(b, stbl, "stsc"),
-              let stsz = child(b, stbl, "stsz") else {
-            if child(b, stbl, "stz2") != nil { throw damaged("compact sample sizes (stz2)") }
+        let t = ByteReader(b)
+        let wide = try child(t, stbl, "co64") != nil
+        guard let stco = try child(t, stbl, "stco") ?? child(t, stbl, "co64"), let stsc = try child(t, stbl, "stsc"),
+              let stsz = try child(t, stbl, "stsz") else {
+            if try child(t, stbl, "stz2") != nil { throw damaged("compact sample sizes (stz2)") }
             return []  // no chunk indexed: nothing of it in `mdat` to find
         }
         guard stco.count >= 8, stsc.count >= 8, stsz.count >= 12 else { throw damaged("sample table") }
