@@ -52,6 +52,7 @@ extension SendCheck {
     }
 }
 
-private extension String {
+extension String {
+    /// Zeros put before a number's digits up to `n` characters (`%0A`, a DICOM tag's `0008`).
     func leftPadded(_ n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
 }

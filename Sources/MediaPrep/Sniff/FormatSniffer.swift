@@ -140,9 +140,9 @@ package enum FormatSniffer {
         let d = Array(data)
         var i = d.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         func skip(past end: String) -> Bool {
-            let e = Array(end.utf8)
-            while i + e.count <= d.count { if d[i..<(i + e.count)].elementsEqual(e) { i += e.count; return true }; i += 1 }
-            return false
+            guard let e = SVGTags.find(end, in: d, from: i) else { return false }
+            i = e + end.utf8.count
+            return true
         }
         while i < d.count {
             if [0x20, 0x09, 0x0A, 0x0D].contains(d[i]) { i += 1; continue }
@@ -150,12 +150,7 @@ package enum FormatSniffer {
             let rest = d[(i + 1)...]
             if rest.starts(with: Array("?".utf8)) { guard skip(past: "?>") else { return false }; continue }
             if rest.starts(with: Array("!--".utf8)) { guard skip(past: "-->") else { return false }; continue }
-            if rest.starts(with: Array("!DOCTYPE".utf8)) {
-                var depth = 0
-                while i < d.count, !(d[i] == 0x3E && depth == 0) { depth += d[i] == 0x5B ? 1 : d[i] == 0x5D ? -1 : 0; i += 1 }
-                i += 1
-                continue
-            }
+            if rest.starts(with: Array("!DOCTYPE".utf8)) { i = SVGTags.declarationEnd(d, from: i) + 1; continue }
             for root in ["svg", "svg:svg"] where rest.starts(with: Array(root.utf8)) {
                 let after = i + 1 + root.utf8.count
                 if after < d.count, [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F].contains(d[after]) { return true }

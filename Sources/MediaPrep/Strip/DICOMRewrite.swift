@@ -146,12 +146,8 @@ extension MetadataRewrite {
             throw MediaPrepError(.truncated, "the DICOM is cut off inside its pixel data")
         }
 
-        private func hex(_ v: Int) -> String { String(v, radix: 16, uppercase: true).leftPadded(to: 4) }
+        private func hex(_ v: Int) -> String { String(v, radix: 16, uppercase: true).leftPadded(4) }
 
         private static func isLongVR(_ vr: String) -> Bool { MetadataRewrite.longVRs.contains(vr) }
     }
-}
-
-private extension String {
-    func leftPadded(to n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
 }

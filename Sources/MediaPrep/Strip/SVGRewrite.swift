@@ -124,7 +124,8 @@ struct SVGTags {
     private var at = 0
     init(_ d: [UInt8]) { self.d = d }
 
-    private func find(_ s: String, from: Int) -> Int? {
+    /// Where `s` next starts in `d`, from `from` on.
+    static func find(_ s: String, in d: [UInt8], from: Int) -> Int? {
         let n = Array(s.utf8)
         guard let first = n.first, d.count >= n.count else { return nil }
         var i = from
@@ -135,6 +136,14 @@ struct SVGTags {
         return nil
     }
 
+    /// Where a declaration starting at `from` (`<!DOCTYPE …>`) ends: its `>`, past an internal subset
+    /// in brackets; `d.count` when it does not.
+    static func declarationEnd(_ d: [UInt8], from: Int) -> Int {
+        var i = from, depth = 0
+        while i < d.count, !(d[i] == 0x3E && depth == 0) { depth += d[i] == 0x5B ? 1 : d[i] == 0x5D ? -1 : 0; i += 1 }
+        return i
+    }
+
     private static func isName(_ c: UInt8) -> Bool {
         c >= 0x80 || (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || c == 0x3A || c == 0x5F || c == 0x2D || c == 0x2E
     }
@@ -143,15 +152,10 @@ struct SVGTags {
         while let lt = d[min(at, d.count)...].firstIndex(of: 0x3C) {
             let d = self.d
             func rest(_ s: String) -> Bool { lt + s.utf8.count <= d.count && d[lt..<(lt + s.utf8.count)].elementsEqual(s.utf8) }
-            if rest("<!--") { guard let e = find("-->", from: lt + 4) else { return nil }; at = e + 3; continue }
-            if rest("<![CDATA[") { guard let e = find("]]>", from: lt + 9) else { return nil }; at = e + 3; continue }
-            if rest("<?") { guard let e = find("?>", from: lt + 2) else { return nil }; at = e + 2; continue }
-            if rest("<!") {  // DOCTYPE, its internal subset in brackets
-                var i = lt + 2, depth = 0
-                while i < d.count, !(d[i] == 0x3E && depth == 0) { depth += d[i] == 0x5B ? 1 : d[i] == 0x5D ? -1 : 0; i += 1 }
-                at = i + 1
-                continue
-            }
+            if rest("<!--") { guard let e = Self.find("-->", in: d, from: lt + 4) else { return nil }; at = e + 3; continue }
+            if rest("<![CDATA[") { guard let e = Self.find("]]>", in: d, from: lt + 9) else { return nil }; at = e + 3; continue }
+            if rest("<?") { guard let e = Self.find("?>", in: d, from: lt + 2) else { return nil }; at = e + 2; continue }
+            if rest("<!") { at = Self.declarationEnd(d, from: lt + 2) + 1; continue }  // DOCTYPE, its internal subset in brackets
             var i = lt + 1
             let closing = i < d.count && d[i] == 0x2F
             if closing { i += 1 }
