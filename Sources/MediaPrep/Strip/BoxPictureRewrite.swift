@@ -152,9 +152,8 @@ struct HEIFItems {
     /// Derived images (`grid`, `iovl`) by id: their canvas size is in their own bytes.
     private(set) var derived: [(id: Int, type: String)] = []
     private var locations: [Int: [Range<Int>]] = [:]
-    /// Items whose bytes `iloc` puts past the file's end: a file cut inside its coded picture, whose
-    /// every box still reads whole (exiftool's QuickTime.heic: `check` passed it, libheif then hit
-    /// the end of the file in `prepare`).
+    /// Items whose bytes `iloc` puts past the file's end: a file cut inside its coded picture whose
+    /// every box still reads whole, which `check` passed and libheif then met the end of in `prepare`.
     private(set) var cut: [Int] = []
 
     init(_ d: [UInt8], _ boxes: [PictureBoxes.Box]) {
@@ -250,8 +249,8 @@ struct HEIFItems {
             var whole = reference == 0 && (method == 0 || (method == 1 && idat != nil))
             for _ in 0..<extents {
                 guard field(indexSize) != nil, let offset = field(offsetSize), let length = field(lengthSize) else { return }
-                if method == 0, reference == 0, base.addingReportingOverflow(offset).partialValue.addingReportingOverflow(length).partialValue > d.count
-                    || base > d.count || offset > d.count || length > d.count, !cut.contains(id) {
+                if method == 0, reference == 0, base > d.count || offset > d.count || length > d.count || base + offset + length > d.count,
+                   !cut.contains(id) {
                     cut.append(id)
                 }
                 let origin = method == 1 ? (idat?.lowerBound ?? 0) : 0
