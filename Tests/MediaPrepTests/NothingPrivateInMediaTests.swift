@@ -306,6 +306,34 @@ import Testing
         #expect(throws: MediaPrepError.self) { try MP4MetadataStripper.rewrite(ByteReader(wrong)) }
     }
 
+    /// An audiobook's chapter list is a text track its sound track names (`tref`/`chap`): it stays,
+    /// titles and all; a text track nothing names (a dashcam's subtitles) still goes.
+    @Test func anAudiobooksChaptersStay() throws {
+        let title = Array("Chapter One: the storm".utf8)
+        func trak(id: Int, handler: String, tref: [UInt8] = [], offset: Int = 0) -> [UInt8] {
+            let tkhd = Self.full("tkhd", [UInt8](repeating: 0, count: 8) + Bytes.be32(id) + [UInt8](repeating: 0, count: 68))
+            let hdlr = Self.full("hdlr", Bytes.be32(0) + Array(handler.utf8) + [UInt8](repeating: 0, count: 13))
+            let stbl = Self.full("stsd", Bytes.be32(1) + Self.box("text", [UInt8](repeating: 0, count: 8)))
+                + Self.full("stsc", Bytes.be32(1) + Bytes.be32(1) + Bytes.be32(1) + Bytes.be32(1))
+                + Self.full("stsz", Bytes.be32(title.count) + Bytes.be32(1)) + Self.full("stco", Bytes.be32(1) + Bytes.be32(offset))
+            return Self.box("trak", tkhd + tref + Self.box("mdia", hdlr + Self.box("minf", Self.box("stbl", stbl))))
+        }
+        let ftyp = Self.box("ftyp", Array("M4A ".utf8) + Bytes.be32(0))
+        func file(chapters: Bool) -> (bytes: [UInt8], text: Range<Int>) {
+            let sound = trak(id: 1, handler: "soun", tref: chapters ? Self.box("tref", Self.box("chap", Bytes.be32(2))) : [])
+            let moovSize = 8 + sound.count + trak(id: 2, handler: "text").count
+            let at = ftyp.count + moovSize + 8
+            let bytes = ftyp + Self.box("moov", sound + trak(id: 2, handler: "text", offset: at)) + Self.box("mdat", title)
+            return (bytes, at..<(at + title.count))
+        }
+        let book = file(chapters: true)
+        let kept = try MP4MetadataStripper.rewrite(ByteReader(book.bytes))?.applied(to: book.bytes) ?? book.bytes
+        #expect(kept == book.bytes)
+        let subtitles = file(chapters: false)
+        let out = try #require(try MP4MetadataStripper.rewrite(ByteReader(subtitles.bytes))).applied(to: subtitles.bytes)
+        #expect(out[subtitles.text].allSatisfy { $0 == 0 } && out.contains(sequence: Array("free".utf8)))
+    }
+
     /// A BlackVue dashcam's NMEA sentences in a top-level `gps ` box: blanked like `udta`.
     @Test func aDashcamsGPSBoxGoes() throws {
         let nmea = Array("[1700000000000]$GPRMC,101010.00,A,5130.07,N,00007.47,W,42.0,0.0,201126,,,A*6B\n".utf8)

@@ -54,6 +54,8 @@ package enum MP4MetadataStripper {
         var edits: [(Range<Int>, [MetadataRewrite.Piece])] = []
         var found: PrivateFields = []
         var count = 0
+        /// Tracks `moov` names as chapter lists (`SideTrack.chapterTracks`), which stay.
+        var chapters: Set<Int> = []
         /// Where the top-level boxes stop before the file does, and the error if that is a cut.
         var junk: (at: Int, cut: MediaPrepError?)? = nil
 
@@ -92,7 +94,8 @@ package enum MP4MetadataStripper {
                     throw MediaPrepError(.corrupt, "more than \(MP4MetadataStripper.maxBoxes) boxes, or nested too deep: not a video a phone made")
                 }
                 let box = at..<at + size, body = at + header..<at + size
-                if parent == "moov", type == "trak", let side = try SideTrack(reader, body) {
+                if parent.isEmpty, type == "moov" { chapters = try SideTrack.chapterTracks(reader, body) }
+                if parent == "moov", type == "trak", let side = try SideTrack(reader, body, chapters: chapters) {
                     // A track no player shows (GoPro's GPS, a drone's, a timecode): gone, box and samples.
                     found.formUnion(side.found)
                     edits.append((box, [.bytes(MP4MetadataStripper.freeHeader(box.count, header: header)), .zeros(body.count)]))
