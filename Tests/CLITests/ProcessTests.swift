@@ -604,10 +604,13 @@ let underSanitizer = ProcessInfo.processInfo.environment["MEDIAPREP_SANITIZER"] 
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for f in ["photo.jpg", "sticker.png", "small.jpg", "rgb16.png"] { try FileManager.default.copyItem(atPath: testdata + "/" + f, toPath: dir + "/" + f) }
         // An empty PATH: --compare finds neither ImageMagick nor vips, says so, and still reports.
-        let r = try run(["bench", dir, "--jobs", "2", "--compare", "--json"], env: ["PATH": dir])
+        let r = try run(["bench", dir, "--jobs", "2", "--repeat", "2", "--compare", "--json"], env: ["PATH": dir])
         #expect(r.status == 0)
         let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
-        #expect(o["images"] as? Int == 4 && o["jobs"] as? Int == 2 && o["failed"] as? Int == 0)
+        #expect(o["images"] as? Int == 8 && o["jobs"] as? Int == 2 && o["failed"] as? Int == 0)
+        // One ratio per repeat: each round's pass over the floor timed beside it.
+        let rounds = o["oneJobOverFloorRounds"] as? [Double] ?? []
+        #expect(rounds.count == 2 && rounds.allSatisfy { $0 > 0 } && rounds == rounds.sorted())
         for k in ["imagesPerSecond", "megapixelsPerSecond", "p50Ms", "p95Ms", "maxMs", "peakMemoryMiB", "oneJobSeconds", "scaling",
                   "decodeFloorSeconds", "oneJobOverFloor"] {
             #expect((o[k] as? Double ?? 0) > 0, "\(k) missing or zero")

@@ -72,10 +72,21 @@ struct BenchCommand: Command {
             Output.error("no images in \(dir)")
             return 1
         }
-        var passes: [Pass] = []
         let perImage = html != nil || compare
-        for j in Set([1, jobs]).sorted() { passes.append(await pass(files, jobs: j, keep: perImage && j == 1)) }
-        let floor = decodeFloor(files)
+        // Each image is decoded alone and then prepared (the other way round every other repeat),
+        // so the floor and the 1-job pass share the host's load: a floor timed after the whole pass
+        // read 1.41–1.81× in four back-to-back runs of the hard corpus, and rounds of each in turn
+        // still 1.18–1.97×, as load came and went.
+        var floorRounds: [Double] = [], oneRounds: [Pass] = []
+        for r in 0..<repeats {
+            let (f, p) = paired(files, floorFirst: r % 2 == 0, keep: perImage)
+            floorRounds.append(f)
+            oneRounds.append(p)
+        }
+        var passes = [Pass(jobs: 1, seconds: oneRounds.reduce(0) { $0 + $1.seconds }, samples: oneRounds.flatMap(\.samples))]
+        if jobs > 1 { passes.append(await pass(files, jobs: jobs, keep: false, rounds: repeats)) }
+        let floor = floorRounds.reduce(0, +)
+        let roundRatios = zip(oneRounds, floorRounds).map { $1 > 0 ? $0.seconds / $1 : 0 }.sorted()
         let peakMiB = Self.peakResidentMiB()
         let one = passes[0], best = passes[passes.count - 1]
         let scaling = best.seconds > 0 ? one.seconds / best.seconds : 0
@@ -112,6 +123,7 @@ struct BenchCommand: Command {
                 .init("oneJobSeconds", .double(round3(one.seconds))), .init("scaling", .double(round2(scaling))),
                 .init("decodeFloorSeconds", .double(round3(floor))),
                 .init("oneJobOverFloor", .double(round2(floor > 0 ? one.seconds / floor : 0))),
+                .init("oneJobOverFloorRounds", .array(roundRatios.map { .double(round2($0)) })),
             ]
             if compare { fields.append(.init("compare", .array(comparison.map(\.json)))) }
             if perImage { fields.append(.init("rows", .array(rows.map(\.json)))) }
@@ -123,8 +135,8 @@ struct BenchCommand: Command {
                                    p.megapixelsPerSecond, p.percentile(0.5), p.percentile(0.95), p.percentile(1)))
             }
             if passes.count > 1 { Output.line(String(format: "scaling 1 → %d jobs: %.2f×", best.jobs, scaling)) }
-            Output.line(String(format: "decode floor %.2f s (read, probe and decode only, one image at a time, nothing scaled beside it): 1 job took %.2f× the floor",
-                               floor, floor > 0 ? one.seconds / floor : 0))
+            Output.line(String(format: "decode floor %.2f s (read, probe and decode only, one image at a time, nothing scaled beside it): 1 job took %.2f× the floor%@",
+                               floor, floor > 0 ? one.seconds / floor : 0, Self.spread(roundRatios) as NSString))
             Output.line(String(format: "peak memory %.0f MiB%@", peakMiB, failures > 0 ? " (\(failures) failed)" as NSString : "" as NSString))
             for c in comparison { Output.line(c.text) }
             if perImage { for line in BenchReport.table(rows) { Output.line(line) } }
@@ -132,39 +144,59 @@ struct BenchCommand: Command {
         return failures > 0 || over ? 1 : 0
     }
 
-    /// Seconds to read, probe and decode every file (`ImagePreparer.decodeOnly`) `repeats` times:
-    /// no tool that reads these pixels can go below it, so the pipeline's time is read against it.
-    func decodeFloor(_ files: [String]) -> Double {
-        let preparer = ImagePreparer(profile: profile)
-        let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<repeats {
-            for path in files {
-                guard let source = try? MediaProbe.source(path: path, depth: .preparing) else { continue }
-                _ = try? preparer.decodeOnly(source: source)
+    /// One pass over `files` with 1 job, each file also read, probed and decoded alone
+    /// (`ImagePreparer.decodeOnly`) beside it: the seconds that took (the decode floor: no tool
+    /// that reads these pixels can go below it, so the pipeline's time is read against it), and the pass.
+    func paired(_ files: [String], floorFirst: Bool, keep: Bool) -> (floor: Double, pass: Pass) {
+        var preparer = ImagePreparer(profile: profile)
+        preparer.threads = BatchRunner.threadsPerJob(jobs: 1, inputs: files.count)
+        var floor: UInt64 = 0, total: UInt64 = 0
+        var samples: [Sample] = []
+        for path in files {
+            func decodeAlone() {
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                if let source = try? MediaProbe.source(path: path, depth: .preparing) { _ = try? preparer.decodeOnly(source: source) }
+                floor += DispatchTime.now().uptimeNanoseconds - t0
             }
+            if floorFirst { decodeAlone() }
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            samples.append(Self.sample(path, preparer, keep: keep, since: t0))
+            total += DispatchTime.now().uptimeNanoseconds - t0
+            if !floorFirst { decodeAlone() }
         }
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return (Double(floor) / 1e9, Pass(jobs: 1, seconds: Double(total) / 1e9, samples: samples))
     }
 
-    func pass(_ files: [String], jobs: Int, keep: Bool) async -> Pass {
+    /// `path` prepared, timed from `t0`.
+    static func sample(_ path: String, _ prep: ImagePreparer, keep: Bool, since t0: UInt64) -> Sample {
+        do {
+            let source = try MediaProbe.source(path: path, depth: .preparing)
+            let p = try prep.prepare(source: source)
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+            let mp = Double((source.probe.width ?? 0) * (source.probe.height ?? 0)) / 1e6
+            return Sample(path: path, ms: ms, megapixels: mp, data: keep || p.data.count > prep.profile.maxBytes ? p.data : nil, failed: false,
+                          bytes: p.data.count)
+        } catch {
+            return Sample(path: path, ms: 0, megapixels: 0, data: nil, failed: true, error: "\(error)")
+        }
+    }
+
+    /// ", rounds 1.38–1.52× (median 1.44)" for more than one round, else "".
+    static func spread(_ sorted: [Double]) -> String {
+        guard sorted.count > 1, let lo = sorted.first, let hi = sorted.last else { return "" }
+        let n = sorted.count, median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+        return String(format: ", rounds %.2f–%.2f× (median %.2f)", lo, hi, median)
+    }
+
+    func pass(_ files: [String], jobs: Int, keep: Bool, rounds: Int = 1) async -> Pass {
         var preparer = ImagePreparer(profile: profile)
         preparer.threads = BatchRunner.threadsPerJob(jobs: jobs, inputs: files.count)
         let prep = preparer
-        let list = Array(repeating: files, count: repeats).flatMap { $0 }
+        let list = Array(repeating: files, count: rounds).flatMap { $0 }
         var samples: [Sample] = []
         let start = DispatchTime.now().uptimeNanoseconds
         _ = await BatchRunner(jobs: jobs).run(.list(list), work: { _, path in
-            let t0 = DispatchTime.now().uptimeNanoseconds
-            do {
-                let source = try MediaProbe.source(path: path, depth: .preparing)
-                let p = try prep.prepare(source: source)
-                let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
-                let mp = Double((source.probe.width ?? 0) * (source.probe.height ?? 0)) / 1e6
-                return Sample(path: path, ms: ms, megapixels: mp, data: keep || p.data.count > prep.profile.maxBytes ? p.data : nil, failed: false,
-                              bytes: p.data.count)
-            } catch {
-                return Sample(path: path, ms: 0, megapixels: 0, data: nil, failed: true, error: "\(error)")
-            }
+            Self.sample(path, prep, keep: keep, since: DispatchTime.now().uptimeNanoseconds)
         }) { _, _, s in samples.append(s) }
         return Pass(jobs: jobs, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, samples: samples)
     }
