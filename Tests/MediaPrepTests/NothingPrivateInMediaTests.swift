@@ -334,6 +334,46 @@ import Testing
         #expect(out[subtitles.text].allSatisfy { $0 == 0 } && out.contains(sequence: Array("free".utf8)))
     }
 
+    /// A fragmented recording indexes each fragment's samples in a `traf`: a GPS track's samples go
+    /// there too, its `traf` freed when the fragments give their bases; the video's stay byte for byte.
+    @Test(arguments: [true, false])
+    func aFragmentedRecordingsGPSGoes(explicitBases: Bool) throws {
+        let gps = Array("GPS5 51.50123 N 0.12345 W SERIAL-C3141".utf8), video = [UInt8](repeating: 0x65, count: 64)
+        func trak(id: Int, handler: String, entry: String) -> [UInt8] {
+            let tkhd = Self.full("tkhd", [UInt8](repeating: 0, count: 8) + Bytes.be32(id) + [UInt8](repeating: 0, count: 68))
+            let hdlr = Self.full("hdlr", Bytes.be32(0) + Array(handler.utf8) + [UInt8](repeating: 0, count: 13))
+            let stbl = Self.full("stsd", Bytes.be32(1) + Self.box(entry, [UInt8](repeating: 0, count: 8))) + Self.full("stsc", Bytes.be32(0))
+                + Self.full("stsz", Bytes.be32(0) + Bytes.be32(0)) + Self.full("stco", Bytes.be32(0))
+            return Self.box("trak", tkhd + Self.box("mdia", hdlr + Self.box("minf", Self.box("stbl", stbl))))
+        }
+        func trex(_ id: Int, size: Int) -> [UInt8] { Self.full("trex", Bytes.be32(id) + Bytes.be32(1) + Bytes.be32(0) + Bytes.be32(size) + Bytes.be32(0)) }
+        let head = Self.box("ftyp", Array("iso6".utf8) + Bytes.be32(0))
+            + Self.box("moov", trak(id: 1, handler: "vide", entry: "avc1") + trak(id: 2, handler: "meta", entry: "gpmd")
+                + Self.box("mvex", trex(1, size: 0) + trex(2, size: gps.count / 2)))
+        // Video: one run of two sized samples; GPS: two samples of trex's default size, after them.
+        let base: [UInt8] = explicitBases ? [0, 2, 0, 0] : [0, 0, 0, 0]
+        func moof(dataAt: Int) -> [UInt8] {
+            let v = Self.box("traf", Self.box("tfhd", base + Bytes.be32(1)) + Self.box("trun", [0, 0, 2, 1] + Bytes.be32(2) + Bytes.be32(dataAt) + Bytes.be32(32) + Bytes.be32(32)))
+            let g = explicitBases ? Self.box("trun", [0, 0, 0, 1] + Bytes.be32(2) + Bytes.be32(dataAt + video.count)) : Self.box("trun", [0, 0, 0, 0] + Bytes.be32(2))
+            return Self.box("moof", Self.box("mfhd", [0, 0, 0, 0] + Bytes.be32(1)) + v + Self.box("traf", Self.box("tfhd", base + Bytes.be32(2)) + g))
+        }
+        // With bases from the moof, data offsets count from its start; without, the first traf's base is the moof too.
+        let moofSize = moof(dataAt: 0).count
+        let file = head + moof(dataAt: moofSize + 8) + Self.box("mdat", video + gps)
+        let gpsAt = file.count - gps.count
+        let rewrite = try #require(try MP4MetadataStripper.rewrite(ByteReader(file)))
+        let out = rewrite.applied(to: file)
+        #expect(out.count == file.count && rewrite.found.contains(.location))
+        #expect(out[gpsAt...].allSatisfy { $0 == 0 } && out[(gpsAt - video.count)..<gpsAt] == file[(gpsAt - video.count)..<gpsAt])
+        // Two trafs before; the GPS one freed only where the fragments give their bases.
+        #expect(out.ranges(of: Array("traf".utf8)).count == (explicitBases ? 1 : 2))
+        // More GPS samples than the file holds: damaged, since they could not be found to go.
+        var wrong = file
+        let count = try #require(file.lastRange(of: Array("trun".utf8))).upperBound + 4
+        wrong.replaceSubrange(count..<(count + 4), with: Bytes.be32(1000))
+        #expect(throws: MediaPrepError.self) { try MP4MetadataStripper.rewrite(ByteReader(wrong)) }
+    }
+
     /// A BlackVue dashcam's NMEA sentences in a top-level `gps ` box: blanked like `udta`.
     @Test func aDashcamsGPSBoxGoes() throws {
         let nmea = Array("[1700000000000]$GPRMC,101010.00,A,5130.07,N,00007.47,W,42.0,0.0,201126,,,A*6B\n".utf8)

@@ -56,6 +56,9 @@ package enum MP4MetadataStripper {
         var count = 0
         /// Tracks `moov` names as chapter lists (`SideTrack.chapterTracks`), which stay.
         var chapters: Set<Int> = []
+        /// The side tracks' IDs, whose fragments go too, and `trex` sample sizes (`TrackFragments`).
+        var sideTracks: Set<Int> = []
+        var defaultSizes: [Int: Int] = [:]
         /// Where the top-level boxes stop before the file does, and the error if that is a cut.
         var junk: (at: Int, cut: MediaPrepError?)? = nil
 
@@ -94,12 +97,21 @@ package enum MP4MetadataStripper {
                     throw MediaPrepError(.corrupt, "more than \(MP4MetadataStripper.maxBoxes) boxes, or nested too deep: not a video a phone made")
                 }
                 let box = at..<at + size, body = at + header..<at + size
-                if parent.isEmpty, type == "moov" { chapters = try SideTrack.chapterTracks(reader, body) }
+                if parent.isEmpty, type == "moov" {
+                    chapters = try SideTrack.chapterTracks(reader, body)
+                    defaultSizes = try TrackFragments.defaultSizes(reader, body)
+                }
                 if parent == "moov", type == "trak", let side = try SideTrack(reader, body, chapters: chapters) {
                     // A track no player shows (GoPro's GPS, a drone's, a timecode): gone, box and samples.
                     found.formUnion(side.found)
                     edits.append((box, [.bytes(MP4MetadataStripper.freeHeader(box.count, header: header)), .zeros(body.count)]))
                     edits += side.samples.map { ($0, [.zeros($0.count)]) }
+                    if let id = side.id { sideTracks.insert(id) }
+                } else if parent.isEmpty, type == "moof", !sideTracks.isEmpty {
+                    // The side tracks' samples of a fragmented recording, indexed here rather than in their `trak`.
+                    let f = try TrackFragments(reader, moof: box, body: body, side: sideTracks, defaults: defaultSizes)
+                    edits += f.trafs.map { t in (t.box, [.bytes(MP4MetadataStripper.freeHeader(t.box.count, header: t.header)), .zeros(t.box.count - t.header)]) }
+                    edits += f.samples.map { ($0, [.zeros($0.count)]) }
                 } else if MP4MetadataStripper.containers[parent]?.contains(type) == true {
                     try boxes(body, parent: type, depth: depth + 1)
                 } else if MP4MetadataStripper.metadata[parent]?.contains(type) == true {

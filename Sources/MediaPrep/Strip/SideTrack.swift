@@ -16,6 +16,8 @@ struct SideTrack {
     let found: PrivateFields
     /// Where its samples lie in the file, merged and sorted.
     let samples: [Range<Int>]
+    /// Its `tkhd` track ID: a fragmented file's `traf`s name it (`TrackFragments`).
+    let id: Int?
 
     /// Nil for a track that is shown (or has no handler to tell), or is the chapter list of one
     /// (`chapters`); a side track whose tables point outside the file, or cannot be read, is
@@ -24,7 +26,9 @@ struct SideTrack {
         // The handler first, from box headers alone: a video's or sound's tables are not read
         // (`check` of the 23 clips had grown 50.5 → 64.1 ms reading every track whole).
         guard let handler = try Self.handler(r, body), !Self.shown.contains(handler) else { return nil }
-        if ["text", "sbtl"].contains(handler), let id = try Self.trackID(r, body), chapters.contains(id) { return nil }
+        let id = try Self.trackID(r, body)
+        if ["text", "sbtl"].contains(handler), let id, chapters.contains(id) { return nil }
+        self.id = id
         guard body.count <= Self.maxTableBytes else { throw MediaPrepError(.corrupt, "a track's tables take over 64 MiB") }
         let b = try r.read(body.lowerBound, body.count)
         let t = ByteReader(b)  // the track's tables, read once
@@ -61,7 +65,7 @@ struct SideTrack {
     static func chapterTracks(_ r: ByteReader, _ moov: Range<Int>) throws -> Set<Int> {
         var ids: Set<Int> = []
         let limit = MP4MetadataStripper.maxBoxes
-        try eachChild(r, moov, limit: limit) { type, trak in
+        try eachChild(r, moov, limit: limit) { type, trak, _ in
             guard type == "trak", let tref = try child(r, trak, "tref", limit: limit), let chap = try child(r, tref, "chap", limit: limit) else { return true }
             let list = try r.read(chap.lowerBound, min(chap.count, 4 * 1024))
             for i in stride(from: 0, to: list.count - 3, by: 4) { ids.insert(Bytes.be(list, i, 4)) }
@@ -74,16 +78,16 @@ struct SideTrack {
     /// `limit` of them (in the file; the tables once read are walked to their end).
     static func child(_ r: ByteReader, _ range: Range<Int>, _ type: String, limit: Int = .max) throws -> Range<Int>? {
         var found: Range<Int>? = nil
-        try eachChild(r, range, limit: limit) { t, body in
+        try eachChild(r, range, limit: limit) { t, body, _ in
             if t == type { found = body }
             return found == nil
         }
         return found
     }
 
-    /// Each child box inside `range` (its type and body), header by header, at most `limit` of them,
-    /// while `visit` returns true; the walk stops at a box that does not fit.
-    static func eachChild(_ r: ByteReader, _ range: Range<Int>, limit: Int, _ visit: (String, Range<Int>) throws -> Bool) throws {
+    /// Each child box inside `range` (its type, body and header length), header by header, at most
+    /// `limit` of them, while `visit` returns true; the walk stops at a box that does not fit.
+    static func eachChild(_ r: ByteReader, _ range: Range<Int>, limit: Int, _ visit: (String, Range<Int>, Int) throws -> Bool) throws {
         var at = range.lowerBound, walked = 0
         while at + 8 <= range.upperBound, walked < limit {
             walked += 1
@@ -91,7 +95,7 @@ struct SideTrack {
             var size = Bytes.be(h, 0, 4), header = 8
             if size == 1, h.count == 16 { (size, header) = (Bytes.be(h, 8, 8), 16) } else if size == 0 { size = range.upperBound - at }
             guard size >= header, size <= range.upperBound - at else { return }
-            guard try visit(Bytes.ascii(h, 4, 4), (at + header)..<(at + size)) else { return }
+            guard try visit(Bytes.ascii(h, 4, 4), (at + header)..<(at + size), header) else { return }
             at += size
         }
     }
@@ -130,7 +134,12 @@ struct SideTrack {
             if length > 0 { ranges.append(offset..<(offset + length)) }
             if sample >= count { break }
         }
-        // Merged, so no two edits of the rewrite overlap.
+        return merged(ranges)
+    }
+
+    /// `ranges` sorted and merged, so no two edits of the rewrite overlap (it skips an edit that
+    /// starts inside the one before).
+    static func merged(_ ranges: [Range<Int>]) -> [Range<Int>] {
         var merged: [Range<Int>] = []
         for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
             if let last = merged.last, r.lowerBound <= last.upperBound {
