@@ -38,6 +38,14 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
              # Side tracks: a timecode, and GoPro-like GPS samples in a gpmd track.
              ffmpeg -v error -y -f lavfi -i testsrc2=d=0.2:s=64x48:r=10 -c:v libx264 -timecode 01:00:00:00 "$seeds/tc.mov" \
                && head -c 600 /dev/urandom > "$seeds/gpmf.bin" && ffmpeg -v error -y -i "$seeds/tc.mov" -f data -i "$seeds/gpmf.bin" -map 0 -map 1 -c copy -tag:d gpmd -f mov "$seeds/gpmd.mov"; rm -f "$seeds/gpmf.bin"
+             # The same in fragments (a timecode and a subtitle track in each moof), bases from the moof and explicit;
+             # an audiobook's chapter track.
+             printf '1\n00:00:00,000 --> 00:00:00,100\nGPS 51.5 N\n' > "$seeds/gps.srt"
+             for f in "frag_keyframe+empty_moov+default_base_moof:frag.mp4" "frag_keyframe+empty_moov:frag-legacy.mp4"; do
+               ffmpeg -v error -y -f lavfi -i testsrc2=d=0.2:s=64x48:r=10 -i "$seeds/gps.srt" -c:v libx264 -g 1 -c:s mov_text -timecode 01:00:00:00 -movflags "${f%%:*}" "$seeds/${f##*:}"
+             done
+             printf ';FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=50\ntitle=One\n' > "$seeds/chapters.txt"
+             ffmpeg -v error -y -f lavfi -i "sine=d=0.1" -i "$seeds/chapters.txt" -map_chapters 1 -c:a aac "$seeds/book.m4a"; rm -f "$seeds/gps.srt" "$seeds/chapters.txt"
              convert -size 8x8 xc:gray "$seeds/seed.psd" && exiftool -q -overwrite_original -Model=seed -IPTC:By-line=seed -XMP:Creator=seed "$seeds/seed.psd"
              # A GIMP document's header with Exif, XMP and comment parasites (no layers).
              python3 -c "
