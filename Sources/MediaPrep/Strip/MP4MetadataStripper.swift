@@ -59,6 +59,7 @@ package enum MP4MetadataStripper {
         /// The side tracks' IDs, whose fragments go too, and `trex` sample sizes (`TrackFragments`).
         var sideTracks: Set<Int> = []
         var defaultSizes: [Int: Int] = [:]
+        var fragmentBoxes = 0
         /// Where the top-level boxes stop before the file does, and the error if that is a cut.
         var junk: (at: Int, cut: MediaPrepError?)? = nil
 
@@ -109,7 +110,7 @@ package enum MP4MetadataStripper {
                     if let id = side.id { sideTracks.insert(id) }
                 } else if parent.isEmpty, type == "moof", !sideTracks.isEmpty {
                     // The side tracks' samples of a fragmented recording, indexed here rather than in their `trak`.
-                    let f = try TrackFragments(reader, moof: box, body: body, side: sideTracks, defaults: defaultSizes)
+                    let f = try TrackFragments(reader, moof: box, body: body, side: sideTracks, defaults: defaultSizes, boxes: &fragmentBoxes)
                     edits += f.trafs.map { t in (t.box, [.bytes(MP4MetadataStripper.freeHeader(t.box.count, header: t.header)), .zeros(t.box.count - t.header)]) }
                     edits += f.samples.map { ($0, [.zeros($0.count)]) }
                 } else if MP4MetadataStripper.containers[parent]?.contains(type) == true {

@@ -24,17 +24,27 @@ struct TrackFragments {
         return sizes
     }
 
+    /// Boxes all of a file's fragments may hold: three hours in one-second fragments of three
+    /// tracks take about 130,000; a file of tiny boxes cannot make the walk long.
+    static let maxBoxes = 1_000_000
+
     /// The side tracks' parts of the `moof` box at `moof`, whose body is `body`. Every track's `traf`
     /// is read in order: without an explicit base, a fragment's data starts where the one before it
     /// ended (ISO/IEC 14496-12, 8.8.7). A side track's samples outside the file, or not to be found,
     /// are damage: they could not be made to go.
-    init(_ r: ByteReader, moof: Range<Int>, body: Range<Int>, side: Set<Int>, defaults: [Int: Int]) throws {
+    /// - Parameter boxes: boxes walked so far in the file's fragments (`maxBoxes` at most).
+    init(_ r: ByteReader, moof: Range<Int>, body: Range<Int>, side: Set<Int>, defaults: [Int: Int], boxes: inout Int) throws {
         func damaged(_ what: String) -> MediaPrepError { MediaPrepError(.corrupt, "a fragment of a side track \(what)") }
+        func counted() throws {
+            boxes += 1
+            if boxes > Self.maxBoxes { throw MediaPrepError(.corrupt, "more than \(Self.maxBoxes) boxes in its fragments: not a recording") }
+        }
         let limit = MP4MetadataStripper.maxBoxes
         var previousEnd: Int? = moof.lowerBound  // nil once a track's data has no known end
         var explicitBases = true
         var sideTrafs: [(box: Range<Int>, header: Int)] = []
         try SideTrack.eachChild(r, body, limit: limit) { type, traf, trafHeader in
+            try counted()
             guard type == "traf" else { return true }
             guard let tfhd = try SideTrack.child(r, traf, "tfhd", limit: limit), tfhd.count >= 8 else { throw damaged("has no 'tfhd'") }
             let h = try r.read(tfhd.lowerBound, min(tfhd.count, 40))
@@ -56,6 +66,7 @@ struct TrackFragments {
             }
             var cursor = base
             try SideTrack.eachChild(r, traf, limit: limit) { type, trun, _ in
+                try counted()
                 guard type == "trun" else { return true }
                 let head = try r.read(trun.lowerBound, min(trun.count, 12))
                 guard head.count >= 8 else { throw damaged("has a short 'trun'") }
@@ -70,11 +81,11 @@ struct TrackFragments {
                 let stride = [0x100, 0x200, 0x400, 0x800].filter { runFlags & $0 != 0 }.count * 4
                 guard count <= SideTrack.maxSamples, trun.count >= fields + count * stride else { throw damaged("has a 'trun' shorter than its samples") }
                 var length: Int? = nil
-                if runFlags & 0x200 != 0 {
+                if runFlags & 0x200 != 0, count * stride <= SideTrack.maxTableBytes {
                     let table = try r.read(trun.lowerBound + fields, count * stride)
                     let skip = runFlags & 0x100 != 0 ? 4 : 0
                     length = (0..<count).reduce(0) { $0 + Bytes.be(table, $1 * stride + skip, 4) }
-                } else if let d = defaultSize {
+                } else if runFlags & 0x200 == 0, let d = defaultSize {
                     length = d * count
                 }
                 if isSide {
