@@ -7,7 +7,7 @@ final class FFmpegAnimation: AnimationSource {
     let height: Int
     let plays: Int
     private let path: String
-    /// What FFmpeg reads instead of the file, when the file needs changing first (`apngFrames`).
+    /// What FFmpeg reads instead of the file: the file changed first (`apngFrames`), or already read whole (an AVIF sequence).
     private let data: [UInt8]?
     private let maxPixels: Int
 
@@ -28,8 +28,8 @@ final class FFmpegAnimation: AnimationSource {
 
     /// The frames and size of a file's one video track, when it has one track and more than a frame
     /// (an AVIF sequence with transparency has a second: its alpha, which FFmpeg 5.1 does not join).
-    static func singleTrack(path: String) throws -> (frames: Int, width: Int, height: Int)? {
-        let input = try MediaInput(path: path)
+    static func singleTrack(data: [UInt8], path: String) throws -> (frames: Int, width: Int, height: Int)? {
+        let input = try MediaInput(data: data, name: path)
         defer { withExtendedLifetime(input) {} }  // its streams are its context's
         let tracks = input.streams.filter { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
         guard tracks.count == 1, let t = tracks.first, t.pointee.nb_frames > 1, let par = t.pointee.codecpar else { return nil }
@@ -37,7 +37,7 @@ final class FFmpegAnimation: AnimationSource {
     }
 
     func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws {
-        let input = try data.map { try MediaInput(data: $0) } ?? MediaInput(path: path)
+        let input = try data.map { try MediaInput(data: $0, name: path) } ?? MediaInput(path: path)
         guard let stream = input.bestStream(AVMEDIA_TYPE_VIDEO) else { throw MediaPrepError(.corrupt, "no animation in this file") }
         let decoder = try FrameDecoder(input: input, stream: stream, maxPixels: maxPixels)
         let tb = stream.pointee.time_base

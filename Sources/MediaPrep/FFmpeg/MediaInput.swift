@@ -19,9 +19,10 @@ final class MediaInput {
     }
 
     /// Bytes already in memory, read as a file would be (nothing touches the disk).
-    convenience init(data: [UInt8]) throws {
+    /// - Parameter name: what errors call it (the file the bytes came from).
+    convenience init(data: [UInt8], name: String = "the data") throws {
         let ff = try Trace.time("load FFmpeg") { try FFmpegLibraries.all() }
-        try self.init(name: "the data", memory: try ReaderIO(ByteReader(data), ff: ff), url: nil)
+        try self.init(name: name, memory: try ReaderIO(ByteReader(data), ff: ff), url: nil)
     }
 
     /// The file's first `end` bytes, as if the file ended there (what follows is not the media's).

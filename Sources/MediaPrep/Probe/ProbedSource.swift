@@ -164,12 +164,13 @@ extension MediaProbe {
             // made a GIF. Its still stays what goes where the frames would lose something FFmpeg 5.1
             // cannot join or map: transparency (a second, auxiliary track) or HDR.
             if format == .avif, h.hdr == nil, !h.hasAlpha, h.orientation == .up, AnimationHeaders.avifSequence(head) {
-                if let (frames, w, ht) = try FFmpegAnimation.singleTrack(path: path) {
+                // Read from the bytes already read whole, here and in `prepare`: the file is read once.
+                if let (frames, w, ht) = try FFmpegAnimation.singleTrack(data: head, path: path) {
                     (r.kind, r.animated, r.frameCount, r.videoCodec) = (.animatedImage, true, frames, "av1")
                     (r.width, r.height, r.hasAlpha) = (w, ht, false)
                     var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
                     s.metadata = h.metadata
-                    s.animation = try FFmpegAnimation(path: path, width: w, height: ht, plays: 0, maxPixels: maxPixels)
+                    s.animation = try FFmpegAnimation(path: path, data: head, width: w, height: ht, plays: 0, maxPixels: maxPixels)
                     return s
                 }
             }
