@@ -291,6 +291,57 @@ func preparedDocument(_ bytes: [UInt8], name: String) throws -> (item: PreparedI
     }
 }
 
+/// A smart object's file: embedded (a phone photo with its GPS) and linked (the path on the sender's
+/// disk, `/Users/jane/…`, in a descriptor string and a macOS alias). Built here: the 8×8 PSD with a
+/// layer section of those two blocks, as Photoshop 2020 writes them (version 7 records).
+@Suite struct PhotoshopSmartObjectTests {
+    static func unicode(_ s: String) -> [UInt8] { Bytes.be32(s.utf16.count) + s.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }
+    static func key(_ k: String) -> [UInt8] { Bytes.be32(k.utf8.count) + Array(k.utf8) }
+    static func record(_ kind: String, data: [UInt8], descriptor: [UInt8]?) -> [UInt8] {
+        var r = Array(kind.utf8) + Bytes.be32(7) + [3] + Array("abc".utf8) + Self.unicode("photo.jpg") + Array("JPEG8BIM".utf8)
+        r += Bytes.be64(data.count) + [0]
+        if let d = descriptor { r += Bytes.be32(16) + d + [UInt8](repeating: 0, count: 16) + Bytes.be64(123_456) }  // link, times, size
+        r += data + Self.unicode("") + [UInt8](repeating: 0, count: 9)  // child ID, time, lock
+        return Bytes.be64(r.count) + r + [UInt8](repeating: 0, count: (4 - r.count % 4) % 4)
+    }
+    static func block(_ key: String, _ body: [UInt8]) -> [UInt8] {
+        Array("8BIM".utf8) + Array(key.utf8) + Bytes.be32(body.count) + body + [UInt8](repeating: 0, count: (4 - body.count % 4) % 4)
+    }
+
+    @Test func itsFilesLoseTheirPlaceAndTheirGPS() throws {
+        // photo.jpg with the Exif of a camera and its GPS, as the placed file.
+        let jpeg = try Fixture.bytes("photo.jpg")
+        let exif = Array("Exif\0\0".utf8) + PhotoshopDocumentTests.exifTIFF
+        let photo = Array(jpeg[..<2]) + [0xFF, 0xE1] + Bytes.be32(exif.count + 2).suffix(2) + exif + Array(jpeg[2...])
+        let alias = Array("\0\0\0\0Macintosh HD\0RUsers/jane/Pictures/photo.jpg".utf8)
+        let link = Self.unicode("") + Self.key("ExternalFileLink") + Bytes.be32(4)
+            + Self.key("fullPath") + Array("TEXT".utf8) + Self.unicode("file:///Macintosh HD/Users/jane/Pictures/photo.jpg")
+            + Self.key("relPath") + Array("TEXT".utf8) + Self.unicode("photo.jpg")
+            + Self.key("alis") + Array("alis".utf8) + Bytes.be32(alias.count) + alias
+            + Self.key("FlSz") + Array("long".utf8) + Bytes.be32(123_456)
+        let blocks = Self.block("lnk2", Self.record("liFD", data: photo, descriptor: nil)) + Self.block("lnkE", Self.record("liFE", data: [], descriptor: link))
+        let base = PhotoshopDocumentTests.psd()
+        let layersAt = base.count - 192 - 2 - 4  // the empty layer section's length
+        let psd = Array(base[..<layersAt]) + Bytes.be32(8 + blocks.count) + Bytes.be32(0) + Bytes.be32(0) + blocks + Array(base[(layersAt + 4)...])
+        let (item, out, reasons) = try preparedDocument(psd, name: "poster.psd")
+        #expect(item.route == .stripped && out.count == psd.count)
+        func has(_ s: String) -> Bool { out.contains(sequence: Array(s.utf8)) || out.contains(sequence: s.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }) }
+        for secret in ["Users/jane", "SecretCam", "Jane Sender", "Pictures"] { #expect(!has(secret), "\(secret)") }
+        #expect(has("photo.jpg") && has("fullPath"))  // the file's name and the descriptor's keys stay
+        // The embedded photo: the same length, the same pixels, no Exif.
+        let at = try #require(psd.firstRange(of: Array(photo.prefix(64)))).lowerBound
+        let kept = Array(out[at..<(at + photo.count)])
+        #expect(try JPEGDecoder.decode(kept).pixels.bytes == JPEGDecoder.decode(jpeg).pixels.bytes)
+        #expect(!kept.contains(sequence: Array("Exif".utf8)))
+        #expect(reasons.contains { $0.contains("location") }, "\(reasons)")
+        // A record longer than its block: damaged.
+        var wrong = psd
+        let length = try #require(psd.firstRange(of: Array("lnkE".utf8))).upperBound + 4
+        wrong.replaceSubrange(length..<(length + 8), with: Bytes.be64(1 << 20))
+        #expect(throws: MediaPrepError.self) { try MetadataRewrite.psd(ByteReader(wrong)) }
+    }
+}
+
 /// A GIMP document goes as a file, as a PSD does: its Exif (a camera's, with GPS), XMP and comment
 /// parasites are renamed `x…` and zeroed in place, every other byte as it was. Built here: an 8×8 RGB
 /// XCF header with those parasites and an ICC profile's, which stays.

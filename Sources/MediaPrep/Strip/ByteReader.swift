@@ -28,6 +28,12 @@ package struct ByteReader {
         count >= size ? self : ByteReader(size: max(0, count)) { offset, n in try read(offset, n) }
     }
 
+    /// The bytes in `range` as a reader of their own (an embedded file), offsets from its start.
+    func slice(_ range: Range<Int>) -> ByteReader {
+        let start = max(0, min(range.lowerBound, size)), end = max(start, min(range.upperBound, size))
+        return ByteReader(size: end - start) { offset, n in try read(start + offset, n) }
+    }
+
     /// Exactly `count` bytes at `offset`, or a `truncated` error naming `what` (the file ends first).
     func exactly(_ offset: Int, _ count: Int, _ what: @autoclosure () -> String) throws -> [UInt8] {
         let b = try read(offset, count)

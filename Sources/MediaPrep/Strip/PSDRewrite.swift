@@ -2,7 +2,8 @@
 /// means to share, and loses in place what names the sender: the image resources that hold a
 /// camera's Exif, IPTC (by-line, place, dates) and XMP keep their place and length, emptied, so no
 /// offset moves and the layers and pixels stay byte for byte. Before, exiftool's sample went with
-/// its by-line and copyright; a photo saved from Photoshop keeps its camera's GPS there.
+/// its by-line and copyright; a photo saved from Photoshop keeps its camera's GPS there. Smart
+/// objects' files go as `PSDLinkedFiles` says.
 extension MetadataRewrite {
     /// Image resources by ID (Photoshop File Formats Specification, "Image resource IDs").
     private enum Resource {
@@ -17,7 +18,8 @@ extension MetadataRewrite {
 
     /// The rewrite of a PSD's private image resources, nil when it holds none; a resources section
     /// that runs past its own length or the file's end is damaged.
-    static func psd(_ r: ByteReader) throws -> MetadataRewrite? {
+    /// - Parameter depth: how deep inside other documents' smart objects this one is embedded.
+    static func psd(_ r: ByteReader, depth: Int = 0) throws -> MetadataRewrite? {
         let head = try r.exactly(0, 30, "the PSD header")
         guard Bytes.ascii(head, 0, 4) == "8BPS", [1, 2].contains(Bytes.be(head, 4, 2)) else { return nil }
         let modeData = Bytes.be(head, 26, 4)
@@ -63,6 +65,9 @@ extension MetadataRewrite {
             }
             at = data.upperBound + (size & 1)
         }
+        let linked = try psdLinkedFiles(r, sectionAt: end, psb: Bytes.be(head, 4, 2) == 2, depth: depth)
+        edits += linked.edits
+        found.formUnion(linked.found)
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found)
     }
 
