@@ -374,12 +374,15 @@ import Testing
         #expect(throws: MediaPrepError.self) { try MP4MetadataStripper.rewrite(ByteReader(wrong)) }
     }
 
-    /// A BlackVue dashcam's NMEA sentences in a top-level `gps ` box: blanked like `udta`.
-    @Test func aDashcamsGPSBoxGoes() throws {
+    /// A dashcam's NMEA sentences in a top-level box (BlackVue's `gps `, 70mai's `GPS `, DuDuBell's
+    /// `gps0`, Datakam's `udat`), its capture time (`IDIT`), Samsung's trailer: blanked like `udta`.
+    @Test(arguments: ["gps ", "GPS ", "gps0", "udat", "IDIT", "sefd"])
+    func aDashcamsGPSBoxGoes(_ type: String) throws {
         let nmea = Array("[1700000000000]$GPRMC,101010.00,A,5130.07,N,00007.47,W,42.0,0.0,201126,,,A*6B\n".utf8)
-        let file = try Fixture.bytes("h264.mp4") + Self.box("gps ", nmea)
+        let file = try Fixture.bytes("h264.mp4") + Self.box(type, nmea)
         let rewrite = try #require(try MP4MetadataStripper.rewrite(ByteReader(file)))
         let out = rewrite.applied(to: file)
-        #expect(out.count == file.count && !out.contains(sequence: Array("$GPRMC".utf8)) && rewrite.found.contains(.location))
+        #expect(out.count == file.count && !out.contains(sequence: Array("$GPRMC".utf8)))
+        #expect(rewrite.found.contains(type == "IDIT" || type == "sefd" ? .dates : .location))
     }
 }

@@ -1,17 +1,28 @@
 /// MP4, MOV, M4A and 3GP without what identifies the sender: `udta`, `meta` (QuickTime Keys, iTunes
-/// `ilst`), `uuid` (XMP and camera blocks), a dashcam's `gps ` and leftover `free` space become
+/// `ilst`), `uuid` (XMP and camera blocks), a dashcam's GPS boxes and leftover `free` space become
 /// zero-filled `free` boxes of the same size, and the creation and modification times of `mvhd`/`tkhd`/`mdhd` are zeroed. No box
 /// moves, so no chunk offset changes: streams, display matrix, edit lists and faststart layout stay
 /// byte for byte, and the cost is one copy of the file (chosen over a remux, which rewrites the index).
 package enum MP4MetadataStripper {
     /// Boxes walked into; everything else is kept as it is, unread.
     private static let containers: [String: Set<String>] = ["": ["moov"], "moov": ["trak"], "trak": ["mdia"]]
-    /// Boxes blanked at each level walked.
-    /// `gps ` and `3gf `: a dashcam's GPS (BlackVue's NMEA sentences at the top level, Novatek's
-    /// table of its GPS blocks in `moov`, whose blocks are `free` boxes).
+    /// Boxes blanked at each level walked: metadata (`meco` is ISO's other `meta`), free space, and
+    /// what cameras add beside the movie, which no player reads (exiftool's QuickTime tables).
     private static let metadata: [String: Set<String>] = [
-        "": ["udta", "meta", "uuid", "free", "skip", "gps ", "3gf "], "moov": ["udta", "meta", "uuid", "free", "skip", "gps "],
-        "trak": ["udta", "meta", "free", "skip"], "mdia": ["udta", "meta", "free", "skip"],
+        "": Set(["udta", "meta", "meco", "uuid", "free", "skip", "junk"]).union(cameraBoxes.keys),
+        "moov": ["udta", "meta", "meco", "uuid", "free", "skip", "gps "],
+        // Not a track's `uuid`: Google's spherical video (v1) says there that the picture is 360°.
+        "trak": ["udta", "meta", "meco", "free", "skip"], "mdia": ["udta", "meta", "free", "skip"],
+    ]
+    /// Top-level boxes of cameras and phones, and what they hold: dashcams' GPS (BlackVue's `gps `
+    /// NMEA sentences and Novatek's table `3gf `, 70mai's `GPS `, DuDuBell's and VSYS's `gps0` and
+    /// `gsen` and their capture time `IDIT`, Datakam's NMEA log `udat`), a Parrot drone's telemetry
+    /// (`prrt`, `ardt`), Samsung's trailer (`sefd`: its capture time), HTC's and Kodak's camera blocks
+    /// (`_htc`, `frea`), a thumbnail (`thum`, `thm `: a JPEG with its own Exif).
+    private static let cameraBoxes: [String: PrivateFields] = [
+        "gps ": .location, "3gf ": .other, "GPS ": .location, "gps0": .location, "gsen": .other, "IDIT": .dates,
+        "udat": .location, "prrt": .location, "ardt": .device, "sefd": .dates, "_htc": .device, "frea": .device,
+        "thum": .other, "thm ": .other,
     ]
     /// Headers whose version-dependent creation and modification times are zeroed.
     private static let timed: [String: String] = ["moov": "mvhd", "trak": "tkhd", "mdia": "mdhd"]
@@ -133,9 +144,9 @@ package enum MP4MetadataStripper {
                 // Padding is kept; old metadata left in free space by an editor is not.
                 guard head.contains(where: { $0 != 0 }) else { return }
                 found.insert(.other)
-            } else if type == "gps " || type == "3gf " {
+            } else if let fields = MP4MetadataStripper.cameraBoxes[type] {
                 guard head.contains(where: { $0 != 0 }) else { return }
-                found.insert(type == "gps " ? .location : .other)
+                found.formUnion(fields)
             } else {
                 // A muxer's empty `udta`/`meta` (a handler and an empty item list) says nothing.
                 if head.count == body.count, MetadataKeys.holdsNothing(head[...], type: type) { return }
