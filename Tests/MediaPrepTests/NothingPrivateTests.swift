@@ -144,6 +144,24 @@ import CPng
         #expect(!out.contains(sequence: Array("Test Phone".utf8)) && rewrite.found.contains(.location))
     }
 
+    /// A Samsung motion photo in HEIC keeps its seconds of video in a top-level `mpvd` box: an MP4
+    /// with its own location, phone and dates. They go as a video's would, in place; the box, the
+    /// picture and the video's frames stay.
+    @Test func aMotionPhotosVideoLosesItsMetadata() throws {
+        let heic = try Fixture.bytes("orient-gps.heic"), clip = try Fixture.bytes("private-android.mp4")
+        let input = heic + Bytes.be32(clip.count + 8) + Array("mpvd".utf8) + clip
+        #expect(input.contains(sequence: Array("+48.8".utf8)) || input.contains(sequence: Array("\u{A9}xyz".utf8)))
+        let turned = try HEIFDecoder.header(heic, format: .heic, maxPixels: 1 << 24).orientation
+        let rewrite = try #require(MetadataRewrite.picture(input, jpeg: nil, orientation: turned))
+        let out = Self.applied(rewrite, to: input)
+        #expect(out.count == input.count && rewrite.found.contains(.location))
+        #expect(try HEIFDecoder.header(out, format: .heic, maxPixels: 1 << 24).orientation == turned)
+        let video = Array(out[(heic.count + 8)...])
+        #expect(!video.contains(sequence: Array("\u{A9}xyz".utf8)) && !video.contains(sequence: Array("com.android.version".utf8)))
+        let original = try #require(try MP4MetadataStripper.rewrite(ByteReader(clip))).applied(to: clip)
+        #expect(Array(video.prefix(original.count)) == original)  // as the clip alone is stripped
+    }
+
     /// The same for a WebP (the probe hands a long one to `MetadataRewrite.picture` as it does a
     /// JPEG or PNG): its EXIF and XMP chunks cut, the RIFF size and the VP8X flags following.
     @Test func aWebPSentAsAFileLosesItsExifAndXMP() throws {

@@ -4,7 +4,8 @@
 extension MetadataRewrite {
     /// HEIF items: `Exif` becomes an empty Exif of the same length (keeping only a rotation no
     /// `irot`/`imir` overrides), XMP (`mime`, application/rdf+xml) an empty packet; top-level `uuid`
-    /// boxes become zero-filled `free` boxes; bytes after the last box that are not zeros are cut.
+    /// boxes become zero-filled `free` boxes; a motion photo's video loses its own metadata; bytes
+    /// after the last box that are not zeros are cut.
     static func heif(_ d: [UInt8], orientation: ExifOrientation) -> MetadataRewrite? {
         guard let top = PictureBoxes.children(d, 0..<d.count, topLevel: true) else { return nil }
         var edits: [(Range<Int>, [Piece])] = []
@@ -12,6 +13,11 @@ extension MetadataRewrite {
         for b in top.boxes where b.type == "uuid" {
             edits += blanked(b)
             found.insert(.other)
+        }
+        for b in top.boxes where b.type == "mpvd" {
+            guard let (pieces, fields) = motionPhotoVideo(d, b.body) else { continue }
+            edits.append((b.body, pieces))
+            found.formUnion(fields)
         }
         if let meta = top.boxes.first(where: { $0.type == "meta" }), meta.body.count > 4,
            let inMeta = PictureBoxes.children(d, (meta.body.lowerBound + 4)..<meta.body.upperBound, topLevel: false) {
@@ -69,6 +75,23 @@ extension MetadataRewrite {
     }
 
     /// The box renamed `free` and its body zeros: readers skip it, and nothing after it moves.
+    /// A Samsung motion photo's video (`mpvd`: the seconds before the shot, an MP4 of its own, with
+    /// its own `udta` and creation times) stripped as a video sent as a file is, in place: its
+    /// pieces, at file offsets; nil when nothing goes. One it cannot read is zeroed, as junk would be.
+    private static func motionPhotoVideo(_ d: [UInt8], _ body: Range<Int>) -> ([Piece], PrivateFields)? {
+        guard !body.isEmpty else { return nil }
+        let rewrite: MetadataRewrite?
+        do { rewrite = try MP4MetadataStripper.rewrite(ByteReader(Array(d[body]))) } catch { return ([.zeros(body.count)], .other) }
+        guard let r = rewrite else { return nil }
+        var pieces = r.pieces.map { p -> Piece in
+            if case .source(let s) = p { return .source((s.lowerBound + body.lowerBound)..<(s.upperBound + body.lowerBound)) }
+            return p
+        }
+        // Bytes it cut after its last box are zeroed instead, so the box keeps its length.
+        if r.outputSize < body.count { pieces.append(.zeros(body.count - r.outputSize)) }
+        return (pieces, r.found)
+    }
+
     private static func blanked(_ b: PictureBoxes.Box) -> [(Range<Int>, [Piece])] {
         [((b.start + 4)..<(b.start + 8), [.bytes(Array("free".utf8))]), (b.body, [.zeros(b.body.count)])]
     }
