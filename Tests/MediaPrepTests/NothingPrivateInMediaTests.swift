@@ -141,6 +141,24 @@ import Testing
                                   "location, author, cover art removed (streams untouched)"])
     }
 
+    /// A bat recorder's WAV (GUANO, as AudioMoth and Wildlife Acoustics write it: the recorder, its
+    /// serial, the time and the GPS position) and a broadcast `cart`: `JUNK` of the same size.
+    @Test func aRecordersGUANOChunkGoes() throws {
+        let wav = try Fixture.bytes("voice.wav")
+        let guano = Array("GUANO|Version: 1.0\nMake: Open Acoustic Devices\nSerial: 24F3190A\nTimestamp: 2026-06-01T21:14:03+02:00\nLoc Position: 51.50123 -0.12345\n".utf8)
+        let cart = Array("0101Jane Sender".utf8) + [UInt8](repeating: 0, count: 17)
+        func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] { Array(id.utf8) + Bytes.le32(body.count) + body + (body.count % 2 == 1 ? [0] : []) }
+        var file = wav + chunk("guan", guano) + chunk("cart", cart) + chunk("umid", [UInt8](repeating: 0, count: 64))
+        file.replaceSubrange(4..<8, with: Bytes.le32(file.count - 8))
+        let rewrite = try #require(try AudioTagStripper.wav(ByteReader(file)))
+        let out = rewrite.applied(to: file)
+        let samples = try #require(wav.firstRange(of: Array("data".utf8))).lowerBound..<wav.count
+        #expect(out.count == file.count && out[samples] == file[samples])
+        for secret in ["Loc Position", "24F3190A", "Jane Sender", "GUANO"] { #expect(!out.contains(sequence: Array(secret.utf8)), "\(secret)") }
+        #expect(rewrite.found.contains(.location) && rewrite.found.contains(.author))
+        #expect(out.contains(sequence: Array("umid".utf8)))  // an empty ID says nothing, and stays
+    }
+
     @Test func tagsAreCutOrPaddedNotReencoded() throws {
         // MP3: ID3v2 (cover art inside) and ID3v1 cut; FLAC/WAV/Ogg: the same size, padding where tags were.
         for (name, sameSize) in [("private-tagged.mp3", false), ("private-tagged.flac", true), ("private-tagged.wav", true),

@@ -1,5 +1,5 @@
 /// Audio sent as a file without its tags, its frames byte for byte: MP3/AAC (and WavPack, Monkey's
-/// Audio, TTA, AC-3, E-AC-3, DTS, TrueHD) ID3v2, ID3v1, APEv2 and Lyrics3 tags cut; FLAC comment, picture and application blocks and WAV `LIST`/`id3 `/`bext`/`iXML`
+/// Audio, TTA, AC-3, E-AC-3, DTS, TrueHD) ID3v2, ID3v1, APEv2 and Lyrics3 tags cut; FLAC comment, picture and application blocks and WAV `LIST`/`id3 `/`bext`/`iXML`/`guan`/`cart`/`axml`/`umid`
 /// chunks turned into padding of the same size; an Ogg Opus/Vorbis comment packet emptied in place;
 /// and the ID3v1, APEv2 or Lyrics3 tag that taggers append to any audio file cut from FLAC, Ogg
 /// and WAV too.
@@ -125,6 +125,23 @@ package enum AudioTagStripper {
 
     // MARK: WAV
 
+    /// What a WAV chunk names. GUANO (`guan`: a bat or bird recorder's text, AudioMoth's and Wildlife
+    /// Acoustics'): the recorder, its serial, the time and, from a GPS, `Loc Position`. `cart`
+    /// (broadcast): artist, title, client and dates. `axml`: an XML document (EBU Core). `umid`: an
+    /// extended SMPTE 330M ID holds the recording's time, place and device.
+    static func wavFields(_ id: String, _ body: [UInt8]) -> PrivateFields {
+        switch id {
+        case "id3 ", "ID3 ": return ID3Frames.classify(body)
+        case "bext": return [.author, .dates]
+        case "_PMX", "XMP ": return .xmp
+        case "guan": return Bytes.contains(body, "Loc Position") ? [.location, .dates, .device] : [.dates, .device]
+        case "cart": return [.author, .title, .dates]
+        case "axml": return .other
+        case "umid": return body.count >= 64 ? [.location, .dates, .device] : .device
+        default: return RIFFInfo.classify(body)
+        }
+    }
+
     /// Text and tag chunks become `JUNK` of the same size, which every RIFF reader skips.
     static func wav(_ r: ByteReader) throws -> MetadataRewrite? {
         let h = try r.read(0, 12)
@@ -133,10 +150,10 @@ package enum AudioTagStripper {
         var found: PrivateFields = []
         try IFFChunks.walk(r, bigEndian: false, samples: "data") { id, at, length in
             switch id {
-            case "LIST", "id3 ", "ID3 ", "bext", "iXML", "_PMX", "DISP", "XMP ", "junk":
+            case "LIST", "id3 ", "ID3 ", "bext", "iXML", "_PMX", "DISP", "XMP ", "junk", "guan", "cart", "axml", "umid":
                 let body = try r.read(at + 8, min(length, MP4MetadataStripper.scanBytes))
-                found.formUnion(id.lowercased().hasPrefix("id3") ? ID3Frames.classify(body) : id == "bext" ? [.author, .dates]
-                                : id == "_PMX" || id == "XMP " ? .xmp : RIFFInfo.classify(body))
+                if ["guan", "cart", "axml", "umid"].contains(id), !body.contains(where: { $0 != 0 }) { return }  // an empty one says nothing
+                found.formUnion(Self.wavFields(id, body))
                 edits.append((at..<at + 8 + length, [.bytes(Array("JUNK".utf8) + Bytes.le32(length)), .zeros(length)]))
             default: break
             }
