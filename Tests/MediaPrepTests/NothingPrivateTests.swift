@@ -209,6 +209,43 @@ import CPng
         #expect(out[0..<86] == d[0..<86])  // IFD0 itself, its pointers and the strip's offset, as they were
     }
 
+    /// Content Credentials (a C2PA manifest: its claims may carry the signer's name, the camera and
+    /// the place) in a PNG's `caBX`, a WebP's and a WAV's `C2PA` chunk and a TIFF's tag 52545; and
+    /// the author Windows writes in a TIFF's IFD0 (`XPAuthor`, UCS-2). All go; the pixels stay.
+    @Test func contentCredentialsAndWindowsAuthorGo() throws {
+        let claim = Array("jumbc2pa.assertions stds.schema-org.CreativeWork author Jane Sender".utf8)
+        // PNG: the chunk before IEND, with its CRC.
+        let png = try Fixture.bytes("rgb.png")
+        let body = Array("caBX".utf8) + claim
+        let crc = body.withUnsafeBufferPointer { b in CPng.crc32(0, b.baseAddress, UInt32(b.count)) }
+        let iend = png.count - 12
+        let taggedPNG = Array(png[..<iend]) + Bytes.be32(claim.count) + body + Bytes.be32(Int(crc)) + Array(png[iend...])
+        let p = try #require(MetadataRewrite.picture(taggedPNG, jpeg: nil, orientation: .up))
+        #expect(Self.applied(p, to: taggedPNG) == png)
+        // WebP: the chunk after the image, the RIFF size following.
+        let webp = try Fixture.bytes("image.webp")
+        var taggedWebP = webp + Array("C2PA".utf8) + Bytes.le32(claim.count) + claim + (claim.count % 2 == 1 ? [0] : [])
+        taggedWebP.replaceSubrange(4..<8, with: Bytes.le32(taggedWebP.count - 8))
+        let w = try #require(MetadataRewrite.picture(taggedWebP, jpeg: nil, orientation: .up))
+        #expect(Self.applied(w, to: taggedWebP) == webp)
+        // TIFF: 1×1 gray, IFD0 with XPAuthor ("Jane", UCS-2 little-endian as Windows writes it) and a manifest.
+        func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: Int) -> [UInt8] { Array(Bytes.be32(tag << 16 | type)) + Bytes.be32(count) + Bytes.be32(value) }
+        let author = Array("J\0a\0n\0e\0\0\0".utf8)
+        var tiff = Array("MM".utf8) + [0, 42] + Bytes.be32(8)
+        tiff += [0, 6] + entry(256, 4, 1, 1) + entry(257, 4, 1, 1) + entry(273, 4, 1, 86) + entry(279, 4, 1, 1)
+            + entry(0x9C9D, 1, author.count, 87) + entry(0xCD41, 7, claim.count, 87 + author.count) + Bytes.be32(0)
+        tiff += [0x80] + author + claim
+        let t = try #require(MetadataRewrite.tiff(tiff))
+        let out = Self.applied(t, to: tiff)
+        #expect(t.found.contains(.author) && out[86] == 0x80 && out.count == tiff.count)
+        #expect(!out.contains(sequence: Array("Jane Sender".utf8)) && !out.contains(sequence: author))
+        // WAV.
+        var wav = try Fixture.bytes("voice.wav") + Array("C2PA".utf8) + Bytes.le32(claim.count) + claim + (claim.count % 2 == 1 ? [0] : [])
+        wav.replaceSubrange(4..<8, with: Bytes.le32(wav.count - 8))
+        let a = try #require(try AudioTagStripper.wav(ByteReader(wav)))
+        #expect(!a.applied(to: wav).contains(sequence: Array("Jane Sender".utf8)))
+    }
+
     /// A preparer and a check that send a long picture as a file (`--long-images file`).
     static func sendingLongPicturesAsFiles(into dir: String) -> (AttachmentPreparer, SendCheck) {
         var preparer = AttachmentPreparer(outputDirectory: dir, timestamp: 0)

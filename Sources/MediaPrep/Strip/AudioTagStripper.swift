@@ -128,7 +128,8 @@ package enum AudioTagStripper {
     /// What a WAV chunk names. GUANO (`guan`: a bat or bird recorder's text, AudioMoth's and Wildlife
     /// Acoustics'): the recorder, its serial, the time and, from a GPS, `Loc Position`. `cart`
     /// (broadcast): artist, title, client and dates. `axml`: an XML document (EBU Core). `umid`: an
-    /// extended SMPTE 330M ID holds the recording's time, place and device.
+    /// extended SMPTE 330M ID holds the recording's time, place and device. `C2PA`: Content
+    /// Credentials, whose claims may name the signer.
     static func wavFields(_ id: String, _ body: [UInt8]) -> PrivateFields {
         switch id {
         case "id3 ", "ID3 ": return ID3Frames.classify(body)
@@ -136,7 +137,7 @@ package enum AudioTagStripper {
         case "_PMX", "XMP ": return .xmp
         case "guan": return Bytes.contains(body, "Loc Position") ? [.location, .dates, .device] : [.dates, .device]
         case "cart": return [.author, .title, .dates]
-        case "axml": return .other
+        case "axml", "C2PA": return .other
         case "umid": return body.count >= 64 ? [.location, .dates, .device] : .device
         default: return RIFFInfo.classify(body)
         }
@@ -150,7 +151,7 @@ package enum AudioTagStripper {
         var found: PrivateFields = []
         try IFFChunks.walk(r, bigEndian: false, samples: "data") { id, at, length in
             switch id {
-            case "LIST", "id3 ", "ID3 ", "bext", "iXML", "_PMX", "DISP", "XMP ", "junk", "guan", "cart", "axml", "umid":
+            case "LIST", "id3 ", "ID3 ", "bext", "iXML", "_PMX", "DISP", "XMP ", "junk", "guan", "cart", "axml", "umid", "C2PA":
                 let body = try r.read(at + 8, min(length, MP4MetadataStripper.scanBytes))
                 if ["guan", "cart", "axml", "umid"].contains(id), !body.contains(where: { $0 != 0 }) { return }  // an empty one says nothing
                 found.formUnion(Self.wavFields(id, body))

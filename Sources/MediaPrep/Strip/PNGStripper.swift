@@ -22,8 +22,9 @@ enum PNGStripper {
     }
 
     /// The chunks that say who, when and where rather than how the pixels look: what a PNG sent with
-    /// its own bytes as a file loses (`MetadataRewrite.picture`), and an APNG's frames are read without.
-    static let metadata: Set<String> = ["tEXt", "zTXt", "iTXt", "eXIf", "tIME"]
+    /// its own bytes as a file loses (`MetadataRewrite.picture`), and an APNG's frames are read
+    /// without. `caBX`: a C2PA manifest (Content Credentials), whose claims may name the signer.
+    static let metadata: Set<String> = ["tEXt", "zTXt", "iTXt", "eXIf", "tIME", "caBX"]
 
     /// The PNG without its metadata chunks (nil when it is not a whole PNG).
     static func strip(_ data: [UInt8]) -> [UInt8]? { keeping(data) { kept.contains($0) } }

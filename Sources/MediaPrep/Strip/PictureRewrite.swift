@@ -83,18 +83,18 @@ extension MetadataRewrite {
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: data.count, edits: edits, found: found)
     }
 
-    /// EXIF and XMP chunks cut, the RIFF size and the VP8X flags saying so; a WebP shows no Exif
-    /// orientation (libwebp and browsers ignore it), so none is kept.
+    /// EXIF, XMP and C2PA (Content Credentials) chunks cut, the RIFF size and the VP8X flags saying
+    /// so; a WebP shows no Exif orientation (libwebp and browsers ignore it), so none is kept.
     private static func webp(_ data: [UInt8]) -> MetadataRewrite? {
         let riffEnd = 8 + Bytes.le(data, 4, 4)
         guard riffEnd <= data.count else { return nil }
         var edits: [(Range<Int>, [Piece])] = []
         var found: PrivateFields = []
         var removed = 0
-        for c in WebPChunks.chunks(Array(data[0..<riffEnd])) where c.tag == "EXIF" || c.tag == "XMP " {
+        for c in WebPChunks.chunks(Array(data[0..<riffEnd])) where ["EXIF", "XMP ", "C2PA"].contains(c.tag) {
             let chunk = (c.body.lowerBound - 8)..<min(riffEnd, c.body.upperBound + (c.body.count & 1))
             let body = data[c.body]
-            found.formUnion(c.tag == "XMP " ? .xmp : exifFields(body.starts(with: Array("Exif\0\0".utf8)) ? body.dropFirst(6) : body))
+            found.formUnion(c.tag == "XMP " ? .xmp : c.tag == "C2PA" ? .other : exifFields(body.starts(with: Array("Exif\0\0".utf8)) ? body.dropFirst(6) : body))
             edits.append((chunk, []))
             removed += chunk.count
         }
@@ -113,11 +113,15 @@ extension MetadataRewrite {
     ]
 
     /// The IFD0 tags that name the sender, in an Exif block or a TIFF file: GPS, camera and its
-    /// software, dates (and the Exif IFD holding them), author, title, and XMP, IPTC and Photoshop blocks.
+    /// software, dates (and the Exif IFD holding them), author, title, and XMP, IPTC and Photoshop
+    /// blocks; the title, comment, author, keywords and subject Windows writes when a file's
+    /// properties are edited (`XP…`); DNG's camera serial number; a C2PA manifest (Content
+    /// Credentials: its claims may carry the signer's name, the camera and the place).
     static let tiffTags: [Int: PrivateFields] = [
         0x010D: .title, 0x010E: .title, 0x011D: .title, 0x010F: .device, 0x0110: .device, 0x0131: .device, 0x013C: .device,
         0x0132: .dates, 0x013B: .author, 0x8298: .author, 0x02BC: .xmp, 0x83BB: .other, 0x8649: .other,
         0x8769: .dates, 0x8825: .location,
+        0x9C9B: .title, 0x9C9C: .comment, 0x9C9D: .author, 0x9C9E: .title, 0x9C9F: .title, 0xC62F: .device, 0xCD41: .other,
     ]
 
     /// What an Exif block's first IFD names (`tiffTags`); anything else is `.other`.
