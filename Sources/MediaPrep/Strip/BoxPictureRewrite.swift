@@ -74,24 +74,20 @@ extension MetadataRewrite {
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: d.count, edits: edits, found: found)
     }
 
-    /// The box renamed `free` and its body zeros: readers skip it, and nothing after it moves.
     /// A Samsung motion photo's video (`mpvd`: the seconds before the shot, an MP4 of its own, with
     /// its own `udta` and creation times) stripped as a video sent as a file is, in place: its
     /// pieces, at file offsets; nil when nothing goes. One it cannot read is zeroed, as junk would be.
     private static func motionPhotoVideo(_ d: [UInt8], _ body: Range<Int>) -> ([Piece], PrivateFields)? {
         guard !body.isEmpty else { return nil }
         let rewrite: MetadataRewrite?
-        do { rewrite = try MP4MetadataStripper.rewrite(ByteReader(Array(d[body]))) } catch { return ([.zeros(body.count)], .other) }
+        do { rewrite = try MP4MetadataStripper.rewrite(ByteReader(d).slice(body)) } catch { return ([.zeros(body.count)], .other) }
         guard let r = rewrite else { return nil }
-        var pieces = r.pieces.map { p -> Piece in
-            if case .source(let s) = p { return .source((s.lowerBound + body.lowerBound)..<(s.upperBound + body.lowerBound)) }
-            return p
-        }
         // Bytes it cut after its last box are zeroed instead, so the box keeps its length.
-        if r.outputSize < body.count { pieces.append(.zeros(body.count - r.outputSize)) }
-        return (pieces, r.found)
+        let cut = body.count - r.outputSize
+        return (r.pieces(at: body.lowerBound) + (cut > 0 ? [.zeros(cut)] : []), r.found)
     }
 
+    /// The box renamed `free` and its body zeros: readers skip it, and nothing after it moves.
     private static func blanked(_ b: PictureBoxes.Box) -> [(Range<Int>, [Piece])] {
         [((b.start + 4)..<(b.start + 8), [.bytes(Array("free".utf8))]), (b.body, [.zeros(b.body.count)])]
     }

@@ -60,6 +60,11 @@ package enum MP4MetadataStripper {
         header == 8 ? Bytes.be32(size) + Array("free".utf8) : [0, 0, 0, 1] + Array("free".utf8) + Bytes.be64(size)
     }
 
+    /// The edit that turns `box`, whose header is `header` bytes long, into a zero-filled `free` box of its size.
+    static func freed(_ box: Range<Int>, header: Int) -> (Range<Int>, [MetadataRewrite.Piece]) {
+        (box, [.bytes(freeHeader(box.count, header: header)), .zeros(box.count - header)])
+    }
+
     private struct Walk {
         let reader: ByteReader
         var edits: [(Range<Int>, [MetadataRewrite.Piece])] = []
@@ -116,13 +121,13 @@ package enum MP4MetadataStripper {
                 if parent == "moov", type == "trak", let side = try SideTrack(reader, body, chapters: chapters) {
                     // A track no player shows (GoPro's GPS, a drone's, a timecode): gone, box and samples.
                     found.formUnion(side.found)
-                    edits.append((box, [.bytes(MP4MetadataStripper.freeHeader(box.count, header: header)), .zeros(body.count)]))
+                    edits.append(MP4MetadataStripper.freed(box, header: header))
                     edits += side.samples.map { ($0, [.zeros($0.count)]) }
                     if let id = side.id { sideTracks.insert(id) }
                 } else if parent.isEmpty, type == "moof", !sideTracks.isEmpty {
                     // The side tracks' samples of a fragmented recording, indexed here rather than in their `trak`.
                     let f = try TrackFragments(reader, moof: box, body: body, side: sideTracks, defaults: defaultSizes, boxes: &fragmentBoxes)
-                    edits += f.trafs.map { t in (t.box, [.bytes(MP4MetadataStripper.freeHeader(t.box.count, header: t.header)), .zeros(t.box.count - t.header)]) }
+                    edits += f.trafs.map { MP4MetadataStripper.freed($0.box, header: $0.header) }
                     edits += f.samples.map { ($0, [.zeros($0.count)]) }
                 } else if MP4MetadataStripper.containers[parent]?.contains(type) == true {
                     try boxes(body, parent: type, depth: depth + 1)
@@ -152,7 +157,7 @@ package enum MP4MetadataStripper {
                 if head.count == body.count, MetadataKeys.holdsNothing(head[...], type: type) { return }
                 found.formUnion(MetadataKeys.classify(head, container: type))
             }
-            edits.append((box, [.bytes(MP4MetadataStripper.freeHeader(box.count, header: header)), .zeros(body.count)]))
+            edits.append(MP4MetadataStripper.freed(box, header: header))
         }
 
         /// Version 0: 32-bit creation and modification times after version and flags; version 1: 64-bit.

@@ -78,6 +78,12 @@ package struct MetadataRewrite: Sendable, Equatable {
         }
     }
 
+    /// The pieces of this rewrite of a file embedded at `offset` in another (a smart object's, a
+    /// motion photo's video), as pieces of that other file.
+    func pieces(at offset: Int) -> [Piece] {
+        pieces.map { if case .source(let r) = $0 { return .source((r.lowerBound + offset)..<(r.upperBound + offset)) } else { return $0 } }
+    }
+
     /// The bytes this rewrite writes for `input` held in memory (a picture embedded in a document).
     package func applied(to input: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []

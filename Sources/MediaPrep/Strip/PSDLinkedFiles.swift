@@ -112,14 +112,11 @@ extension MetadataRewrite {
     /// at its own length; nil when nothing goes, or it is of a kind not rewritten here or too large.
     private static func embeddedStripped(_ r: ByteReader, _ data: Range<Int>, depth: Int) throws -> (pieces: [Piece], found: PrivateFields)? {
         let inner = r.slice(data)
-        func shifted(_ pieces: [Piece]) -> [Piece] {
-            pieces.map { if case .source(let s) = $0 { return .source((s.lowerBound + data.lowerBound)..<(s.upperBound + data.lowerBound)) } else { return $0 } }
-        }
         let format = FormatSniffer.sniff(try inner.read(0, 4096))
         if format == .psd {
             // Rewritten in place as this one is, read where it lies.
             guard depth < 4, let rewrite = try psd(inner, depth: depth + 1) else { return nil }
-            return (shifted(rewrite.pieces), rewrite.found)
+            return (rewrite.pieces(at: data.lowerBound), rewrite.found)
         }
         guard data.count <= maxEmbeddedBytes, [.jpeg, .png, .gif, .heic, .avif, .jxl, .tiff].contains(format) else { return nil }
         let bytes = try inner.read(0, data.count)
@@ -131,7 +128,7 @@ extension MetadataRewrite {
         let isISO = [.heic, .avif, .jxl].contains(format)
         guard pad >= 0, !isISO || pad == 0 || pad >= 8 else { return nil }  // no padding every reader skips: kept
         let padding: [Piece] = isISO && pad >= 8 ? [.bytes(MP4MetadataStripper.freeHeader(pad, header: 8)), .zeros(pad - 8)] : pad > 0 ? [.zeros(pad)] : []
-        return (shifted(rewrite.pieces) + padding, rewrite.found)
+        return (rewrite.pieces(at: data.lowerBound) + padding, rewrite.found)
     }
 }
 
