@@ -397,6 +397,40 @@ func preparedDocument(_ bytes: [UInt8], name: String) throws -> (item: PreparedI
     }
 }
 
+/// Each layer's last-changed time (`layerTime` in its `shmd` metadata's `cust` descriptor, a double
+/// of seconds since 1970) is zeroed, in an 8-bit document's layer records and in a 16-bit one's
+/// `Lr16` block alike.
+@Suite struct PhotoshopLayerTimeTests {
+    static func layerInfo(time: [UInt8]) -> [UInt8] {
+        let key = Bytes.be32(9) + Array("layerTime".utf8)
+        let descriptor = Bytes.be32(16) + Bytes.be32(0) + Bytes.be32(0) + Array("null".utf8) + Bytes.be32(1) + key + Array("doub".utf8) + time
+        let item = Array("8BIMcust".utf8) + [0, 0, 0, 0] + Bytes.be32(descriptor.count) + descriptor
+        let shmd = Array("8BIMshmd".utf8) + Bytes.be32(4 + item.count) + Bytes.be32(1) + item
+        let name: [UInt8] = [5] + Array("Layer".utf8) + [0, 0]  // a Pascal string padded to 4
+        let extra = Bytes.be32(0) + Bytes.be32(0) + name + shmd
+        let record = [UInt8](repeating: 0, count: 16) + [0, 0] + Array("8BIMnorm".utf8) + [255, 0, 0, 0] + Bytes.be32(extra.count) + extra
+        return [0, 1] + record
+    }
+
+    @Test(arguments: [false, true])
+    func aLayersTimeGoes(sixteenBit: Bool) throws {
+        let time: [UInt8] = [0x41, 0xD9, 0x0A, 0x3C, 0x80, 0x00, 0x00, 0x00]  // 2024
+        let info = Self.layerInfo(time: time)
+        let section = sixteenBit
+            ? Bytes.be32(0) + Bytes.be32(0) + Array("8BIMLr16".utf8) + Bytes.be32(info.count) + info + [UInt8](repeating: 0, count: (4 - info.count % 4) % 4)
+            : Bytes.be32(info.count) + info + Bytes.be32(0)
+        let base = PhotoshopDocumentTests.psd()
+        let layersAt = base.count - 192 - 2 - 4  // the empty layer section's length
+        let psd = Array(base[..<layersAt]) + Bytes.be32(section.count) + section + Array(base[(layersAt + 4)...])
+        let rewrite = try #require(try MetadataRewrite.psd(ByteReader(psd)))
+        let out = rewrite.applied(to: psd)
+        let at = try #require(psd.firstRange(of: Array("doub".utf8))).upperBound
+        #expect(out.count == psd.count && out[at..<(at + 8)].allSatisfy { $0 == 0 } && rewrite.found.contains(.dates))
+        // The layer section but those 8 bytes, and the pixels after it, as they were.
+        #expect(out[layersAt..<at] == psd[layersAt..<at] && out[(at + 8)...] == psd[(at + 8)...])
+    }
+}
+
 /// A GIMP document goes as a file, as a PSD does: its Exif (a camera's, with GPS), XMP and comment
 /// parasites are renamed `x…` and zeroed in place, every other byte as it was. Built here: an 8×8 RGB
 /// XCF header with those parasites and an ICC profile's, which stays.

@@ -3,7 +3,7 @@
 /// camera's Exif, IPTC (by-line, place, dates) and XMP keep their place and length, emptied, so no
 /// offset moves and the layers and pixels stay byte for byte. Before, exiftool's sample went with
 /// its by-line and copyright; a photo saved from Photoshop keeps its camera's GPS there. Smart
-/// objects' files go as `PSDLinkedFiles` says.
+/// objects' files and layers' times go as `PSDLayerSection` says.
 extension MetadataRewrite {
     /// Image resources by ID (Photoshop File Formats Specification, "Image resource IDs").
     private enum Resource {
@@ -65,7 +65,7 @@ extension MetadataRewrite {
             }
             at = data.upperBound + (size & 1)
         }
-        let linked = try psdLinkedFiles(r, sectionAt: end, psb: Bytes.be(head, 4, 2) == 2, depth: depth)
+        let linked = try psdLayerSection(r, sectionAt: end, psb: Bytes.be(head, 4, 2) == 2, depth: depth)
         edits += linked.edits
         found.formUnion(linked.found)
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found)
