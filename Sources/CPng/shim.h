@@ -475,4 +475,10 @@ static inline void cpng_flatten(const unsigned char *s, unsigned char *d, size_t
 #endif
     cpng_flatten_plain(s, d, n, r, g, b);
 }
+/* gzip streams (an SVGZ drawing) through the zlib libpng links: inflateInit2 and deflateInit2 are
+   macros Swift cannot import. 15 + 16: a 32 KiB window, gzip header and trailer. */
+static inline int cpng_gzip_inflate_init(z_stream *s) { return inflateInit2(s, 15 + 16); }
+static inline int cpng_gzip_deflate_init(z_stream *s, int level) {
+    return deflateInit2(s, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+}
 #endif

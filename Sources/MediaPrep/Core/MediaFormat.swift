@@ -44,6 +44,8 @@ public enum MediaFormat: String, Sendable, Codable {
     case exr, dpx, fits
     /// SVG: a drawing sent as a file, the editor's paths, its metadata and its embedded photos' Exif emptied in place.
     case svg
+    /// SVGZ: an SVG compressed with gzip (Inkscape's and Illustrator's), cleaned as an SVG inside and compressed again.
+    case svgz
     /// DICOM: a medical scan sent as a file, the patient's, staff's, hospital's and scan's details emptied in place.
     case dicom
     /// PaintShop Pro: sent as a file, as a PSD is, its creator fields and Exif emptied in place.
@@ -78,7 +80,7 @@ public enum MediaFormat: String, Sendable, Codable {
     }
 
     /// Working images sent as files, whatever names their sender emptied in place (`MetadataRewrite.document`).
-    package var isDocument: Bool { [.psd, .xcf, .psp, .exr, .dpx, .fits, .svg, .dicom].contains(self) }
+    package var isDocument: Bool { [.psd, .xcf, .psp, .exr, .dpx, .fits, .svg, .svgz, .dicom].contains(self) }
 
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {

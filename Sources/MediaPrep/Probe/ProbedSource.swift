@@ -105,7 +105,8 @@ extension MediaProbe {
         let file = try InputFile(path)
         let size = file.size
         var head = file.head(262_144)
-        let format = FormatSniffer.sniff(head)
+        var format = FormatSniffer.sniff(head)
+        if format == .mp3, let behind = FormatSniffer.behindID3(file.reader) { format = behind }
         var r = ProbeResult(path: path, kind: .file, format: format, bytes: size)
         var whole = head.count == size
         func readWhole() throws {

@@ -75,10 +75,14 @@ enum ContainerEnd {
         let file = try InputFile(path).reader
         if format == .mp3 {
             try mp3Stream(file)
-            return nil
+            // An ID3v2 tag appended after the frames reaches the decoder as a damaged packet: read to
+            // where the frames end (ID3v1 and APE the demuxer skips itself).
+            let tags = try AudioTagStripper.tagged(file)
+            return tags.appendedID3v2 ? tags.audio.upperBound : nil
         }
-        let end = try AudioTagStripper.tagged(file).audio.upperBound
-        let r = file.prefix(end)
+        let audio = try AudioTagStripper.tagged(file).audio
+        let end = audio.upperBound
+        let r = file.slice(audio)
         switch format {
         case .wav: try wavData(r)
         case .ogg: try oggPages(r)

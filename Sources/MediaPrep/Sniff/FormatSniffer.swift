@@ -127,7 +127,21 @@ package enum FormatSniffer {
         // DICOM: a 128-byte preamble, then "DICM" (past the 64 bytes the magics above look at).
         if data.count >= 132, Array(data.dropFirst(128).prefix(4)) == Array("DICM".utf8) { return .dicom }
         if isSVG(data.prefix(svgLength)) { return .svg }
+        // SVGZ: gzip whose start inflates to an SVG's (a .tar.gz or a gzipped log is no drawing).
+        if Gzip.isGzip(b), isSVG(Gzip.inflatePrefix(Array(data.prefix(1 << 16)), limit: svgLength)) { return .svgz }
         return .unknown
+    }
+
+    /// What follows the ID3v2 tags a file starts with, when it is not MPEG audio: some taggers put one
+    /// in front of a FLAC, which was then taken for an MP3 (its ID3 tag cut, its own comments kept).
+    package static func behindID3(_ r: ByteReader) -> MediaFormat? {
+        var at = 0
+        for _ in 0..<64 {
+            guard let h = try? r.read(at, 10), h.count == 10, Bytes.ascii(h, 0, 3) == "ID3", h[6..<10].allSatisfy({ $0 < 0x80 }) else { break }
+            at += 10 + h[6..<10].reduce(0) { $0 << 7 | Int($1) } + (h[5] & 0x10 != 0 ? 10 : 0)
+        }
+        guard at > 0, let magic = try? r.read(at, 4), magic.count == 4 else { return nil }
+        return Bytes.ascii(magic, 0, 4) == "fLaC" ? .flac : nil
     }
 
     /// How far an SVG's root element is looked for: past an XML declaration, comments (Illustrator's

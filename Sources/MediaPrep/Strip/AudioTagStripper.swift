@@ -13,17 +13,18 @@ package enum AudioTagStripper {
         case .flac, .ogg, .wav:
             // A tag after the stream is cut, and the stream's own walk stops where it starts (a FLAC
             // with an ID3v1 tag after its frames went out with its title, artist and comment).
-            let (audio, trailing) = try tagged(r)
-            let stream = r.prefix(audio.upperBound)
+            // A FLAC may also have an ID3v2 tag in front, cut with the rest.
+            let (audio, tags, _) = try tagged(r)
+            let stream = r.slice(audio)
             let own: MetadataRewrite? = switch format {
             case .flac: try flac(stream)
             case .wav: try wav(stream)
             default: try OggCommentStripper.rewrite(stream)
             }
-            guard audio.upperBound < r.size else { return own }
-            var cut = (own ?? MetadataRewrite(sourceSize: audio.upperBound, edits: [], found: [])).cuttingAfter(fileSize: r.size)
-            cut.found.formUnion(trailing.isEmpty ? .other : trailing)
-            return cut
+            guard audio != 0..<r.size else { return own }
+            let kept = own?.pieces(at: audio.lowerBound) ?? [.source(audio)]
+            return MetadataRewrite(sourceSize: r.size, edits: [(0..<audio.lowerBound, []), (audio, kept), (audio.upperBound..<r.size, [])],
+                                   found: (own?.found ?? []).union(tags.isEmpty ? .other : tags))
         case .aiff: return try AppleAudioStripper.aiff(r)
         case .caf: return try AppleAudioStripper.caf(r)
         default: return nil
@@ -34,15 +35,16 @@ package enum AudioTagStripper {
 
     /// ID3v2 tags at the start (several may follow each other), ID3v1/TAG+/APEv2/Lyrics3 at the end.
     static func id3(_ r: ByteReader) throws -> MetadataRewrite? {
-        let (audio, found) = try tagged(r)
+        let (audio, found, _) = try tagged(r)
         guard audio.lowerBound > 0 || audio.upperBound < r.size else { return nil }
         return MetadataRewrite(sourceSize: r.size, edits: [(0..<audio.lowerBound, []), (audio.upperBound..<r.size, [])],
                                found: found.isEmpty ? .other : found)
     }
 
     /// Where an MP3's or AAC's frames are, between its leading and trailing tags, and what the tags hold.
-    static func tagged(_ r: ByteReader) throws -> (audio: Range<Int>, found: PrivateFields) {
+    static func tagged(_ r: ByteReader) throws -> (audio: Range<Int>, found: PrivateFields, appendedID3v2: Bool) {
         var found: PrivateFields = []
+        var appendedID3v2 = false
         var start = 0, blocks = 0
         while true {
             let h = try r.read(start, 10)
@@ -78,13 +80,51 @@ package enum AudioTagStripper {
                 guard let size = Int(digits), size + 15 <= end - start else { throw MediaPrepError(.corrupt, "Lyrics3 tag has a malformed size") }
                 found.insert(.other)
                 end -= size + 15
+            } else if at(10, "3DI"), let total = try appendedID3(r, footer: Array(t.suffix(10)), end: end, start: start) {
+                found.formUnion(ID3Frames.classify(try r.read(end - total, min(total, MP4MetadataStripper.scanBytes))))
+                end -= total
+                appendedID3v2 = true
+            } else if let tag = try appendedID3(r, from: start, to: end) {
+                found.formUnion(ID3Frames.classify(try r.read(tag, min(end - tag, MP4MetadataStripper.scanBytes))))
+                end = tag
+                appendedID3v2 = true
             } else {
                 break trailing
             }
             blocks += 1
             guard blocks < 64 else { throw MediaPrepError(.corrupt, "more than 64 trailing tags") }
         }
-        return (start..<end, found)
+        return (start..<end, found, appendedID3v2)
+    }
+
+    /// How far before the end an ID3v2 tag written without a footer is looked for: its header must
+    /// claim exactly the bytes up to the end (a tagger's appended tag; cover art past this is missed).
+    static let appendedTagWindow = 1 << 20
+
+    /// The length of an ID3v2.4 tag that ends at `end` with the footer `footer` ("3DI"), its header
+    /// where the footer says; nil when they disagree.
+    static func appendedID3(_ r: ByteReader, footer: [UInt8], end: Int, start: Int) throws -> Int? {
+        guard footer.count == 10, footer[6..<10].allSatisfy({ $0 < 0x80 }) else { return nil }
+        let total = 20 + footer[6..<10].reduce(0) { $0 << 7 | Int($1) }
+        guard total <= end - start, Bytes.ascii(try r.read(end - total, 3), 0, 3) == "ID3" else { return nil }
+        return total
+    }
+
+    /// Where an ID3v2 tag appended without a footer starts: an "ID3" header whose size reaches `end`
+    /// exactly, within `appendedTagWindow` of it (MPEG audio cannot imitate both).
+    static func appendedID3(_ r: ByteReader, from start: Int, to end: Int) throws -> Int? {
+        let from = max(start, end - appendedTagWindow)
+        guard end - from >= 10 else { return nil }
+        let w = try r.read(from, end - from)
+        var i = w.count - 10
+        while i >= 0 {
+            if w[i] == 0x49, w[i + 1] == 0x44, w[i + 2] == 0x33, (2...4).contains(w[i + 3]), w[i + 4] != 0xFF, w[(i + 6)..<(i + 10)].allSatisfy({ $0 < 0x80 }) {
+                let total = 10 + w[(i + 6)..<(i + 10)].reduce(0) { $0 << 7 | Int($1) } + (w[i + 5] & 0x10 != 0 ? 10 : 0)
+                if i + total == w.count { return from + i }
+            }
+            i -= 1
+        }
+        return nil
     }
 
     // MARK: FLAC

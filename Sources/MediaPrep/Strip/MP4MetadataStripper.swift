@@ -42,7 +42,7 @@ package enum MP4MetadataStripper {
             // Lyrics3, as on any audio file: an M4A went out with its title and artist), or anything
             // else; cut unless it is only zeros. A top-level box ('mdat', 'moov'…) claiming more than
             // is left is a cut file, unless what follows the last whole box is exactly such a tag.
-            let (audio, tags) = try AudioTagStripper.tagged(r)
+            let (audio, tags, _) = try AudioTagStripper.tagged(r)
             if audio.lowerBound == 0, audio.upperBound == junk.at, audio.upperBound < r.size {
                 (end, walk.found) = (junk.at, walk.found.union(tags.isEmpty ? .other : tags))
             } else if let cut = junk.cut {

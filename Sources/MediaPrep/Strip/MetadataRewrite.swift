@@ -72,6 +72,7 @@ package struct MetadataRewrite: Sendable, Equatable {
         case .dpx: return try dpx(r)
         case .fits: return try fits(r)
         case .svg: return try svg(r)
+        case .svgz: return try svgz(r)
         case .dicom: return try dicom(r)
         case .psp: return try psp(r)
         default: return nil

@@ -73,7 +73,31 @@ extension MetadataRewrite {
                 }
             }
         }
+        // Comments: what an editor or an author wrote there (a generator line, an address, a device)
+        // is no part of the drawing; each becomes white space, delimiters and all.
+        for comment in tags.comments where d[(comment.lowerBound + 4)..<(comment.upperBound - 3)].contains(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) {
+            found.insert(.comment)
+            edits.append((comment, [.bytes(d[comment].map { $0 == 0x0A || $0 == 0x0D ? $0 : 0x20 })]))
+        }
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found)
+    }
+
+    /// An SVGZ (an SVG compressed with gzip, as Inkscape saves it): the drawing inside cleaned as an SVG
+    /// is, and compressed again, the gzip header's original file name, comment and time gone with it.
+    static func svgz(_ r: ByteReader) throws -> MetadataRewrite? {
+        guard r.size <= maxSVGBytes else {
+            throw MediaPrepError(.tooLarge, "an SVGZ over \(maxSVGBytes >> 20) MiB is not read for the names and places it may hold")
+        }
+        let packed = try r.read(0, r.size)
+        let drawing = try Gzip.inflate(packed, limit: maxSVGBytes)
+        let inner = try svg(ByteReader(drawing))
+        // FLG's FEXTRA, FNAME and FCOMMENT bits, and MTIME.
+        let header = packed.count >= 10 && (packed[3] & 0x1C != 0 || packed[4..<8].contains { $0 != 0 })
+        guard inner != nil || header else { return nil }
+        var found = inner?.found ?? []
+        if header { found.formUnion(packed[4..<8].contains { $0 != 0 } ? [.dates, .other] : .other) }
+        let cleaned = try Gzip.compress(inner?.applied(to: drawing) ?? drawing)
+        return MetadataRewrite(sourceSize: r.size, edits: [(0..<r.size, [.bytes(cleaned)])], found: found)
     }
 
     /// A link to a file on the sender's disk (`/home/…`, `file:…`, `C:\…`, `~/…`): its path names them.
@@ -122,6 +146,8 @@ struct SVGTags {
 
     private let d: [UInt8]
     private var at = 0
+    /// The comments passed so far, `<!--` to `-->`.
+    private(set) var comments: [Range<Int>] = []
     init(_ d: [UInt8]) { self.d = d }
 
     /// Where `s` next starts in `d`, from `from` on.
@@ -152,7 +178,12 @@ struct SVGTags {
         while let lt = d[min(at, d.count)...].firstIndex(of: 0x3C) {
             let d = self.d
             func rest(_ s: String) -> Bool { lt + s.utf8.count <= d.count && d[lt..<(lt + s.utf8.count)].elementsEqual(s.utf8) }
-            if rest("<!--") { guard let e = Self.find("-->", in: d, from: lt + 4) else { return nil }; at = e + 3; continue }
+            if rest("<!--") {
+                guard let e = Self.find("-->", in: d, from: lt + 4) else { return nil }
+                comments.append(lt..<(e + 3))
+                at = e + 3
+                continue
+            }
             if rest("<![CDATA[") { guard let e = Self.find("]]>", in: d, from: lt + 9) else { return nil }; at = e + 3; continue }
             if rest("<?") { guard let e = Self.find("?>", in: d, from: lt + 2) else { return nil }; at = e + 2; continue }
             if rest("<!") { at = Self.declarationEnd(d, from: lt + 2) + 1; continue }  // DOCTYPE, its internal subset in brackets
