@@ -21,9 +21,34 @@ final class FFmpegAnimation: AnimationSource {
     /// stops at a chunk between a frame's `fcTL` and its data ("Not yet implemented"), where
     /// exiftool writes them, and the file was refused as holding no complete frame (browsers and
     /// Pillow play it). Nil when there is nothing to take out, or it is not a whole PNG.
+    ///
+    /// And a 1-bit greyscale APNG (valid; browsers and Pillow play it), which FFmpeg 5.1's APNG decoder
+    /// does not implement, as the 1-bit palette APNG it is the same as: palette black and white, its
+    /// pixel bytes untouched, a greyscale `tRNS` made the palette's and `sBIT`/`bKGD` left out.
     static func apngFrames(_ png: [UInt8]) -> [UInt8]? {
-        guard PNGChunks.chunks(png).contains(where: { PNGStripper.metadata.contains($0.type) }) else { return nil }
-        return PNGStripper.keeping(png) { !PNGStripper.metadata.contains($0) }
+        let chunks = PNGChunks.chunks(png)
+        guard let ihdr = chunks.first, ihdr.type == "IHDR", ihdr.body.count == 13, chunks.last?.type == "IEND" else { return nil }
+        let monochrome = png[ihdr.body.lowerBound + 8] == 1 && png[ihdr.body.lowerBound + 9] == 0
+        guard monochrome || chunks.contains(where: { PNGStripper.metadata.contains($0.type) }) else { return nil }
+        var out = Array(png[0..<8])
+        for c in chunks where !PNGStripper.metadata.contains(c.type) {
+            if monochrome {
+                switch c.type {
+                case "IHDR":
+                    var body = Array(png[c.body])
+                    body[9] = 3
+                    out += PNGStripper.chunk("IHDR", body) + PNGStripper.chunk("PLTE", [0, 0, 0, 255, 255, 255])
+                    continue
+                case "tRNS" where c.body.count >= 2:
+                    out += PNGStripper.chunk("tRNS", png[c.body.lowerBound + 1] & 1 == 0 ? [0] : [255, 0])
+                    continue
+                case "sBIT", "bKGD", "PLTE": continue
+                default: break
+                }
+            }
+            out += png[(c.body.lowerBound - 8)..<(c.body.upperBound + 4)]
+        }
+        return out
     }
 
     /// The frames and size of a file's one video track, when it has one track and more than a frame

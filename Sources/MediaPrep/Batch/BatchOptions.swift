@@ -26,6 +26,9 @@ public struct BatchOptions: Sendable {
     public var threadsPerInput: Int?
     /// Decoded pixels in flight across all jobs; a single larger image still runs, alone.
     public var pixelBudget = 192_000_000
+    /// Seconds one picture or animation may take once its turn comes, else it fails with `timeout`
+    /// (a hostile file the header checks could not see); nil: no limit.
+    public var timeLimit: Double? = 120
     /// Whether videos and voice notes are made playable everywhere, and their byte budgets.
     public var media = MediaOptions()
     /// How a text-only message's link card is fetched; nil sends such text without one.

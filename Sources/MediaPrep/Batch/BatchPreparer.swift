@@ -39,6 +39,7 @@ public struct BatchPreparer: Sendable {
                                           timestamp: opts.timestamp)
         preparer.maxPixels = opts.maxPixels
         preparer.cancellation = cancellation
+        preparer.timeLimit = opts.timeLimit
         preparer.pixelBudget = PixelBudget(capacity: opts.pixelBudget)
         preparer.stagesOutputs = true
         preparer.media = opts.media

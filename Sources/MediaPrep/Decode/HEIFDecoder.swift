@@ -86,6 +86,12 @@ enum HEIFDecoder {
         where canvas.width.multipliedReportingOverflow(by: canvas.height).overflow || canvas.width * canvas.height > maxPixels {
             throw MediaPrepError(.tooManyPixels, "the \(format.rawValue) file's grid makes \(canvas.width)×\(canvas.height), over the \(maxPixels)-pixel limit")
         }
+        // The work the derivation graph asks for, counted before libheif decodes it (a 26 KB grid of
+        // overlays named one tile 10 million times and ran for minutes; a loop crashed libheif).
+        let work = decodeWork(maxPixels: maxPixels)
+        if let cost = try items?.decodeCost(data, limit: work), cost > work {
+            throw MediaPrepError(.tooManyPixels, "the \(format.rawValue) file's grid and overlay references ask for over \(work) pixels of decoding (tiles, layers and repeats counted; at least \(HEIFItems.minimumItemCost) a tile), over the limit for a \(maxPixels)-pixel picture")
+        }
         if let id = items?.cut.first {
             throw MediaPrepError(.truncated, "the \(format.rawValue) file is cut off: its item \(id)'s data runs past the file's end (\(data.count) bytes)")
         }
@@ -104,6 +110,11 @@ enum HEIFDecoder {
             return try body(heif, h, w, ht)
         }
     }
+
+    /// Pixels of decoding a still may ask for: its tiles and layers and the canvas they make, four
+    /// times the pixel limit (a 12 MP iPhone grid asks 25 M, a 100 MP grid of 512-px tiles 200 M;
+    /// libheif composed an overlay of 65,535 layers of one 64-px tile, 268 M, in 8 s).
+    static func decodeWork(maxPixels: Int) -> Int { maxPixels.multipliedReportingOverflow(by: 4).overflow ? Int.max / 2 : 4 * maxPixels }
 
     private static func check(_ e: heif_error, _ code: MediaPrepError.Code, _ format: MediaFormat) throws {
         guard e.code != heif_error_Ok else { return }

@@ -10,6 +10,8 @@ final class MediaInput {
     let deadline: Deadline
     /// Seconds one input may take to be probed and read, whatever it holds.
     static let timeLimit = 30.0
+    /// FFmpeg's cap on one allocation (`av_max_alloc`, left at its INT_MAX).
+    static let allocationCap = Int(Int32.max)
 
     /// Bytes read through a custom AVIOContext, for inputs opened from memory or a part of a file.
     private let memory: ReaderIO?
@@ -53,9 +55,14 @@ final class MediaInput {
             // Only content sniffed as a format FFmpeg reads is opened here: what it cannot open is damaged.
             let code: MediaPrepError.Code = switch e {
             case .noSuchFile: .unreadableFile
-            case .noMemory: .outOfMemory
             case .eof: .truncated
             default: .corrupt
+            }
+            // No memory while reading headers is what the headers ask for (an `stco` claiming 2^31
+            // entries is past FFmpeg's allocation cap): the file's fault, not the machine's, or an
+            // engine honouring "retry" would retry it for ever.
+            if e == .noMemory {
+                throw MediaPrepError(.corrupt, "cannot open \(name): its headers ask for more memory than FFmpeg allows a table (\(Self.allocationCap >> 20) MiB)")
             }
             throw e.media(code, "cannot open \(name)")
         }
@@ -64,6 +71,9 @@ final class MediaInput {
         let format = opened.pointee.iformat.map { String(cString: $0.pointee.name) } ?? ""
         let skip = (format.contains("mov") || format.contains("matroska")) && headerIsComplete
         let info = skip ? 0 : Trace.time("find stream info") { ff.media.avformat_find_stream_info(opened, nil) }
+        if info == AVError.noMemory.rc {
+            throw MediaPrepError(.corrupt, "cannot read \(name)'s streams: its headers ask for more memory than FFmpeg allows a table (\(Self.allocationCap >> 20) MiB)")
+        }
         if info < 0 {
             // Every property is set: throwing now runs deinit, which frees all of it (closing here
             // too was a double free, found by the container fuzzer).

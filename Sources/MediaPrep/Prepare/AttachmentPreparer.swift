@@ -15,6 +15,12 @@ package struct AttachmentPreparer: Sendable {
     package var threads = 2
     /// Checked between stages and before an output is linked into place.
     package var cancellation: CancellationFlag?
+    /// Seconds one picture or animation may take once its turn comes (decoding, the budget search,
+    /// a GIF's tries), checked between stages and frames; nil: none. Videos and sound are bounded by
+    /// FFmpeg's own read time limit and their duration.
+    package var timeLimit: Double? = AttachmentPreparer.defaultTimeLimit
+    /// Measured: the slowest good animation tried (a 20 s 480×270 GIF of 500 frames) took 12 s.
+    package static let defaultTimeLimit = 120.0
     /// Decoded pixels in flight across a batch; each input waits for its share before decoding.
     package var pixelBudget: PixelBudget?
     /// Leave outputs under temporary names (`PreparedItem.staged`) for the caller to name in order.
@@ -44,6 +50,12 @@ package struct AttachmentPreparer: Sendable {
 
     /// Never throws: a failure is recorded in the item so the rest of a batch goes on.
     package func prepare(path: String) -> PreparedItem {
+        var one = self
+        one.cancellation = CancellationFlag(input: cancellation, timeLimit: timeLimit)
+        return one.prepareOne(path: path)
+    }
+
+    private func prepareOne(path: String) -> PreparedItem {
         var item = PreparedItem(input: path, kind: .file)
         do {
             try cancellation?.check()
@@ -61,6 +73,7 @@ package struct AttachmentPreparer: Sendable {
             }
             guard let charged = charge else { throw MediaPrepError(.cancelled, "interrupted before this input started") }
             defer { pixelBudget?.release(charged) }
+            if plan.kind == .image || plan.kind == .animatedImage { cancellation?.startClock() }
             try carryOut(plan, consume source, &item)  // the file's bytes go as soon as they are decoded
         } catch let e as MediaPrepError {
             item.error = e
@@ -242,7 +255,7 @@ package struct AttachmentPreparer: Sendable {
         let first = try source.firstFrame?.pixels ?? animation.firstFrame()
         let preview = try PreviewMaker.make(from: first, maxLength: profile.previewMaxLength)
         try cancellation?.check()
-        let made = try AnimationBudget.fit(animation, maxBytes: profile.maxBytes, autoReceiveBytes: limits.maxImageSizeAutoReceive,
+        let made = try AnimationBudget.fit(MeteredAnimation(animation, cancellation: cancellation), maxBytes: profile.maxBytes, autoReceiveBytes: limits.maxImageSizeAutoReceive,
                                            maxPixels: profile.maxSentPixels)
         try Trace.time("write output") {
             try place(&item, try OutputWriter.stage(made.gif.data, directory: outputDirectory, base: name(.animatedImage), ext: "gif",

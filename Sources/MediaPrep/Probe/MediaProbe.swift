@@ -19,6 +19,12 @@ public enum MediaProbe {
         let s = try source(path: path, depth: thorough ? .whole : .headers(wholeUpTo: 0))
         var r = s.probe
         if r.kind == .image { try s.checkDecodeCost(profile: .simplex, maxPixels: SendRules().maxPixels) }
+        // What `check` and `prepare` refuse a file for as damaged or too costly to decode, `probe`
+        // refuses it for too: one admission (a WAV whose data chunk claims 4 GB, an animation of too
+        // many frame pixels).
+        let plan = SendPlanner.plan(s, SendRules())
+        if let e = plan.error, Self.admissionCodes.contains(e.code) { throw e }
+        if plan.kind == .voice { try ContainerEnd.voiceSource(r.format, path: path) }  // as `check` and `prepare` read it
         if thorough, let data = s.data {
             // A JPEG is proved whole at 1/8 scale (it has no alpha to find); a PNG is decoded.
             let options = s.jpeg == nil ? DecodeOptions() : DecodeOptions(minimumWidth: 1, minimumHeight: 1)
@@ -26,6 +32,9 @@ public enum MediaProbe {
         }
         return r
     }
+
+    /// Refusals that say what a file is (damaged, or asking for too much), not what a send allows.
+    static let admissionCodes: Set<MediaPrepError.Code> = [.tooManyPixels, .corrupt, .truncated, .invalidDimensions]
 
     /// Audio or video bytes already in memory (an upload not yet on disk): opened through a
     /// custom AVIOContext, the same checks as a file.

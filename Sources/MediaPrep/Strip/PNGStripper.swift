@@ -1,3 +1,4 @@
+import CPng
 /// A PNG that fits the budget sent with its own image data: the chunks that describe the pixels kept
 /// (IHDR, PLTE, tRNS, IDAT, IEND, gAMA, sRGB, sBIT, bKGD, pHYs), everything else, text, Exif,
 /// timestamps, profiles and unknown chunks, cut out. Pixels bit-identical.
@@ -30,6 +31,13 @@ enum PNGStripper {
     static func strip(_ data: [UInt8]) -> [UInt8]? { keeping(data) { kept.contains($0) } }
 
     /// The PNG with only the chunks whose type `keep` accepts (nil when it is not a whole PNG).
+    /// One chunk: length, type, body and its CRC (zlib's, over type and body).
+    static func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+        let typed = Array(type.utf8) + body
+        let crc = typed.withUnsafeBufferPointer { CPng.crc32(0, $0.baseAddress, UInt32($0.count)) }
+        return Bytes.be32(body.count) + typed + Bytes.be32(Int(crc))
+    }
+
     static func keeping(_ data: [UInt8], _ keep: (String) -> Bool) -> [UInt8]? {
         let chunks = PNGChunks.chunks(data)
         guard chunks.first?.type == "IHDR", chunks.last?.type == "IEND" else { return nil }

@@ -9,7 +9,7 @@ struct PrepareCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case out, profile, maxBytes, maxSide, background, maxPixels, pixelBudget, text, quote, mention, send, recipients, noXFTP
+        case out, profile, maxBytes, maxSide, background, maxPixels, pixelBudget, timeLimit, text, quote, mention, send, recipients, noXFTP
         case video, videoMaxBytes, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
         case resume, manifest, threads
         var spec: OptionSpec {
@@ -21,6 +21,8 @@ struct PrepareCommand: Command {
             case .background: return MediaFlags.background
             case .maxPixels: return OptionSpec(names: ["--max-pixels"], value: "N", help: "refuse images with more pixels after shrink-on-load (default 100000000)")
             case .pixelBudget: return OptionSpec(names: ["--pixel-budget"], value: "MP", help: "megapixels decoded at once across jobs (default 192); a larger image runs alone")
+            case .timeLimit: return OptionSpec(names: ["--time-limit"], value: "SECONDS",
+                                               help: "longest one picture or animation may take once started, else timeout (default 120; 0: none)")
             case .text: return OptionSpec(names: ["--text"], value: "T", help: "message text (on the last message; alone, a text message)")
             case .quote: return OptionSpec(names: ["--quote"], value: "ITEM_ID", help: "reply to this chat item (on the last message)")
             case .mention: return OptionSpec(names: ["--mention"], value: "NAME=ID", help: "mention a group member (at most 3)", repeatable: true)
@@ -62,6 +64,7 @@ struct PrepareCommand: Command {
         o.profile = profile
         if let m = try a.int(.maxPixels, min: 1) { o.maxPixels = Int(m) }
         if let mp = try a.int(.pixelBudget, min: 1, max: 100_000) { o.pixelBudget = Int(mp) * 1_000_000 }
+        if let t = try a.int(.timeLimit, min: 0, max: 86_400) { o.timeLimit = t == 0 ? nil : Double(t) }
         o.text = a.value(.text) ?? ""
         o.quotedItemId = try a.int(.quote, min: 0)
         var m: [String: Int64] = [:]
