@@ -32,6 +32,16 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
              # Bare film sound (no fixture: their tests build frames): a few frames of each.
              for c in ac3:ac3 eac3:eac3 dca:dts truehd:thd; do ffmpeg -v error -y -f lavfi -i "sine=d=0.1" -strict -2 -c:a "${c%%:*}" "$seeds/seed.${c##*:}"; done ;;
   strip)     cp testdata/{h264.mp4,voice.m4a,voice.mp3,voice.flac,voice.ogg,voice.wav,private-iphone.mov,private-android.mp4,private-memo.m4a,private-tagged.mp3,private-tagged.flac,private-tagged.opus.ogg,private-tagged.vorbis.ogg,private-tagged.wav,private-tagged.mkv,photo.jpg,screenshot.png,private-long.heic,private-long.avif,private-long.jxl,private-long.tif,private-long.gif,orient-gps.heic} "$seeds/"
+             # Comments in Ogg FLAC and Speex, a FLAC behind ID3, an ID3v2 tag after an MP3's frames, an SVGZ.
+             ffmpeg -v error -y -f lavfi -i "sine=d=0.1" -c:a flac -metadata artist=seed "$seeds/seed.oga"
+             ffmpeg -v error -y -f lavfi -i "sine=d=0.1:r=16000" -c:a libspeex -metadata artist=seed "$seeds/seed.spx"
+             python3 -c "
+import gzip
+tag = b'ID3\3\0\0\0\0\0\x0fTPE1\0\0\0\5\0\0\3seed'
+open('$seeds/id3.flac', 'wb').write(tag + open('testdata/voice.flac', 'rb').read())
+open('$seeds/id3-after.mp3', 'wb').write(open('testdata/voice.mp3', 'rb').read() + tag)
+svg = b'<?xml version=\"1.0\"?><!-- seed --><svg xmlns=\"http://www.w3.org/2000/svg\" sodipodi:docname=\"/home/seed.svg\"><rect/></svg>'
+open('$seeds/seed.svg', 'wb').write(svg); open('$seeds/seed.svgz', 'wb').write(gzip.compress(svg))"
              # AIFF and CAF have no fixture (their tests build them): tagged ones made here.
              for ext in aiff caf; do ffmpeg -v error -y -f lavfi -i "sine=d=0.05:r=8000" -write_id3v2 1 -metadata artist=seed "$seeds/seed.$ext"; done
              # A Photoshop document tagged with Exif, IPTC and XMP (its image resources are emptied in place).
@@ -86,9 +96,14 @@ open('$seeds/seed.dcm', 'wb').write(d)
 fl = lambda t, v: b'~FL\0' + struct.pack('<HI', t, len(v)) + v
 bk = lambda i, v: b'~BK\0' + struct.pack('<HI', i, len(v)) + v
 open('$seeds/seed.psp', 'wb').write(b'Paint Shop Pro Image File\n\x1a\0\0\0\0\0' + struct.pack('<HH', 10, 0) + bk(1, fl(0, b'seed') + fl(1, bytes(4)) + fl(3, b'seed')) + bk(10, fl(3, b'Exif\0\0MM\0*\0\0\0\x08\0\0')) + bk(3, bytes(16)))" ;;
-  heif)      cp testdata/{orient-gps.heic,quadrants.avif} "$seeds/" ;;
+  heif)      cp testdata/{orient-gps.heic,quadrants.avif} "$seeds/"
+             # Derivation graphs: a good grid, overlays named again and again, a loop (make-hostile.py).
+             hostile=$(mktemp -d) && python3 scripts/qa/make-hostile.py "$hostile" \
+               && cp "$hostile"/heic-{good-grid,self-grid,loop}.heic "$seeds/" && rm -rf "$hostile" ;;
   jxl)       cp testdata/quadrants.jxl "$seeds/" ;;
   tiff)      cp testdata/{image.tiff,private-long.tif} "$seeds/"
+             hostile=$(mktemp -d) && python3 scripts/qa/make-hostile.py "$hostile" \
+               && cp "$hostile"/tiff-{1bit-10000,float}.tif "$seeds/" && rm -rf "$hostile"
              # A DNG of sensor data alone (LibRaw's way in) has no fixture (its tests build them): a 32×24 RGGB one here (LibRaw takes no side under 22).
              python3 -c "
 import struct
@@ -99,7 +114,10 @@ tags = [(254, 4, [0]), (256, 4, [w]), (257, 4, [h]), (258, 3, [16]), (259, 3, [1
 fmt = {1: 'B', 3: 'H', 4: 'I'}
 ifd = struct.pack('<H', len(tags)) + b''.join(struct.pack('<HHI', t, k, len(v)) + struct.pack('<%d%s' % (len(v), fmt[k]), *v).ljust(4, b'\\0') for t, k, v in tags) + b'\\0' * 4
 open('$seeds/sensor.dng', 'wb').write(b'II*\\0' + struct.pack('<I', 8 + len(data)) + data + ifd)" ;;
-  webp)      cp testdata/{anim-sticker.webp,alpha-still.webp,anim-apng.png,anim.gif,image.webp,p3.webp} "$seeds/" ;;
+  webp)      cp testdata/{anim-sticker.webp,alpha-still.webp,anim-apng.png,anim.gif,image.webp,p3.webp} "$seeds/"
+             # Frames times canvas: a large canvas of tiny frames (WebP, GIF), a 1-bit greyscale APNG.
+             hostile=$(mktemp -d) && python3 scripts/qa/make-hostile.py "$hostile" \
+               && cp "$hostile"/{webp-canvas-frames.webp,gif-canvas-frames.gif,apng-1bit.png} "$seeds/" && rm -rf "$hostile" ;;
   plan)      printf '\0\0\0\0\0\4\0\0\0\0\1\0{"msgContent":{"type":"text","text":"hi"}}' > "$seeds/text"
              printf '\0\0\0\0\100\0\0\0\2\0\7\1IMG_20260101_000000.jpg' > "$seeds/big" ;;
 esac

@@ -266,9 +266,10 @@ import UploadPlanner
     public static func strip(_ d: [UInt8]) {
         let reader = ByteReader(d)
         var rewrites = [MediaFormat.mp4, .matroska, .avi, .mp3, .flac, .wav, .ogg, .aiff, .caf].compactMap { try? MetadataRewrite.of(reader, format: $0) }
-        for document in [MediaFormat.psd, .xcf, .psp, .exr, .dpx, .fits, .svg, .svgz, .dicom].map({ try? MetadataRewrite.document(reader, format: $0) }) {
-            guard let rewrite = document ?? nil else { continue }
-            precondition(rewrite.outputSize == d.count, "a document's in-place rewrite changed its size")
+        for format in [MediaFormat.psd, .xcf, .psp, .exr, .dpx, .fits, .svg, .svgz, .dicom] {
+            guard let rewrite = try? MetadataRewrite.document(reader, format: format) else { continue }
+            // An SVGZ is compressed again; every other document is rewritten in place.
+            precondition(format == .svgz || rewrite.outputSize == d.count, "a document's in-place rewrite changed its size")
             rewrites.append(rewrite)
         }
         let jpeg = try? JPEGSource(d, isWhole: true)
