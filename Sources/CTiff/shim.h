@@ -16,7 +16,7 @@
 
 #define CTIFF_FUNCTIONS(X) X(TIFFOpenOptionsAlloc) X(TIFFOpenOptionsFree) X(TIFFOpenOptionsSetMaxSingleMemAlloc) \
     X(TIFFOpenOptionsSetErrorHandlerExtR) X(TIFFOpenOptionsSetWarningHandlerExtR) X(TIFFClientOpenExt) X(TIFFClose) \
-    X(TIFFRGBAImageOK) X(TIFFReadRGBAImageOriented) X(TIFFReadScanline) X(TIFFIsTiled) X(TIFFSetSubDirectory) \
+    X(TIFFRGBAImageOK) X(TIFFReadRGBAImageOriented) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd) X(TIFFReadScanline) X(TIFFIsTiled) X(TIFFSetSubDirectory) \
     X(TIFFSetDirectory) X(TIFFIsCODECConfigured)
 /* Variadic: held untyped (Swift imports no variadic function pointer), called through ctiff_get below. */
 #define CTIFF_VARIADIC(X) X(TIFFGetField) X(TIFFGetFieldDefaulted)
@@ -58,6 +58,10 @@ typedef struct ctiff_image {
     /* Sensor data (a CFA or linear directory, the first or a SubIFD) in a TIFF that is no DNG: a camera
        maker's raw (Nikon NEF, Sony ARW, Pentax PEF…), whose own directories are a thumbnail at best. */
     int camera_raw;
+    /* An alpha extra sample: the picture may be transparent (whether it is, only its pixels tell). */
+    int alpha;
+    /* Rows a strip holds, or a tile's height: what one read decodes at once. */
+    uint32_t rows_per_band;
     const uint8_t *_Nullable icc;
     uint32_t icc_size;
     char message[512];
@@ -217,6 +221,13 @@ static inline int ctiff_open(const ctiff *_Nonnull t, ctiff_image *_Nonnull img,
         && inks == INKSET_CMYK && !t->TIFFIsTiled(img->tif);
     img->premultiplied = !(gray && defaulted(img->tif, TIFFTAG_EXTRASAMPLES, &extra, &kinds) && extra > 0 && kinds
                            && kinds[0] == EXTRASAMPLE_UNASSALPHA);
+    uint32_t band = 0;
+    if (t->TIFFIsTiled(img->tif)) get(img->tif, TIFFTAG_TILELENGTH, &band); else defaulted(img->tif, TIFFTAG_ROWSPERSTRIP, &band);
+    img->rows_per_band = band;
+    extra = 0;
+    kinds = NULL;
+    img->alpha = defaulted(img->tif, TIFFTAG_EXTRASAMPLES, &extra, &kinds) && extra > 0 && kinds
+        && (kinds[0] == EXTRASAMPLE_ASSOCALPHA || kinds[0] == EXTRASAMPLE_UNASSALPHA);
     void *icc = NULL;
     uint32_t icc_size = 0;
     if (get(img->tif, TIFFTAG_ICCPROFILE, &icc_size, &icc) && icc && icc_size > 0) {
@@ -236,6 +247,38 @@ static inline int ctiff_read_rgba(const ctiff *_Nonnull t, ctiff_image *_Nonnull
     }
     uint16_t asked = img->orientation >= 1 && img->orientation <= 8 ? img->orientation : ORIENTATION_TOPLEFT;
     if (!t->TIFFReadRGBAImageOriented(img->tif, img->width, img->height, raster, asked, 1)) {
+        if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "the image data cannot be read");
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether libtiff's RGBA interface renders this directory, read from its tags alone: what is refused
+   is refused before a pixel is allocated. 0 or -1. */
+static inline int ctiff_rgba_ok(const ctiff *_Nonnull t, ctiff_image *_Nonnull img) {
+    char why[1024] = {0};
+    if (t->TIFFRGBAImageOK(img->tif, why)) return 0;
+    if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "%s", why);
+    return -1;
+}
+
+/* `rows` rows from `row` on (as stored) as R, G, B, A bytes, alpha associated, into `raster` (width ×
+   rows): libtiff's RGBA interface with a row offset, as TIFFReadRGBAStrip uses it, the file's own
+   orientation asked for so nothing is flipped. A band at a time, the whole picture is never held. */
+static inline int ctiff_read_rgba_rows(const ctiff *_Nonnull t, ctiff_image *_Nonnull img, uint32_t *_Nonnull raster,
+                                       uint32_t row, uint32_t rows) {
+    char why[1024] = {0};
+    TIFFRGBAImage rgba;
+    if (!t->TIFFRGBAImageOK(img->tif, why) || !t->TIFFRGBAImageBegin(&rgba, img->tif, 1, why)) {
+        if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "%s", why);
+        return -1;
+    }
+    rgba.req_orientation = img->orientation >= 1 && img->orientation <= 8 ? img->orientation : ORIENTATION_TOPLEFT;
+    rgba.row_offset = (int)row;
+    rgba.col_offset = 0;
+    int ok = t->TIFFRGBAImageGet(&rgba, raster, img->width, rows);
+    t->TIFFRGBAImageEnd(&rgba);
+    if (!ok) {
         if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "the image data cannot be read");
         return -1;
     }

@@ -115,6 +115,14 @@ enum HEIFBuild {
         let loop = heic([2: .init(type: "iovl", data: HEIFBuild.overlay(1, w, h), refs: [3], size: (w, h)),
                          3: .init(type: "iovl", data: HEIFBuild.overlay(1, w, h), refs: [2], size: (w, h))], primary: 2)
         #expect(try Self.verdicts(loop, "loop.heic") == [.corrupt, .corrupt, .corrupt])
+        // Found by fuzzing: a `dimg` header claiming 4 MB inside its `iref`. libheif skips the size and
+        // reads the references that follow (here the grid naming itself), and recursed for 39 s
+        // through 900 MB; the walk reads them as libheif does.
+        var fuzzed = heic([2: .init(type: "grid", data: HEIFBuild.grid(1, 2, 2 * w, h), refs: [1, 2], size: (2 * w, h))], primary: 2)
+        let dimg = try #require((4..<fuzzed.count - 4).first { Array(fuzzed[$0..<$0 + 4]) == Array("dimg".utf8) })
+        fuzzed.replaceSubrange((dimg - 4)..<dimg, with: Bytes.be32(0x0040_0010))
+        #expect(try HEIFItems.of(fuzzed)?.derivedFrom[2] == [1, 2])
+        #expect(try Self.verdicts(fuzzed, "fuzzed.heic") == [.corrupt, .corrupt, .corrupt])
     }
 
     /// An AVIF grid of many small tiles: each tile costs a decoder's set-up however small it is.

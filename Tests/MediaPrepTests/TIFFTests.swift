@@ -495,3 +495,46 @@ enum TIFFBuilder {
         #expect(throws: MediaPrepError.self) { try RawDecoder.decode(Array(raw.prefix(raw.count / 2)), options: DecodeOptions()) }
     }
 }
+
+/// A TIFF too large to be sent at its own size is halved on load a band of rows at a time, never held
+/// whole (a 12 KB 10000×10000 1-bit TIFF took 686 MB in `check` and 703 MB in `prepare`), and `probe`
+/// and `check` read its tags alone.
+@Suite struct TIFFShrinkOnLoadTests {
+    /// A `width`×`height` 1-bit TIFF in one strip (the hard case: libtiff decodes a strip from its
+    /// start for each band): its left half black, its right half white.
+    static func bilevel(width: Int, height: Int) -> [UInt8] {
+        let rowBytes = width / 8
+        let row = [UInt8](repeating: 0, count: rowBytes / 2) + [UInt8](repeating: 0xFF, count: rowBytes - rowBytes / 2)
+        let entries: [(Int, Int, Int)] = [(256, 4, width), (257, 4, height), (258, 3, 1), (259, 3, 1), (262, 3, 1), (273, 4, 0),
+                                          (277, 3, 1), (278, 4, height), (279, 4, rowBytes * height)]
+        let dataAt = 8 + 2 + 12 * entries.count + 4
+        var out = Array("II".utf8) + TIFFBuilder.le(42, 2) + TIFFBuilder.le(8, 4) + TIFFBuilder.le(entries.count, 2)
+        for (tag, type, value) in entries {
+            out += TIFFBuilder.le(tag, 2) + TIFFBuilder.le(type, 2) + TIFFBuilder.le(1, 4)
+            out += type == 3 ? TIFFBuilder.le(value, 2) + [0, 0] : TIFFBuilder.le(tag == 273 ? dataAt : value, 4)
+        }
+        out += [0, 0, 0, 0]
+        for _ in 0..<height { out += row }
+        return out
+    }
+
+    @Test func itIsHalvedABandAtATime() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = try Fixture.write(Self.bilevel(width: 6000, height: 4000), "scan.tif", in: dir)
+        let source = try MediaProbe.source(path: path, depth: .headers(wholeUpTo: 0))
+        #expect(source.tiff != nil && source.firstFrame == nil && source.probe.width == 6000 && !source.probe.hasAlpha)
+        var options = DecodeOptions()
+        (options.minimumWidth, options.minimumHeight) = (1600, 1067)
+        let shrunk = try TIFFDecoder.decode(try InputFile(path), options: options)
+        #expect(shrunk.pixels.width == 3000 && shrunk.pixels.height == 2000 && shrunk.sourceWidth == 6000)
+        #expect(shrunk.pixels.rgba(x: 10, y: 10).r == 0 && shrunk.pixels.rgba(x: 1499, y: 1999).r == 0)
+        #expect(shrunk.pixels.rgba(x: 1500, y: 0).r == 255 && shrunk.pixels.rgba(x: 2999, y: 1000).g == 255)
+        // Without a minimum, as before: whole.
+        #expect(try TIFFDecoder.decode(try InputFile(path)).pixels.width == 6000)
+        let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
+        #expect(item.error == nil && (item.width ?? 0) * (item.height ?? 0) <= ImageProfile.simplex.maxSentPixels && item.format == .jpeg)
+        let out = try ImageLoader.load(path: try #require(item.output))
+        #expect(out.pixels.rgba(x: 5, y: 5).r < 20 && out.pixels.rgba(x: out.pixels.width - 5, y: 5).r > 235)
+    }
+}

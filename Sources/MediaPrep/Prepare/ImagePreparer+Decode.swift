@@ -50,8 +50,19 @@ extension ImagePreparer {
 
     /// The picture the probe decoded already (GIF, BMP, TIFF, JPEG 2000), or a raw photo's, whose
     /// demosaic waits for here: LibRaw in its child process, halved on load while that keeps the view.
-    func predecoded(_ source: borrowing ProbedSource, data: [UInt8]) throws -> DecodedImage? {
+    /// A TIFF is decoded here, from its file, halved on load while it keeps the view when it is too
+    /// large to be sent at its own size (`shrinking`: not for a long picture cut into parts).
+    func predecoded(_ source: borrowing ProbedSource, data: [UInt8], shrinking: Bool = true) throws -> DecodedImage? {
         if let first = source.firstFrame { return first }
+        if let t = source.tiff {
+            var options = decode
+            if shrinking, t.width * t.height > profile.maxSentPixels, let w = source.probe.width, let h = source.probe.height {
+                let view = profile.viewSize(width: w, height: h)
+                (options.minimumWidth, options.minimumHeight) = (view.width, view.height)
+            }
+            let path = source.probe.path
+            return try Trace.time("decode (libtiff)") { try TIFFDecoder.decode(try InputFile(path), options: options) }
+        }
         guard let raw = source.raw else { return nil }
         return try Trace.time("decode (LibRaw, in its own process)") {
             try RawDecoder.decode(data, header: raw, format: source.probe.format, options: decode, profile: profile)

@@ -217,7 +217,7 @@ package struct ImagePreparer: Sendable {
         options.colour = source.colour
         var data = source.data ?? []
         if [.png, .jpeg].contains(source.probe.format), !source.isWhole { data = try InputFile(source.probe.path).whole(after: data) }
-        var decoded = try predecoded(source, data: data) ?? Trace.time("decode") {
+        var decoded = try predecoded(source, data: data, shrinking: false) ?? Trace.time("decode") {
             if let j = source.jpeg { return try JPEGDecoder.decode(data, parsed: j, options: options) }
             return try ImageLoader.load(data: data, path: source.probe.path, options: options)
         }

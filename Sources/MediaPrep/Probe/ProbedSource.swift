@@ -36,6 +36,9 @@ package struct ProbedSource: @unchecked Sendable {
     /// A raw photo (a DNG of sensor data alone, a camera maker's raw) as LibRaw opened it: its
     /// demosaic waits for `prepare`, inside the batch's pixel budget, and `check` never pays for it.
     var raw: RawDecoder.Header? = nil
+    /// A TIFF's header, read without decoding (`TIFFDecoder.header`): its decode waits for `prepare`,
+    /// which shrinks it on load when it is too large to be sent at its own size.
+    var tiff: TIFFDecoder.Header? = nil
     /// Goes through LibRaw's demosaic (`raw`).
     var demosaiced: Bool { raw != nil }
     /// An HDR still's size as shown, which its decode is shrunk on load against.
@@ -253,10 +256,19 @@ extension MediaProbe {
             if format == .cameraRaw { return try cameraRaw() }
             let d: FFmpegImageDecoder.Result
             do {
-                d = format == .tiff
-                    ? FFmpegImageDecoder.Result(image: try TIFFDecoder.decode(file, options: DecodeOptions(maxPixels: maxPixels)), frameCount: 1)
-                    : try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
-                                                    countFrames: format == .gif)
+                if format == .tiff {
+                    // Its tags alone: nothing is decoded, or allocated for the pixels, before the plan accepts it
+                    // (a 12 KB 10000×10000 1-bit TIFF took 686 MB in `check`).
+                    let h = try TIFFDecoder.header(file, maxPixels: maxPixels)
+                    (r.width, r.height) = h.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
+                    (r.kind, r.frameCount, r.orientation, r.hasAlpha, r.videoCodec) = (.image, 1, h.orientation, h.mayHaveAlpha, format.rawValue)
+                    var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: SourceColour.inspect(h.iccProfile),
+                                         firstFrame: nil, media: nil)
+                    s.tiff = h
+                    return try asFile(s, orientation: h.orientation)
+                }
+                d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
+                                                  countFrames: format == .gif)
             } catch let e as MediaPrepError where e == TIFFDecoder.cameraRaw {
                 return try cameraRaw()
             } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {

@@ -258,18 +258,26 @@ struct HEIFItems {
         }
     }
 
-    /// `iref`: boxes named by the reference type, each `from`, a count and that many `to` ids.
+    /// `iref`: a header naming the reference type, then `from`, a count and that many `to` ids, read
+    /// in a row as libheif 1.15 reads them: each header's size is skipped, not obeyed (a fuzzed file's
+    /// `dimg` claimed 4 MB inside a 28-byte `iref`; libheif still read its grid as naming itself, and
+    /// recursed for 39 s through 900 MB).
     private mutating func readReferences(_ d: [UInt8], _ body: Range<Int>) {
         guard body.count >= 4 else { return }
         let n = d[body.lowerBound] == 0 ? 2 : 4
-        guard let refs = PictureBoxes.children(d, (body.lowerBound + 4)..<body.upperBound, topLevel: false) else { return }
-        for r in refs.boxes where r.type == "dimg" || r.type == "auxl" {
-            guard r.body.count >= 2 * n else { continue }
-            let from = Bytes.be(d, r.body.lowerBound, n)
-            let count = Bytes.be(d, r.body.lowerBound + n, 2)
-            let start = r.body.lowerBound + n + 2
-            let to = (0..<min(count, (r.body.upperBound - start) / n)).map { Bytes.be(d, start + $0 * n, n) }
-            if r.type == "dimg" { derivedFrom[from, default: []] += to } else { for t in to { auxiliaries[t, default: []].append(from) } }
+        var at = body.lowerBound + 4
+        while at + 8 <= body.upperBound {
+            let size = Bytes.be(d, at, 4), type = Bytes.ascii(d, at + 4, 4)
+            at += 8 + (size == 1 ? 8 : 0) + (type == "uuid" ? 16 : 0)
+            guard at + n + 2 <= body.upperBound else { return }
+            let from = Bytes.be(d, at, n), count = Bytes.be(d, at + n, 2)
+            at += n + 2
+            var to: [Int] = []
+            for _ in 0..<count where at + n <= body.upperBound {
+                to.append(Bytes.be(d, at, n))
+                at += n
+            }
+            if type == "dimg" { derivedFrom[from, default: []] += to } else if type == "auxl" { for t in to { auxiliaries[t, default: []].append(from) } }
         }
     }
 
