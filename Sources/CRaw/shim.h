@@ -63,8 +63,9 @@ static inline void *_Nullable craw_shared_alloc(size_t capacity) {
 static inline void craw_shared_free(void *_Nonnull shared, size_t capacity) { munmap(shared, 4096 + capacity); }
 static inline const unsigned char *_Nonnull craw_shared_pixels(const void *_Nonnull shared) { return (const unsigned char *)shared + 4096; }
 
-/* In the child: open, and unless `render` is 0, demosaic (with `half`: each 2×2 block of the mosaic
-   one pixel, half the sides, no interpolation) into 8-bit sRGB with the camera's white balance. */
+/* In the child: open; with `render` 1 demosaic (with `half`: each 2×2 block of the mosaic one pixel,
+   half the sides, no interpolation) into 8-bit sRGB with the camera's white balance; with 2 only read
+   the sensor data (what `check` asks: a layout LibRaw cannot read fails there, as in `prepare`). */
 static inline void craw_child(const craw *t, craw_answer *a, unsigned char *pixels, size_t capacity,
                        const void *data, size_t size, unsigned max_mb, int render, int half) {
     libraw_data_t *raw = t->libraw_init(LIBRAW_OPIONS_NO_MEMERR_CALLBACK | LIBRAW_OPIONS_NO_DATAERR_CALLBACK);
@@ -77,7 +78,8 @@ static inline void craw_child(const craw *t, craw_answer *a, unsigned char *pixe
         a->raw_samples = (long long)raw->sizes.raw_width * raw->sizes.raw_height;
         a->flip = raw->sizes.flip;
     }
-    if (e == LIBRAW_SUCCESS && render) {
+    if (e == LIBRAW_SUCCESS && render == 2) e = t->libraw_unpack(raw);
+    if (e == LIBRAW_SUCCESS && render == 1) {
         raw->params.half_size = half;
         raw->params.output_bps = 8;
         raw->params.use_camera_wb = 1;

@@ -110,7 +110,8 @@ enum TIFFBuilder {
     /// RGGB mosaic in 16-bit samples of the picture `colour` gives (sRGB; each pixel keeps the one
     /// channel its filter passes, made linear), a sensor whose colours are sRGB's own (ColorMatrix1 is
     /// XYZ to linear sRGB), neutral white balance, black 64, white 4095; a camera and a date in it.
-    static func rawDNG(width: Int, height: Int, orientation: Int = 1, colour: (Int, Int) -> (Int, Int, Int)) -> [UInt8] {
+    /// - Parameter tile: the mosaic stored in tiles of this side (its width and height a multiple of it).
+    static func rawDNG(width: Int, height: Int, orientation: Int = 1, tile: Int? = nil, colour: (Int, Int) -> (Int, Int, Int)) -> [UInt8] {
         var out = Array("II".utf8) + le(42, 2) + le(0, 4)
         let at = out.count
         let linear = (0..<256).map { v in
@@ -126,9 +127,22 @@ enum TIFFBuilder {
                 out.append(UInt8(s >> 8))
             }
         }
+        var layout = [long(273, [at]), long(278, [height]), long(279, [width * height * 2])]
+        if let t = tile {
+            let rows = Array(out[at...])
+            out.removeSubrange(at...)
+            var offsets: [Int] = []
+            for ty in stride(from: 0, to: height, by: t) {
+                for tx in stride(from: 0, to: width, by: t) {
+                    offsets.append(out.count)
+                    for y in ty..<ty + t { out += rows[((y * width + tx) * 2)..<((y * width + tx + t) * 2)] }
+                }
+            }
+            layout = [long(322, [t]), long(323, [t]), long(324, offsets), long(325, [Int](repeating: t * t * 2, count: offsets.count))]
+        }
         let xyzToSRGB = [32406, -15372, -4986, -9689, 18758, 415, 557, -2040, 10570]
-        let entries = [long(254, [0]), long(256, [width]), long(257, [height]), short(258, [16]), short(259, [1]), short(262, [32803]),
-                       long(273, [at]), short(274, [orientation]), short(277, [1]), long(278, [height]), long(279, [width * height * 2]),
+        let entries = layout + [long(254, [0]), long(256, [width]), long(257, [height]), short(258, [16]), short(259, [1]), short(262, [32803]),
+                       short(274, [orientation]), short(277, [1]),
                        short(284, [1]), short(33421, [2, 2]), Entry(tag: 33422, type: 1, count: 4, bytes: [0, 1, 1, 2]),
                        Entry(tag: 50706, type: 1, count: 4, bytes: [1, 4, 0, 0]), short(50714, [64]), long(50717, [4095]),
                        Entry(tag: 50721, type: 10, count: 9, bytes: xyzToSRGB.flatMap { le($0, 4) + le(10000, 4) }),
@@ -536,5 +550,25 @@ enum TIFFBuilder {
         #expect(item.error == nil && (item.width ?? 0) * (item.height ?? 0) <= ImageProfile.simplex.maxSentPixels && item.format == .jpeg)
         let out = try ImageLoader.load(path: try #require(item.output))
         #expect(out.pixels.rgba(x: 5, y: 5).r < 20 && out.pixels.rgba(x: out.pixels.width - 5, y: 5).r > 235)
+    }
+}
+
+/// What LibRaw cannot read is found by `check` as by `prepare`: a tiled uncompressed DNG opens but its
+/// sensor data does not unpack (`check` said it goes), and a DNG LibRaw does not take at all goes as a
+/// file in `probe` as in `check` and `prepare` (`probe` said it was refused).
+@Suite struct RawAdmissionTests {
+    @Test func checkAndPrepareAgreeOnWhatLibRawReads() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let plain = try Fixture.write(TIFFBuilder.rawDNG(width: 64, height: 48) { x, _ in (x * 4, 128, 255 - x * 4) }, "plain.dng", in: dir)
+        let tiled = try Fixture.write(TIFFBuilder.rawDNG(width: 64, height: 48, tile: 16) { x, _ in (x * 4, 128, 255 - x * 4) }, "tiled.dng", in: dir)
+        for path in [plain, tiled] {
+            let check = SendCheck().check(path: path)
+            let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: path)
+            var probe: MediaPrepError.Code? = nil
+            do { _ = try MediaProbe.probe(path: path) } catch let e as MediaPrepError { probe = e.code }
+            #expect(check.error?.code == item.error?.code && probe == item.error?.code, "\(path): \(String(describing: check.error)) \(String(describing: item.error))")
+            #expect((check.verdict == .cannotSend) == (item.error != nil))
+        }
     }
 }

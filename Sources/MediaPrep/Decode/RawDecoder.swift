@@ -51,9 +51,13 @@ enum RawDecoder {
 
     /// The raw photo's sizes alone (LibRaw opens it in its child process), held to `maxPixels` before
     /// any sample is read: the sensor data, then the picture.
-    static func header(_ data: [UInt8], maxPixels: Int) throws -> Header {
+    /// - Parameter readSamples: read the sensor data too (LibRaw's unpack), for an answer from the
+    ///   header alone that `prepare`'s decode will not contradict (a tiled uncompressed DNG opens, then
+    ///   fails to unpack: `check` said it goes, `prepare` refused it).
+    static func header(_ data: [UInt8], maxPixels: Int, readSamples: Bool = false) throws -> Header {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
-        let (answer, _) = try run(data, maxPixels: maxPixels, capacity: 0, render: false, half: false, allowance: headroom)
+        let (answer, _) = try run(data, maxPixels: maxPixels, capacity: 0, render: false, half: false,
+                                  allowance: readSamples ? headroom + 2 * maxPixels : headroom, readSamples: readSamples)
         let (w, h) = (Int(answer.width), Int(answer.height))
         guard w > 0, h > 0 else { throw MediaPrepError(.invalidDimensions, "the raw photo's sensor data has no size") }
         guard answer.raw_samples <= Int64(maxPixels), w * h <= maxPixels else {
@@ -111,7 +115,7 @@ enum RawDecoder {
 
     /// One LibRaw call in its child process, its new memory held to `allowance` bytes, answering through
     /// shared memory with room for `capacity` bytes of pixels, which `take` copies out before the memory goes.
-    private static func run(_ data: [UInt8], maxPixels: Int, capacity: Int, render: Bool, half: Bool, allowance: Int,
+    private static func run(_ data: [UInt8], maxPixels: Int, capacity: Int, render: Bool, half: Bool, allowance: Int, readSamples: Bool = false,
                             take: (craw_answer, UnsafePointer<UInt8>) -> PixelBuffer? = { _, _ in nil }) throws -> (craw_answer, pixels: PixelBuffer?) {
         var table = try loaded.get().table
         // LibRaw's own cap on the sensor data it allocates: two bytes a sample within the pixel limit.
@@ -120,7 +124,7 @@ enum RawDecoder {
         defer { craw_shared_free(shared, capacity) }
         data.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress {
-                craw_run(&table, shared, capacity, base, bytes.count, capMB, render ? 1 : 0, half ? 1 : 0, max(0, allowance), timeLimit)
+                craw_run(&table, shared, capacity, base, bytes.count, capMB, render ? 1 : readSamples ? 2 : 0, half ? 1 : 0, max(0, allowance), timeLimit)
             }
         }
         let answer = shared.assumingMemoryBound(to: craw_answer.self).pointee

@@ -25,7 +25,7 @@ public enum MediaProbe {
         let plan = SendPlanner.plan(s, SendRules())
         if let e = plan.error, Self.admissionCodes.contains(e.code) { throw e }
         if plan.kind == .voice { try ContainerEnd.voiceSource(r.format, path: path) }  // as `check` and `prepare` read it
-        if thorough, let data = s.data {
+        if thorough, r.kind == .image || r.kind == .animatedImage, let data = s.data {
             // A JPEG is proved whole at 1/8 scale (it has no alpha to find); a PNG is decoded.
             let options = s.jpeg == nil ? DecodeOptions() : DecodeOptions(minimumWidth: 1, minimumHeight: 1)
             r.hasAlpha = AlphaOps.hasRealAlpha(try ImageLoader.load(data: data, path: path, options: options).pixels)

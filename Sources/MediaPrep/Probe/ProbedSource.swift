@@ -236,7 +236,10 @@ extension MediaProbe {
             /// A raw photo as LibRaw opens it (its sizes alone; `prepare` demosaics it), as `r.format` says it is.
             func raw() throws -> ProbedSource {
                 try readWhole()
-                let header = try RawDecoder.header(head, maxPixels: maxPixels)
+                // From headers alone (`check`), the sensor data is read too: what `prepare` will decode.
+                var headersOnly = false
+                if case .headers = depth { headersOnly = true }
+                let header = try RawDecoder.header(head, maxPixels: maxPixels, readSamples: headersOnly)
                 (r.width, r.height) = header.displaySize
                 (r.kind, r.frameCount, r.hasAlpha, r.orientation, r.videoCodec) = (.image, 1, false, .up, r.format.rawValue)
                 var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
