@@ -235,6 +235,35 @@ def tiff(width, height, bits=1, samples=1, photometric=1, compression=8, sample_
     return out + b"\0\0\0\0" + data
 
 
+def sensor_dng(w, h, tile=None, claimed_width=None):
+    """A DNG of 16-bit RGGB sensor data alone, in one strip or in square tiles; its width as claimed."""
+    def sample(x, y):
+        return 64 + (x * 251 + y * 97) % 4000
+    if tile:
+        parts = [b"".join(struct.pack("<%dH" % tile, *[sample(tx + x, ty + y) for x in range(tile)]) for y in range(tile))
+                 for ty in range(0, h, tile) for tx in range(0, w, tile)]
+        data = b"".join(parts)
+        layout = [(322, 4, [tile]), (323, 4, [tile]), (324, 4, [8 + i * len(parts[0]) for i in range(len(parts))]),
+                  (325, 4, [len(parts[0])] * len(parts))]
+    else:
+        data = struct.pack("<%dH" % (w * h), *[sample(x, y) for y in range(h) for x in range(w)])
+        layout = [(273, 4, [8]), (278, 4, [h]), (279, 4, [len(data)])]
+    tags = sorted([(254, 4, [0]), (256, 4, [claimed_width or w]), (257, 4, [h]), (258, 3, [16]), (259, 3, [1]), (262, 3, [32803]),
+                   (277, 3, [1]), (284, 3, [1]), (33421, 3, [2, 2]), (33422, 1, [0, 1, 1, 2]), (50706, 1, [1, 4, 0, 0]),
+                   (50714, 3, [64]), (50717, 4, [4095])] + layout)
+    fmt = {1: "B", 3: "H", 4: "I"}
+    ifd_at = 8 + len(data)
+    extra_at = ifd_at + 2 + 12 * len(tags) + 4
+    entries, extra = b"", b""
+    for tag, kind, values in tags:
+        payload = struct.pack("<%d%s" % (len(values), fmt[kind]), *values)
+        where = payload.ljust(4, b"\0") if len(payload) <= 4 else struct.pack("<I", extra_at + len(extra))
+        if len(payload) > 4:
+            extra += payload
+        entries += struct.pack("<HHI", tag, kind, len(values)) + where
+    return b"II*\0" + struct.pack("<I", ifd_at) + data + struct.pack("<H", len(tags)) + entries + b"\0" * 4 + extra
+
+
 def id3v2(text):
     body = b"TPE1" + struct.pack(">I", len(text) + 1) + b"\0\0\x03" + text
     size = len(body)
@@ -278,6 +307,8 @@ def main():
     write("tiff-float.tif", tiff(4000, 4000, bits=32, samples=1, sample_format=3))
     write("tiff-cmyk-extra.tif", tiff(4000, 4000, bits=8, samples=5, photometric=5, extra=1))
     write("tiff-tile-16384.tif", tiff(16384, 16384, bits=8, samples=3, photometric=2, tile=16384))
+    write("dng-tiled.dng", sensor_dng(64, 48, tile=16))
+    write("dng-wide.dng", sensor_dng(64, 48, claimed_width=70000))
     mp3 = open(os.path.join(TESTDATA, "voice.mp3"), "rb").read()
     write("mp3-id3-after.mp3", mp3 + id3v2(b"Jane Sender"))
     wav = bytearray(open(os.path.join(TESTDATA, "voice.wav"), "rb").read())

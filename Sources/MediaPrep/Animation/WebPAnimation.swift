@@ -33,7 +33,9 @@ final class WebPAnimation: AnimationSource {
         return (le24(24) + 1, le24(27) + 1)
     }
 
-    init(_ data: [UInt8], maxPixels: Int) throws {
+    /// - Parameter admit: given the canvas and the frame count the chunks say, before libwebpdemux
+    ///   allocates anything: throws to refuse the animation (what decoding every frame would cost).
+    init(_ data: [UInt8], maxPixels: Int, admit: (_ width: Int, _ height: Int, _ frames: Int) throws -> Void = { _, _, _ in }) throws {
         self.data = data
         // libwebpdemux allocates the whole canvas when the decoder is made: checked before (found by
         // fuzzing, a 12 GB canvas).
@@ -41,6 +43,8 @@ final class WebPAnimation: AnimationSource {
             throw MediaPrepError(.corrupt, "not an animated WebP")
         }
         guard cw * ch <= maxPixels else { throw MediaPrepError(.tooManyPixels, "\(cw)×\(ch) is over the \(maxPixels)-pixel limit") }
+        // A 12 KB WebP of 255 frames of a 4096² canvas cost 214 MB before it was refused.
+        try admit(cw, ch, WebPChunks.chunks(data).reduce(0) { $0 + ($1.tag == "ANMF" ? 1 : 0) })
         // One decoder for the header and the first frame (the preview): probing makes no second one.
         let (info, first) = try Self.withDecoder(data) { lib, dec -> (WebPAnimInfo, PixelBuffer) in
             var info = WebPAnimInfo()

@@ -199,7 +199,11 @@ extension MediaProbe {
             // FFmpeg 5.1's WebP decoder has no animation: libwebpdemux composes the frames.
             try readWhole()
             try ContainerEnd.riff(head)
-            let animation = try WebPAnimation(head, maxPixels: maxPixels)
+            let animation = try WebPAnimation(head, maxPixels: maxPixels) { w, h, frames in
+                var claimed = r
+                (claimed.width, claimed.height, claimed.frameCount) = (w, h, frames)
+                try SendPlanner.checkDecodeCost(claimed)  // an animated WebP is always remade
+            }
             let first = animation.firstFrame()
             (r.width, r.height, r.frameCount) = (animation.width, animation.height, animation.frameCount)
             (r.kind, r.animated, r.videoCodec) = (.animatedImage, true, format.rawValue)
@@ -229,8 +233,19 @@ extension MediaProbe {
             if format == .gif {
                 try readWhole()
                 // FFmpeg drops a frame the file's end cuts and plays the rest: it would go as if whole.
-                if let walk = GIFBlocks.walk(head), case .cut(let at) = walk.end {
+                let walk = GIFBlocks.walk(head)
+                if let walk, case .cut(let at) = walk.end {
                     throw MediaPrepError(.truncated, "the GIF is cut off: its block at byte \(at) (after \(walk.frames) complete frame\(walk.frames == 1 ? "" : "s")) runs past the end of the file, \(head.count) bytes")
+                }
+                // One that every profile remakes (a loop over the frame pixels a phone is asked to decode)
+                // and that asks too much for it is refused before its first frame is decoded (a 6 KB GIF of
+                // 255 frames of a 4096² screen cost 243 MB first).
+                if let walk, head.count >= 10 {
+                    var claimed = r
+                    (claimed.width, claimed.height, claimed.frameCount) = (Bytes.le(head, 6, 2), Bytes.le(head, 8, 2), walk.frames)
+                    if (claimed.width ?? 0) * (claimed.height ?? 0) * max(1, walk.frames) > SendPlanner.maxSentFramePixels {
+                        try SendPlanner.checkDecodeCost(claimed)
+                    }
                 }
             }
             /// A raw photo as LibRaw opens it (its sizes alone; `prepare` demosaics it), as `r.format` says it is.
