@@ -18,6 +18,14 @@ func topHelp() -> String {
 }
 
 func runCLI(_ argv: [String]) async -> Int32 {
+    if let code = runWithoutTask(argv) { return code }
+    guard let first = argv.first, let cmd = Commands.all.first(where: { $0.name == first }) else { return 2 }
+    return await cmd.main(Array(argv.dropFirst()))
+}
+
+/// What needs no task, on the main thread: the version, the help, a usage error, and the commands
+/// that `runsWithoutTask`; nil for the rest.
+func runWithoutTask(_ argv: [String]) -> Int32? {
     Trace.commandStarted()
     guard let first = argv.first else {
         FileHandle.standardError.write(Data(topHelp().utf8))
@@ -35,7 +43,7 @@ func runCLI(_ argv: [String]) async -> Int32 {
         Output.error("unknown command '\(first)'" + Suggestion.hint(first, Commands.all.map { $0.name }) + "\n\n" + topHelp())
         return 2
     }
-    return await cmd.main(Array(argv.dropFirst()))
+    return cmd.runsWithoutTask ? cmd.mainNow(Array(argv.dropFirst())) : nil
 }
 
 /// The exit status, written once by the task that runs the command.
@@ -53,11 +61,15 @@ let finished = DispatchSemaphore(value: 0)
 let arguments = (1..<Int(CommandLine.argc)).map { i in
     CommandLine.unsafeArgv[i].map { FileNameBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? ""
 }
-Task.detached {
-    status.code = await runCLI(arguments)
-    finished.signal()
+if let code = runWithoutTask(arguments) {
+    status.code = code
+} else if let cmd = Commands.all.first(where: { $0.name == arguments.first }) {
+    Task.detached {
+        status.code = await cmd.main(Array(arguments.dropFirst()))
+        finished.signal()
+    }
+    finished.wait()
 }
-finished.wait()
 // Everything is written and every output renamed into place: skip the atexit teardown of ~60
 // libraries (TLS and Kerberos among them, loaded for link previews) and leave at once.
 fflush(nil)

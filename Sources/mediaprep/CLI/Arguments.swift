@@ -103,6 +103,17 @@ protocol Command: Sendable {
     init(_ args: Arguments<Option>) throws
     /// Returns the exit status: 0 all good, 1 some input failed, 130/143 interrupted.
     func run() async -> Int32
+    /// Whether `runNow` does the work on the calling thread, with no task: `plan` and `completions`
+    /// start as a plain Swift program does (three pool threads and their futex waits cost `plan`
+    /// 6.0 ms against a static "hello"'s 2.8).
+    static var runsWithoutTask: Bool { get }
+    /// The same as `run`, on the calling thread.
+    func runNow() -> Int32
+}
+
+extension Command {
+    static var runsWithoutTask: Bool { false }
+    func runNow() -> Int32 { 2 }
 }
 
 extension Command {
@@ -147,6 +158,25 @@ extension Command {
             }
             let command = try Trace.time("set up the command") { try Self(parsed) }
             return await command.run()
+        } catch let e as UsageError {
+            Output.error(e.message + "\n\n" + help)
+            return 2
+        } catch {
+            Output.error("\(error)")
+            return 2
+        }
+    }
+
+    /// `main` on the calling thread, for a command that `runsWithoutTask`.
+    static func mainNow(_ argv: [String]) -> Int32 {
+        do {
+            let parsed = try Trace.time("parse arguments") { try Arguments<Option>.parse(argv) }
+            if parsed.wantsHelp {
+                Output.line(help)
+                return 0
+            }
+            let command = try Trace.time("set up the command") { try Self(parsed) }
+            return command.runNow()
         } catch let e as UsageError {
             Output.error(e.message + "\n\n" + help)
             return 2

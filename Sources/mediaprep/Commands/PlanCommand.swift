@@ -48,7 +48,11 @@ struct PlanCommand: Command {
         }
     }
 
-    func run() async -> Int32 {
+    static var runsWithoutTask: Bool { true }
+
+    func run() async -> Int32 { runNow() }
+
+    func runNow() -> Int32 {
         let p = TransferPlanner(xftpAvailable: xftp).plan(size: size, kind: kind, fileName: fileName,
                                                           recipients: recipients, encrypted: encrypted)
         if json {
