@@ -18,32 +18,33 @@ func topHelp() -> String {
 }
 
 func runCLI(_ argv: [String]) async -> Int32 {
-    if let code = runWithoutTask(argv) { return code }
-    guard let first = argv.first, let cmd = Commands.all.first(where: { $0.name == first }) else { return 2 }
-    return await cmd.main(Array(argv.dropFirst()))
+    switch start(argv) {
+    case .done(let code): return code
+    case .task(let command): return await command.run()
+    }
 }
 
-/// What needs no task, on the main thread: the version, the help, a usage error, and the commands
-/// that `runsWithoutTask`; nil for the rest.
-func runWithoutTask(_ argv: [String]) -> Int32? {
+/// The version, the help, a usage error and the commands whose inputs need no task are answered here,
+/// on the main thread; the rest are handed back for a task to run.
+func start(_ argv: [String]) -> Start {
     Trace.commandStarted()
     guard let first = argv.first else {
         FileHandle.standardError.write(Data(topHelp().utf8))
-        return 2
+        return .done(2)
     }
     if first == "--version" || first == "-V" {
         Output.line("mediaprep \(Version.string)")
-        return 0
+        return .done(0)
     }
     if first == "--help" || first == "-h" || first == "help" {
         Output.line(topHelp())
-        return 0
+        return .done(0)
     }
     guard let cmd = Commands.all.first(where: { $0.name == first }) else {
         Output.error("unknown command '\(first)'" + Suggestion.hint(first, Commands.all.map { $0.name }) + "\n\n" + topHelp())
-        return 2
+        return .done(2)
     }
-    return cmd.runsWithoutTask ? cmd.mainNow(Array(argv.dropFirst())) : nil
+    return cmd.start(Array(argv.dropFirst()))
 }
 
 /// The exit status, written once by the task that runs the command.
@@ -61,11 +62,12 @@ let finished = DispatchSemaphore(value: 0)
 let arguments = (1..<Int(CommandLine.argc)).map { i in
     CommandLine.unsafeArgv[i].map { FileNameBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? ""
 }
-if let code = runWithoutTask(arguments) {
+switch start(arguments) {
+case .done(let code):
     status.code = code
-} else if let cmd = Commands.all.first(where: { $0.name == arguments.first }) {
+case .task(let command):
     Task.detached {
-        status.code = await cmd.main(Array(arguments.dropFirst()))
+        status.code = await command.run()
         finished.signal()
     }
     finished.wait()

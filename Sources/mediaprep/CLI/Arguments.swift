@@ -103,17 +103,21 @@ protocol Command: Sendable {
     init(_ args: Arguments<Option>) throws
     /// Returns the exit status: 0 all good, 1 some input failed, 130/143 interrupted.
     func run() async -> Int32
-    /// Whether `runNow` does the work on the calling thread, with no task: `plan` and `completions`
-    /// start as a plain Swift program does (three pool threads and their futex waits cost `plan`
-    /// 6.0 ms against a static "hello"'s 2.8).
-    static var runsWithoutTask: Bool { get }
-    /// The same as `run`, on the calling thread.
-    func runNow() -> Int32
+    /// The same as `run`, on the calling thread with no task, when this command's inputs need none:
+    /// it then starts as a plain Swift program does (three pool threads and their futex waits cost
+    /// `plan` 6.0 ms against a static "hello"'s 2.8). Nil: `run` in a task.
+    func runNow() -> Int32?
 }
 
 extension Command {
-    static var runsWithoutTask: Bool { false }
-    func runNow() -> Int32 { 2 }
+    func runNow() -> Int32? { nil }
+}
+
+/// A parsed command line: answered already (help, a usage error, a command run on this thread), or
+/// a command for a task to run.
+enum Start {
+    case done(Int32)
+    case task(any Command)
 }
 
 extension Command {
@@ -167,22 +171,22 @@ extension Command {
         }
     }
 
-    /// `main` on the calling thread, for a command that `runsWithoutTask`.
-    static func mainNow(_ argv: [String]) -> Int32 {
+    /// Parses `argv` and runs what needs no task on the calling thread.
+    static func start(_ argv: [String]) -> Start {
         do {
             let parsed = try Trace.time("parse arguments") { try Arguments<Option>.parse(argv) }
             if parsed.wantsHelp {
                 Output.line(help)
-                return 0
+                return .done(0)
             }
             let command = try Trace.time("set up the command") { try Self(parsed) }
-            return command.runNow()
+            return command.runNow().map(Start.done) ?? .task(command)
         } catch let e as UsageError {
             Output.error(e.message + "\n\n" + help)
-            return 2
+            return .done(2)
         } catch {
             Output.error("\(error)")
-            return 2
+            return .done(2)
         }
     }
 }

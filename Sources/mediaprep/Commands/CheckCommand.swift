@@ -58,6 +58,34 @@ struct CheckCommand: Command {
         walk = try Bulk.walk(a, followSymlinks: .followSymlinks, shard: .shard, null: .null)
     }
 
+    /// One file named as it is (no folder, no list on stdin, no shard, no symlink to follow): checked
+    /// here, with no task, no signal watcher and no thread (a pre-commit hook runs one per file).
+    func runNow() -> Int32? {
+        guard inputs.count == 1, let path = inputs.first, path != "-", walk.shard == nil, !walk.nulSeparated else { return nil }
+        var st = stat()
+        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        let counts = Counts()
+        let r = check.check(path: path)
+        counts.add(r.verdict)
+        switch format {
+        case .text: Output.line(Self.text(r))
+        case .github: if let line = Self.annotation(r) { Output.line(line) }
+        case .jsonl: Output.json(r.json)
+        case .json: Output.json(.array([r.json]))
+        case .sarif: Output.json(SendCheck.sarif([r], toolVersion: Version.string))
+        }
+        return finish(counts)
+    }
+
+    /// The closing line and the exit status.
+    private func finish(_ counts: Counts) -> Int32 {
+        if format == .text || format == .github {
+            let line = "\(counts.total) \(counts.total == 1 ? "file" : "files"): \(counts.asIs) ok as \(counts.asIs == 1 ? "it is" : "they are"), \(counts.after) after preparation, \(counts.cannot) cannot be sent"
+            if format == .text { Output.line(line) } else { Output.line("::notice title=mediaprep check::" + line) }
+        }
+        return counts.cannot > 0 || (strict && counts.after > 0) ? 1 : 0
+    }
+
     func run() async -> Int32 {
         let trap = SignalTrap()
         let progress = ProgressBar.install(quiet: quiet)
@@ -83,12 +111,8 @@ struct CheckCommand: Command {
         ProgressBar.finish()
         if format == .json { Output.json(.array(state.items)) }
         if format == .sarif { Output.json(SendCheck.sarif(state.results, toolVersion: Version.string)) }
-        if format == .text || format == .github {
-            let line = "\(counts.total) \(counts.total == 1 ? "file" : "files"): \(counts.asIs) ok as \(counts.asIs == 1 ? "it is" : "they are"), \(counts.after) after preparation, \(counts.cannot) cannot be sent"
-            if format == .text { Output.line(line) } else { Output.line("::notice title=mediaprep check::" + line) }
-        }
-        if let status = trap.exitStatus { return status }
-        return counts.cannot > 0 || (strict && counts.after > 0) ? 1 : 0
+        let status = finish(counts)
+        return trap.exitStatus ?? status
     }
 
     static func text(_ r: SendCheck.Result) -> String {

@@ -19,11 +19,11 @@ struct CompletionsCommand: Command {
         shell = s
     }
 
-    static var runsWithoutTask: Bool { true }
+    func run() async -> Int32 { answer() }
 
-    func run() async -> Int32 { runNow() }
+    func runNow() -> Int32? { answer() }
 
-    func runNow() -> Int32 {
+    private func answer() -> Int32 {
         let commands = Commands.all.map { CompletionModel.Command(name: $0.name, summary: $0.summary, takesFiles: $0.positionals.contains("FILE") || $0.positionals.contains("DIR") || $0.positionals.contains("VIDEO"), options: $0.optionSpecs) }
         switch shell {
         case .bash: Output.line(CompletionModel.bash(commands))

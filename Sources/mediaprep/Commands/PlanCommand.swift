@@ -48,11 +48,11 @@ struct PlanCommand: Command {
         }
     }
 
-    static var runsWithoutTask: Bool { true }
+    func run() async -> Int32 { answer() }
 
-    func run() async -> Int32 { runNow() }
+    func runNow() -> Int32? { answer() }
 
-    func runNow() -> Int32 {
+    private func answer() -> Int32 {
         let p = TransferPlanner(xftpAvailable: xftp).plan(size: size, kind: kind, fileName: fileName,
                                                           recipients: recipients, encrypted: encrypted)
         if json {
