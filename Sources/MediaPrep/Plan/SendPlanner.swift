@@ -34,6 +34,14 @@ package enum SendPlanner {
     // MARK: images
 
     private static func image(_ s: ProbedSource, _ rules: SendRules) throws -> SendPlan {
+        var plan = try imagePlan(s, rules)
+        if rules.media.quality == .hd, plan.error == nil {
+            plan.reasons.insert("HD: up to \(rules.profile.maxBytes.formatted) bytes, what recipients receive without asking", at: 0)
+        }
+        return plan
+    }
+
+    private static func imagePlan(_ s: ProbedSource, _ rules: SendRules) throws -> SendPlan {
         if let long = try longImage(s, rules) { return long }
         let p = s.probe, profile = rules.profile
         let fit = p.bytes > profile.maxBytes ? ["re-encoded to fit \(profile.maxBytes.formatted) bytes"] : []
@@ -218,6 +226,17 @@ package enum SendPlanner {
         let original = rules.media.video == .original
         var compatibility: VideoCompatibility = forceTranscode || p.format.isTranscodedOnly ? .needsTranscode : original ? .playable : .of(p)
         if remux && !original && compatibility == .playable { compatibility = .remux }
+        // A picture taller (on its short side) than the sender's cap is transcoded down to it.
+        let (long, short) = (max(p.width ?? 0, p.height ?? 0), min(p.width ?? 0, p.height ?? 0))
+        var maxLongSide = VideoEncodePlan.defaultLongSide
+        var capped: [String] = []
+        if let cap = rules.media.videoMaxHeight, !original, short > cap, long > 0 {
+            compatibility = .needsTranscode
+            maxLongSide = min(maxLongSide, long * cap / short / 2 * 2)
+            let (w, h) = (p.width ?? 0, p.height ?? 0)
+            let scaled = (w * maxLongSide / long / 2 * 2, h * maxLongSide / long / 2 * 2)
+            capped = ["\(w)×\(h) is over \(cap)p (\(rules.media.quality == .hd ? "HD" : "--video-max-height \(cap)")): scaled to at most \(scaled.0)×\(scaled.1)"]
+        }
         let fits = budget.map { p.bytes <= $0 } ?? true
         let codec = p.videoCodec ?? "video"
         switch (compatibility, fits) {
@@ -232,11 +251,11 @@ package enum SendPlanner {
                             reasons: ["\(codec) remuxed from \(p.format.rawValue) into MP4 (packets untouched)"]
                                 + (remux ? ["a QuickTime movie with no file type box, which not every player opens"] : []))
         default:
-            let (plan, note) = try transcodePlan(p, budget: budget)
+            let (plan, note) = try transcodePlan(p, budget: budget, maxLongSide: maxLongSide)
             let reason = budget.map { b in p.bytes > b ? "\(codec) re-encoded as H.264 + AAC to fit \(b.formatted) bytes" : nil } ?? nil
-            let capped = budget == nil ? ["at no more than the source's own bit rate"] : []
             return SendPlan(kind: .video, action: .transcodeVideo(plan), reasons: [reason
-                ?? "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays"] + (note.map { [$0] } ?? capped)
+                ?? "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays"] + capped
+                + (note.map { [$0] } ?? (budget == nil ? ["at no more than the source's own bit rate"] : []))
                 + (p.interlaced ? ["interlaced: made progressive (bwdif), one frame per frame"] : [])
                 + (p.format == .mpegts ? ["an MPEG-TS is never sent as it is: a camcorder's date and GPS ride in its video stream"]
                    : p.format.isTranscodedOnly ? ["\(p.format.containerArticleName) is never sent as it is: its metadata cannot be taken out in place"] : []))
@@ -244,14 +263,15 @@ package enum SendPlanner {
     }
 
     /// Constant quality, or fitted to `budget` (resolution and rate chosen together; refused below the floor).
-    private static func transcodePlan(_ p: ProbeResult, budget: Int?) throws -> (plan: VideoTranscodePlan, note: String?) {
+    private static func transcodePlan(_ p: ProbeResult, budget: Int?,
+                                      maxLongSide: Int = VideoEncodePlan.defaultLongSide) throws -> (plan: VideoTranscodePlan, note: String?) {
         let source = VideoSource(probe: p)
         guard let budget else {
             // For compatibility alone: never larger than the source, unless H.264 cannot look right at its rate.
-            let (plan, note) = VideoEncodePlan.compatible(source, sourceBitRate: p.bitRate)
+            let (plan, note) = VideoEncodePlan.compatible(source, sourceBitRate: p.bitRate, maxLongSide: maxLongSide)
             return (VideoTranscodePlan(plan: plan, fallback: nil, budget: nil), note)
         }
-        let (plan, fallback) = try VideoBudget.plan(source, maxBytes: budget)
+        let (plan, fallback) = try VideoBudget.plan(source, maxBytes: budget, maxLongSide: maxLongSide)
         return (VideoTranscodePlan(plan: plan, fallback: fallback, budget: budget), nil)
     }
 

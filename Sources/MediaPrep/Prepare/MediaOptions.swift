@@ -43,8 +43,31 @@ public struct MediaOptions: Sendable, Equatable {
     public var voiceMaxBytes: Int?
     /// An animated GIF larger than this is made a smaller GIF within the image budget (nil: GIFs go as they are).
     public var animatedMaxBytes: Int?
+    /// A video's picture is at most this many rows on its short side (480, 720, 1080: "720p" whether
+    /// the clip is landscape or portrait): a larger one is transcoded down to it; nil: no cap.
+    public var videoMaxHeight: Int?
+    /// The named quality the sender picked; `standard` changes nothing.
+    public var quality = Quality.standard
+
+    /// What a sender picks in one word, each a set of the limits that exist: standard is what the app
+    /// sends; HD the largest image recipients still receive without asking and 1080p video.
+    public enum Quality: String, Sendable, CaseIterable {
+        case standard, hd
+    }
 
     public init() {}
+
+    /// `quality`'s limits applied to `profile` and to these options, where the sender set none of
+    /// their own (`explicitBytes`: a `--max-bytes` given; an explicit video height stays).
+    public mutating func apply(_ quality: Quality, to profile: inout ImageProfile, limits: SimplexLimits = .simplex, explicitBytes: Bool = false) {
+        self.quality = quality
+        guard quality == .hd else { return }
+        if !explicitBytes, profile.maxBytes < limits.maxImageSizeAutoReceive {
+            profile.maxBytes = limits.maxImageSizeAutoReceive
+            profile.name = "hd"
+        }
+        if videoMaxHeight == nil { videoMaxHeight = 1080 }
+    }
 
     /// The sizes a recipient's app downloads without asking (MAX_VIDEO_SIZE_AUTO_RCV, MAX_VOICE_SIZE_AUTO_RCV,
     /// MAX_IMAGE_SIZE_AUTO_RCV).

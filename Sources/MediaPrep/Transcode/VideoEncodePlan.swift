@@ -46,8 +46,9 @@ package struct VideoEncodePlan: Sendable, Equatable {
     /// of the total, whichever is more, up to the default), and no lower than `floorBitsPerPixel`
     /// at the output size. Returns the plan and, when the floor binds, the words to say it may grow.
     /// (A 466 KB 20 s 720p VP9: 2.81 MB uncapped; see docs/media.md for the measurement.)
-    package static func compatible(_ source: VideoSource, sourceBitRate: Int?) -> (plan: VideoEncodePlan, note: String?) {
+    package static func compatible(_ source: VideoSource, sourceBitRate: Int?, maxLongSide: Int = defaultLongSide) -> (plan: VideoEncodePlan, note: String?) {
         var plan = compatible(source)
+        plan.maxLongSide = min(plan.maxLongSide, maxLongSide)
         guard let total = sourceBitRate, total > 0 else { return (plan, nil) }
         if source.hasAudio { plan.audioBitRate = min(plan.audioBitRate, max(48_000, total / 4)) }
         let scale = min(1, Double(plan.maxLongSide) / Double(max(1, max(source.width, source.height))))

@@ -13,6 +13,11 @@ enum MediaFlags {
     static let longImages = OptionSpec(names: ["--long-images"], value: "split|file|shrink",
                                        help: "a screenshot over 12 times taller than wide: split (default) into an album of readable parts, file: its original bytes, shrink: one image")
 
+    static let quality = OptionSpec(names: ["--quality"], value: "standard|hd",
+                                    help: "standard (default): as the app sends; hd: images up to 522,240 bytes (received without asking), videos up to 1080p")
+    static let videoMaxHeight = OptionSpec(names: ["--video-max-height"], value: "N",
+                                           help: "videos at most N rows on their short side (480, 720, 1080…): larger ones are transcoded down")
+
     static let maxBytes = OptionSpec(names: ["--max-bytes"], value: "N", help: "custom image byte budget")
     static let maxSide = OptionSpec(names: ["--max-side"], value: "N", help: "custom cap on an image's long side")
     static let background = OptionSpec(names: ["--background"], value: "COLOR",
@@ -34,7 +39,19 @@ enum MediaFlags {
         return p
     }
 
-    /// `--auto-receive` first, then `--video` and `--video-max-bytes` on top of it.
+    /// `--auto-receive` first, then `--video`, `--video-max-bytes` and `--video-max-height` on top of
+    /// it, then `--quality`'s limits where none was given (its image budget goes into `profile`).
+    static func options<O>(_ a: Arguments<O>, profile: inout ImageProfile, video: O, videoMaxBytes: O, videoMaxHeight: O, autoReceive: O,
+                           audio: O, longImages: O, quality: O, maxBytes: O) throws -> MediaOptions {
+        var m = try options(a, video: video, videoMaxBytes: videoMaxBytes, autoReceive: autoReceive, audio: audio, longImages: longImages)
+        if let h = try a.int(videoMaxHeight, min: 32, max: 8640) { m.videoMaxHeight = Int(h) }
+        if let q = a.value(quality) {
+            guard let named = MediaOptions.Quality(rawValue: q) else { throw UsageError(message: "--quality takes standard or hd, got \(q)") }
+            m.apply(named, to: &profile, explicitBytes: a.value(maxBytes) != nil)
+        }
+        return m
+    }
+
     static func options<O>(_ a: Arguments<O>, video: O, videoMaxBytes: O, autoReceive: O, audio: O, longImages: O) throws -> MediaOptions {
         var m = a.has(autoReceive) ? MediaOptions.autoReceive() : MediaOptions()
         if let v = a.value(video) {

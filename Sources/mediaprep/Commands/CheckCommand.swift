@@ -9,13 +9,15 @@ struct CheckCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case profile, maxBytes, maxSide, background, video, videoMaxBytes, audio, longImages, autoReceive, strict, format, json, jsonl, jobs, quiet, followSymlinks, shard, null
+        case profile, maxBytes, maxSide, background, quality, video, videoMaxBytes, videoMaxHeight, audio, longImages, autoReceive, strict, format, json, jsonl, jobs, quiet, followSymlinks, shard, null
         var spec: OptionSpec {
             switch self {
             case .profile: return OptionSpec(names: ["--profile"], value: "simplex|bluesky", help: "simplex (default) or bluesky")
             case .maxBytes: return MediaFlags.maxBytes
             case .maxSide: return MediaFlags.maxSide
             case .background: return MediaFlags.background
+            case .quality: return MediaFlags.quality
+            case .videoMaxHeight: return MediaFlags.videoMaxHeight
             case .video: return MediaFlags.video
             case .videoMaxBytes: return MediaFlags.videoMaxBytes
             case .audio: return MediaFlags.audio
@@ -41,8 +43,11 @@ struct CheckCommand: Command {
     init(_ a: Arguments<Option>) throws {
         guard !a.positionals.isEmpty else { throw UsageError(message: "check needs at least one FILE") }
         inputs = a.positionals
-        var c = SendCheck(profile: try MediaFlags.profile(a, profile: .profile, maxBytes: .maxBytes, maxSide: .maxSide, background: .background))
-        c.media = try MediaFlags.options(a, video: .video, videoMaxBytes: .videoMaxBytes, autoReceive: .autoReceive, audio: .audio, longImages: .longImages)
+        var profile = try MediaFlags.profile(a, profile: .profile, maxBytes: .maxBytes, maxSide: .maxSide, background: .background)
+        let media = try MediaFlags.options(a, profile: &profile, video: .video, videoMaxBytes: .videoMaxBytes, videoMaxHeight: .videoMaxHeight,
+                                           autoReceive: .autoReceive, audio: .audio, longImages: .longImages, quality: .quality, maxBytes: .maxBytes)
+        var c = SendCheck(profile: profile)
+        c.media = media
         check = c
         strict = a.has(.strict)
         var f = Format.text

@@ -10,7 +10,7 @@ struct PrepareCommand: Command {
 
     enum Option: CommandOption {
         case out, profile, maxBytes, maxSide, background, maxPixels, pixelBudget, timeLimit, text, quote, mention, send, recipients, noXFTP
-        case video, videoMaxBytes, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
+        case quality, video, videoMaxBytes, videoMaxHeight, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
         case resume, manifest, threads
         var spec: OptionSpec {
             switch self {
@@ -29,6 +29,8 @@ struct PrepareCommand: Command {
             case .send: return OptionSpec(names: ["--send"], value: "@ID|#ID", help: "print the /_send lines for a contact or group")
             case .recipients: return OptionSpec(names: ["--recipients"], value: "N", help: "recipients for the transfer plan (default 1)")
             case .noXFTP: return OptionSpec(names: ["--no-xftp"], value: nil, help: "plan transfers without XFTP")
+            case .quality: return MediaFlags.quality
+            case .videoMaxHeight: return MediaFlags.videoMaxHeight
             case .video: return MediaFlags.video
             case .videoMaxBytes: return MediaFlags.videoMaxBytes
             case .audio: return MediaFlags.audio
@@ -82,7 +84,8 @@ struct PrepareCommand: Command {
         o.xftp = !a.has(.noXFTP)
         o.jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
         o.threadsPerInput = try a.int(.threads, min: 1, max: 256).map(Int.init)
-        o.media = try MediaFlags.options(a, video: .video, videoMaxBytes: .videoMaxBytes, autoReceive: .autoReceive, audio: .audio, longImages: .longImages)
+        o.media = try MediaFlags.options(a, profile: &o.profile, video: .video, videoMaxBytes: .videoMaxBytes, videoMaxHeight: .videoMaxHeight,
+                                         autoReceive: .autoReceive, audio: .audio, longImages: .longImages, quality: .quality, maxBytes: .maxBytes)
         if a.has(.noLinkPreview) {
             o.linkPreviews = nil
         } else {
