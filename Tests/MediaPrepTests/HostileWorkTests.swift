@@ -123,6 +123,12 @@ enum HEIFBuild {
         fuzzed.replaceSubrange((dimg - 4)..<dimg, with: Bytes.be32(0x0040_0010))
         #expect(try HEIFItems.of(fuzzed)?.derivedFrom[2] == [1, 2])
         #expect(try Self.verdicts(fuzzed, "fuzzed.heic") == [.corrupt, .corrupt, .corrupt])
+        // Found by fuzzing: the loop behind a `meta` whose `hdlr` is named "drh\0", which libheif reads
+        // all the same (a crash: its stack ran out).
+        var renamed = loop
+        let hdlr = try #require((4..<renamed.count - 4).first { Array(renamed[$0..<$0 + 4]) == Array("hdlr".utf8) })
+        renamed.replaceSubrange(hdlr..<hdlr + 4, with: Array("drh".utf8) + [0])
+        #expect(try Self.verdicts(renamed, "renamed.heic") == [.corrupt, .corrupt, .corrupt])
     }
 
     /// An AVIF grid of many small tiles: each tile costs a decoder's set-up however small it is.

@@ -17,12 +17,14 @@ enum JPEGRotator {
     }
 
     /// The upright JPEG, or nil when the image has partial MCU blocks at an edge that the
-    /// transform would have to trim (then the caller re-encodes instead).
-    static func upright(_ data: [UInt8], orientation: ExifOrientation) throws -> [UInt8]? {
+    /// transform would have to trim (then the caller re-encodes instead; with `trimming`, they are
+    /// trimmed: the blocks a turn cannot move, at most 15 columns or rows).
+    static func upright(_ data: [UInt8], orientation: ExifOrientation, trimming: Bool = false) throws -> [UInt8]? {
         let h = try TurboJPEGHandle(.transform)
         var transform = tjtransform()
         transform.op = Int32(operation(orientation).rawValue)
-        transform.options = TJXOPT_PERFECT | TJXOPT_COPYNONE | TJXOPT_PROGRESSIVE  // progressive = optimized tables
+        // Progressive: optimized tables, the same coefficients.
+        transform.options = (trimming ? TJXOPT_TRIM : TJXOPT_PERFECT) | TJXOPT_COPYNONE | TJXOPT_PROGRESSIVE
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         defer { if let out { tjFree(out) } }
@@ -31,5 +33,17 @@ enum JPEGRotator {
         }
         guard rc == 0, let out else { return nil }
         return Array(UnsafeBufferPointer(start: out, count: Int(size)))
+    }
+
+    /// `jpeg` with `source`'s ICC profile segments put back after its SOI (and JFIF APP0): a turn
+    /// copies no marker, and a photo in Display P3 shown without its profile loses its colours.
+    static func withProfile(_ jpeg: [UInt8], from source: [UInt8], markers: JPEGMarkers) -> [UInt8] {
+        let icc = markers.segments.filter { s in
+            s.marker == 0xE2 && s.payload.count >= 12 && Array(source[s.payload.lowerBound..<s.payload.lowerBound + 12]) == Array("ICC_PROFILE\0".utf8)
+        }
+        guard !icc.isEmpty, jpeg.count > 4 else { return jpeg }
+        var at = 2
+        if jpeg[2] == 0xFF, jpeg[3] == 0xE0, jpeg.count > 6 { at = 4 + Bytes.be(jpeg, 4, 2) }
+        return Array(jpeg[..<at]) + icc.flatMap { source[($0.payload.lowerBound - 4)..<$0.payload.upperBound] } + jpeg[at...]
     }
 }

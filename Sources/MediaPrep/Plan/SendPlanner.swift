@@ -42,6 +42,7 @@ package enum SendPlanner {
     }
 
     private static func imagePlan(_ s: ProbedSource, _ rules: SendRules) throws -> SendPlan {
+        if rules.media.quality == .original, let plan = try original(s, rules) { return plan }
         if let long = try longImage(s, rules) { return long }
         let p = s.probe, profile = rules.profile
         let fit = p.bytes > profile.maxBytes ? ["re-encoded to fit \(profile.maxBytes.formatted) bytes"] : []
@@ -94,6 +95,48 @@ package enum SendPlanner {
         let removed = s.metadata?.removals ?? []
         return SendPlan(kind: .image, action: .encodeImage,
                         reasons: [how] + (s.colour.map { [$0.reason] } ?? []) + (s.hdr.map { [$0.reason] } ?? []) + fit + cap + sent.reasons + (pngCost.map { [$0] } ?? []) + removed)
+    }
+
+    /// A photo in its original quality (`--quality original`): its own pixels, its metadata gone. A
+    /// JPEG or a PNG of at most the pixels a recipient's phone is asked to decode goes as an image
+    /// message, the file itself (recipients download one over 522,240 bytes when they tap it, as any
+    /// large image), with its preview; a larger one, and HEIC, AVIF, JPEG XL, WebP and GIF, which not
+    /// every SimpleX client shows, go as a file of their own bytes. Nil where the original cannot go
+    /// without what names its sender (a camera raw, whose maker's metadata no rewrite takes apart;
+    /// a picture whose bytes the probe did not keep): prepared as standard, and the plan says so.
+    private static func original(_ s: ProbedSource, _ rules: SendRules) throws -> SendPlan? {
+        let p = s.probe
+        guard !s.demosaiced, p.format != .cameraRaw else { return nil }
+        try checkFileLimit(p, rules)
+        let (w, h) = (p.width ?? 0, p.height ?? 0)
+        try checkPixels(w * h, w, h, rules)
+        let said = "original quality: its own pixels"
+        if w * h <= rules.profile.maxSentPixels {
+            if let j = s.jpeg {
+                let route: PrepareRoute = j.orientation != .up ? .rotated : j.isClean && !j.header.isArithmetic ? .untouched : .stripped
+                var reasons = [said + (route == .rotated ? ", turned upright in the DCT domain (no re-encoding; partial edge blocks trimmed)" : "")]
+                var removed = j.metadata
+                removed.iccProfile = false  // its colours stay
+                reasons += removed.removals
+                if j.header.isArithmetic { reasons.append("arithmetic coding re-coded as Huffman, losslessly") }
+                return SendPlan(kind: .image, action: .keepOriginal(route), reasons: reasons)
+            }
+            if p.format == .png, p.orientation == .up {
+                // Read from its head alone (`check` of a large one), its chunks are cleaned as `prepare` will.
+                let removed = s.data.flatMap { $0.count == p.bytes ? PNGStripper.removals($0) : nil }
+                return SendPlan(kind: .image, action: .keepOriginal(removed?.isEmpty == true ? .untouched : .stripped),
+                                reasons: [said] + (removed?.isEmpty == false ? [(removed ?? []).joined(separator: ", ") + " metadata removed"] : []))
+            }
+        }
+        guard let data = s.data, data.count == p.bytes else { return nil }
+        let rewrite = s.rewrite ?? MetadataRewrite.picture(data, jpeg: s.jpeg, orientation: s.heifOrientation ?? p.orientation)
+        let why = w * h > rules.profile.maxSentPixels
+            ? "\(w)×\(h) is over the \(rules.profile.maxSentPixels.formatted) pixels a recipient's phone is asked to decode as an image"
+            : "\(p.format.rawValue.uppercased()) is not shown by every SimpleX client"
+        var plan = try copy(p, rules, kind: .file, keepName: true, reasons: [said + ", sent as a file (\(why))"])
+        plan.action = .copy(keepName: true, rewrite: rewrite)
+        if let rewrite { plan.reasons.append(rewrite.found.removal + " (pixels untouched)") }
+        return plan
     }
 
     /// Taller than `LongImage.maxAspect` times its width: a long screenshot that one image within the

@@ -175,6 +175,7 @@ package struct AttachmentPreparer: Sendable {
 
     private var imagePreparer: ImagePreparer {
         var preparer = ImagePreparer(profile: profile, maxPixels: maxPixels)
+        preparer.keepsOriginal = media.quality == .original
         preparer.threads = threads
         preparer.cancellation = cancellation
         return preparer

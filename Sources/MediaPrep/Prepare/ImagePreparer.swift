@@ -6,6 +6,9 @@ package struct ImagePreparer: Sendable {
     package var threads = 2
     /// Checked between stages, so an interrupted batch stops within one stage.
     package var cancellation: CancellationFlag?
+    /// A kept JPEG is the photo in its original quality (`--quality original`): any size, its colour
+    /// profile kept, a turn that cannot be perfect trimmed rather than re-encoded.
+    package var keepsOriginal = false
 
     package init(profile: ImageProfile = .simplex, maxPixels: Int = 100_000_000) {
         self.profile = profile
@@ -193,6 +196,7 @@ package struct ImagePreparer: Sendable {
     /// A JPEG the plan keeps: as it is, with its metadata segments cut out, or turned upright in the
     /// DCT domain when Exif rotates it (nil when its edges do not allow a perfect transform).
     func keepJPEG(_ data: [UInt8], _ j: JPEGSource, _ route: PrepareRoute) throws -> PreparedImage? {
+        if keepsOriginal { return try keepOriginalJPEG(data, j, route) }
         let kept: [UInt8]?
         switch route {
         case .rotated: kept = try JPEGRotator.upright(data, orientation: j.orientation).flatMap { $0.count <= profile.maxBytes ? $0 : nil }
@@ -207,6 +211,29 @@ package struct ImagePreparer: Sendable {
         let small = try Trace.time("decode (proves it whole)") { try provingDecode(jpeg: out, j, parsed: route == .untouched) }
         let preview = try Trace.time("preview") { try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength) }
         return PreparedImage(data: out, format: .jpeg, width: w, height: ht, quality: nil,
+                             route: route, preview: preview, sourceFormat: .jpeg)
+    }
+
+    /// The photo in its original quality: its own entropy-coded data, metadata gone but its colour
+    /// profile, turned upright in the DCT domain (the coefficients moved, none changed; the partial
+    /// blocks a turn cannot move trimmed, at most 15 columns or rows), arithmetic coding made Huffman.
+    func keepOriginalJPEG(_ data: [UInt8], _ j: JPEGSource, _ route: PrepareRoute) throws -> PreparedImage? {
+        var out: [UInt8]
+        switch route {
+        case .rotated, .stripped where j.header.isArithmetic:
+            let orientation = route == .rotated ? j.orientation : .up
+            guard let turned = try JPEGRotator.upright(data, orientation: orientation, trimming: true) else { return nil }
+            out = JPEGRotator.withProfile(turned, from: data, markers: j.markers)
+        case .stripped:
+            guard let stripped = JPEGStripper.strip(data, markers: j.markers, tail: j.tail, keepingProfile: true) else { return nil }
+            out = stripped
+        default: out = data
+        }
+        let header = try JPEGDecoder.header(out)
+        let parsed = try JPEGSource(out, isWhole: true)
+        let small = try Trace.time("decode (proves it whole)") { try provingDecode(jpeg: out, parsed, parsed: true) }
+        let preview = try Trace.time("preview") { try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength) }
+        return PreparedImage(data: out, format: .jpeg, width: header.width, height: header.height, quality: nil,
                              route: route, preview: preview, sourceFormat: .jpeg)
     }
 

@@ -50,9 +50,10 @@ public struct MediaOptions: Sendable, Equatable {
     public var quality = Quality.standard
 
     /// What a sender picks in one word, each a set of the limits that exist: standard is what the app
-    /// sends; HD the largest image recipients still receive without asking and 1080p video.
+    /// sends; HD the largest image recipients still receive without asking and 1080p video; original a
+    /// photo's own pixels (a JPEG or PNG an image message, other formats a file), its metadata gone.
     public enum Quality: String, Sendable, CaseIterable {
-        case standard, hd
+        case standard, hd, original
     }
 
     public init() {}

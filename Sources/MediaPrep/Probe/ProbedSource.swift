@@ -36,6 +36,9 @@ package struct ProbedSource: @unchecked Sendable {
     /// A raw photo (a DNG of sensor data alone, a camera maker's raw) as LibRaw opened it: its
     /// demosaic waits for `prepare`, inside the batch's pixel budget, and `check` never pays for it.
     var raw: RawDecoder.Header? = nil
+    /// A HEIC's or AVIF's orientation from its Exif (its probe size is shown already turned): what its
+    /// own bytes sent as a file keep, so a viewer still turns it.
+    var heifOrientation: ExifOrientation? = nil
     /// A TIFF's header, read without decoding (`TIFFDecoder.header`): its decode waits for `prepare`,
     /// which shrinks it on load when it is too large to be sent at its own size.
     var tiff: TIFFDecoder.Header? = nil
@@ -184,6 +187,7 @@ extension MediaProbe {
                                  colour: h.colour.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
             s.metadata = h.metadata
             s.hdr = h.hdr
+            s.heifOrientation = h.orientation
             return try asFile(s, orientation: h.orientation)
         case .jxl:
             try readWhole()

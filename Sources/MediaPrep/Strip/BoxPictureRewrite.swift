@@ -139,12 +139,14 @@ enum PictureBoxes {
 
     /// The boxes in `range`, and where they stop: at the top level, bytes that start no box (junk
     /// after the last one) end the walk; inside a box, or a box past its container, the answer is nil.
+    /// Inside a box any four bytes name one, as libheif reads them (a fuzzed `hdlr` named "drh\0" hid
+    /// a `meta` whose two overlays named each other, and libheif recursed until its stack ran out).
     static func children(_ d: [UInt8], _ range: Range<Int>, topLevel: Bool) -> (boxes: [Box], end: Int)? {
         var boxes: [Box] = []
         var at = range.lowerBound
         while at < range.upperBound {
             let left = range.upperBound - at
-            guard left >= 8, boxes.count < maxBoxes, ContainerEnd.isBoxType(d[(at + 4)..<(at + 8)]) else {
+            guard left >= 8, boxes.count < maxBoxes, !topLevel || ContainerEnd.isBoxType(d[(at + 4)..<(at + 8)]) else {
                 return topLevel ? (boxes, at) : nil
             }
             var size = Bytes.be(d, at, 4), header = 8

@@ -13,8 +13,8 @@ enum MediaFlags {
     static let longImages = OptionSpec(names: ["--long-images"], value: "split|file|shrink",
                                        help: "a screenshot over 12 times taller than wide: split (default) into an album of readable parts, file: its original bytes, shrink: one image")
 
-    static let quality = OptionSpec(names: ["--quality"], value: "standard|hd",
-                                    help: "standard (default): as the app sends; hd: images up to 522,240 bytes (received without asking), videos up to 1080p")
+    static let quality = OptionSpec(names: ["--quality"], value: "standard|hd|original",
+                                    help: "standard (default): as the app sends; hd: images up to 522,240 bytes (received without asking), videos up to 1080p; original: photos with their own pixels, metadata removed")
     static let videoMaxHeight = OptionSpec(names: ["--video-max-height"], value: "N",
                                            help: "videos at most N rows on their short side (480, 720, 1080…): larger ones are transcoded down")
 
@@ -46,7 +46,7 @@ enum MediaFlags {
         var m = try options(a, video: video, videoMaxBytes: videoMaxBytes, autoReceive: autoReceive, audio: audio, longImages: longImages)
         if let h = try a.int(videoMaxHeight, min: 32, max: 8640) { m.videoMaxHeight = Int(h) }
         if let q = a.value(quality) {
-            guard let named = MediaOptions.Quality(rawValue: q) else { throw UsageError(message: "--quality takes standard or hd, got \(q)") }
+            guard let named = MediaOptions.Quality(rawValue: q) else { throw UsageError(message: "--quality takes standard, hd or original, got \(q)") }
             m.apply(named, to: &profile, explicitBytes: a.value(maxBytes) != nil)
         }
         return m
