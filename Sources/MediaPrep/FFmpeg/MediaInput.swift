@@ -81,6 +81,15 @@ final class MediaInput {
         }
     }
 
+    /// Reading goes on from the keyframe at or before `seconds` (from the stream's start) of `stream`;
+    /// where the container cannot seek, from where it was.
+    func seek(toKeyframeBefore seconds: Double, stream: UnsafeMutablePointer<AVStream>) {
+        let start = stream.pointee.start_time == AV_NOPTS ? 0 : stream.pointee.start_time
+        let ticks = seconds / av_q2d(stream.pointee.time_base)
+        guard ticks.isFinite, ticks < 1e15 else { return }
+        _ = ff.media.av_seek_frame(context, stream.pointee.index, start + Int64(ticks), AVSEEK_FLAG_BACKWARD)
+    }
+
     deinit {
         var c: UnsafeMutablePointer<AVFormatContext>? = context
         ff.media.avformat_close_input(&c)

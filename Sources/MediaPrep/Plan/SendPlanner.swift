@@ -264,11 +264,14 @@ package enum SendPlanner {
     /// transcoded to H.264 + AAC. A byte budget re-encodes whatever is over it.
     /// - Parameter remux: a container that plays would still be remuxed (a QuickTime movie with no file type).
     private static func video(_ p: ProbeResult, _ rules: SendRules, forceTranscode: Bool, remux: Bool = false) throws -> SendPlan {
-        try checkFileLimit(p, rules)
         let budget = rules.videoBudget
         let original = rules.media.video == .original
+        let trim = try trimmed(p, rules.media.trim)
+        if trim == nil { try checkFileLimit(p, rules) }  // a part is judged by its own size, once made
         var compatibility: VideoCompatibility = forceTranscode || p.format.isTranscodedOnly ? .needsTranscode : original ? .playable : .of(p)
         if remux && !original && compatibility == .playable { compatibility = .remux }
+        // A part of a clip that plays as it is: its packets copied from a keyframe.
+        if trim != nil && compatibility == .playable { compatibility = .remux }
         // A picture taller (on its short side) than the sender's cap is transcoded down to it.
         let (long, short) = (max(p.width ?? 0, p.height ?? 0), min(p.width ?? 0, p.height ?? 0))
         var maxLongSide = VideoEncodePlan.defaultLongSide
@@ -280,8 +283,9 @@ package enum SendPlanner {
             let scaled = (w * maxLongSide / long / 2 * 2, h * maxLongSide / long / 2 * 2)
             capped = ["\(w)×\(h) is over \(cap)p (\(rules.media.quality == .hd ? "HD" : "--video-max-height \(cap)")): scaled to at most \(scaled.0)×\(scaled.1)"]
         }
-        let fits = budget.map { p.bytes <= $0 } ?? true
+        let fits = trim != nil || (budget.map { p.bytes <= $0 } ?? true)
         let codec = p.videoCodec ?? "video"
+        let cut = trim.map { ["cut to \(clock($0.lowerBound))–\(clock($0.upperBound)) (\(seconds($0.upperBound - $0.lowerBound)) s)"] } ?? []
         switch (compatibility, fits) {
         case (.playable, true):
             return try copy(p, rules, kind: .video, keepName: false,
@@ -289,14 +293,18 @@ package enum SendPlanner {
         case (.playable, false) where original:
             throw MediaPrepError(.overLimit, "\(p.bytes.formatted) bytes is over the \((budget ?? 0).formatted)-byte video budget (--video original does not re-encode)")
         case (.remux, true):
-            let fallback = budget.flatMap { try? transcodePlan(p, budget: $0).plan }
+            let fallback = budget.flatMap { try? transcodePlan(p, budget: $0, trim: trim, trimToFit: rules.media.trimToFit).plan }
+            let copied = trim != nil ? ["\(codec) cut from the keyframe at or before its start, packets copied as they are"] : []
             return SendPlan(kind: .video, action: .remux(budget: budget, fallback: fallback),
-                            reasons: ["\(codec) remuxed from \(p.format.rawValue) into MP4 (packets untouched)"]
+                            reasons: (trim == nil ? ["\(codec) remuxed from \(p.format.rawValue) into MP4 (packets untouched)"] : cut + copied)
                                 + (remux ? ["a QuickTime movie with no file type box, which not every player opens"] : []))
         default:
-            let (plan, note) = try transcodePlan(p, budget: budget, maxLongSide: maxLongSide)
-            let reason = budget.map { b in p.bytes > b ? "\(codec) re-encoded as H.264 + AAC to fit \(b.formatted) bytes" : nil } ?? nil
-            return SendPlan(kind: .video, action: .transcodeVideo(plan), reasons: [reason
+            let (plan, note) = try transcodePlan(p, budget: budget, maxLongSide: maxLongSide, trim: trim, trimToFit: rules.media.trimToFit)
+            let reason = budget.map { b in p.bytes > b || trim != nil ? "\(codec) re-encoded as H.264 + AAC to fit \(b.formatted) bytes" : nil } ?? nil
+            let part = plan.plan.trim.map { t in trim == nil
+                ? ["cut to its first \(seconds(t.upperBound)) s, which fit \((budget ?? 0).formatted) bytes (--trim-to-fit; the whole clip is \(seconds(p.durationSeconds ?? 0)) s)"]
+                : cut.map { $0 + ", exact to the frame" } } ?? []
+            return SendPlan(kind: .video, action: .transcodeVideo(plan), reasons: part + [reason
                 ?? "\(codec)\(p.audioCodec.map { "/" + $0 } ?? "") transcoded to H.264 + AAC in MP4, which every client plays"] + capped
                 + (note.map { [$0] } ?? (budget == nil ? ["at no more than the source's own bit rate"] : []))
                 + (p.interlaced ? ["interlaced: made progressive (bwdif), one frame per frame"] : [])
@@ -306,16 +314,50 @@ package enum SendPlanner {
     }
 
     /// Constant quality, or fitted to `budget` (resolution and rate chosen together; refused below the floor).
-    private static func transcodePlan(_ p: ProbeResult, budget: Int?,
-                                      maxLongSide: Int = VideoEncodePlan.defaultLongSide) throws -> (plan: VideoTranscodePlan, note: String?) {
-        let source = VideoSource(probe: p)
+    private static func transcodePlan(_ p: ProbeResult, budget: Int?, maxLongSide: Int = VideoEncodePlan.defaultLongSide,
+                                      trim: Range<Double>? = nil, trimToFit: Bool = false) throws -> (plan: VideoTranscodePlan, note: String?) {
+        var source = VideoSource(probe: p)
+        if let trim { source.seconds = trim.upperBound - trim.lowerBound }
+        func cut(_ plan: VideoEncodePlan, _ window: Range<Double>?) -> VideoEncodePlan {
+            var plan = plan
+            plan.trim = window
+            return plan
+        }
         guard let budget else {
             // For compatibility alone: never larger than the source, unless H.264 cannot look right at its rate.
             let (plan, note) = VideoEncodePlan.compatible(source, sourceBitRate: p.bitRate, maxLongSide: maxLongSide)
-            return (VideoTranscodePlan(plan: plan, fallback: nil, budget: nil), note)
+            return (VideoTranscodePlan(plan: cut(plan, trim), fallback: nil, budget: nil), note)
         }
-        let (plan, fallback) = try VideoBudget.plan(source, maxBytes: budget, maxLongSide: maxLongSide)
-        return (VideoTranscodePlan(plan: plan, fallback: fallback, budget: budget), nil)
+        do {
+            let (plan, fallback) = try VideoBudget.plan(source, maxBytes: budget, maxLongSide: maxLongSide)
+            return (VideoTranscodePlan(plan: cut(plan, trim), fallback: fallback.map { cut($0, trim) }, budget: budget), nil)
+        } catch let e as MediaPrepError where e.code == .overLimit && trimToFit {
+            // The first part that fits, at the floor with room to spare.
+            let start = trim?.lowerBound ?? 0
+            let fits = VideoBudget.longestFitting(source, maxBytes: budget)
+            guard fits >= 1 else { throw e }
+            source.seconds = fits
+            let (plan, fallback) = try VideoBudget.plan(source, maxBytes: budget, maxLongSide: maxLongSide)
+            let window = start..<(start + fits)
+            return (VideoTranscodePlan(plan: cut(plan, window), fallback: fallback.map { cut($0, window) }, budget: budget), nil)
+        }
+    }
+
+    /// `--trim` held to the clip's length; nil without one. A start past the clip's end is refused.
+    private static func trimmed(_ p: ProbeResult, _ trim: Range<Double>?) throws -> Range<Double>? {
+        guard let trim else { return nil }
+        let length = p.durationSeconds ?? .infinity
+        guard trim.lowerBound < length else {
+            throw MediaPrepError(.invalidArgument, "--trim starts at \(seconds(trim.lowerBound)) s, past the clip's end (\(seconds(length)) s)")
+        }
+        return max(0, trim.lowerBound)..<min(trim.upperBound, length)
+    }
+
+    /// "1:05.5" or "0:07": a cut's time as a person reads it.
+    static func clock(_ s: Double) -> String {
+        let tenths = Int((s * 10).rounded())
+        let (m, rest) = (tenths / 600, tenths % 600)
+        return String(format: "%d:%02d", m, rest / 10) + (rest % 10 == 0 ? "" : ".\(rest % 10)")
     }
 
     /// AAC in M4A/MP4 within the budget goes as it is; any other audio becomes the app's own format

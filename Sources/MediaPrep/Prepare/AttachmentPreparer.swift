@@ -289,7 +289,7 @@ package struct AttachmentPreparer: Sendable {
         do {
             let input = try MediaInput(path: original.path)
             made = try produce(&item, kind: .video, ext: "mp4", { tmp in
-                try VideoRemuxer().remux(input, to: tmp)
+                try VideoRemuxer().remux(input, to: tmp, window: media.trim)
                 if let budget, try FileBytes.size(tmp) > budget { throw RemuxTooLarge() }
             }, inspect: { tmp in thumb = try thumbnailer.thumbnail(path: tmp) })
             item.route = .remuxed

@@ -48,6 +48,11 @@ public struct MediaOptions: Sendable, Equatable {
     public var videoMaxHeight: Int?
     /// The named quality the sender picked; `standard` changes nothing.
     public var quality = Quality.standard
+    /// The part of each video to send, in seconds from its start: without a transcode the cut falls on
+    /// the keyframe at or before `lowerBound` and the packets between are copied; with one, exact to the frame.
+    public var trim: Range<Double>?
+    /// A video that cannot fit its byte budget whole is sent as its first part that fits.
+    public var trimToFit = false
 
     /// What a sender picks in one word, each a set of the limits that exist: standard is what the app
     /// sends; HD the largest image recipients still receive without asking and 1080p video; original a

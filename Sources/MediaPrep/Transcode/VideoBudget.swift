@@ -27,8 +27,8 @@ package enum VideoBudget {
         guard usable > 0, videoRate >= floorVideoRate else {
             let floorRate = Double(floorVideoRate + (source.hasAudio ? floorAudioRate : 0))
             let needs = overhead(seconds: seconds, fps: 15, audio: source.hasAudio) + Int(floorRate * seconds / 8 / 0.97)
-            let fits = Double(maxBytes) * 8 * 0.97 / floorRate
-            throw MediaPrepError(.overLimit, String(format: "%.1f s of video cannot fit %d bytes even at 240p (needs at least %d bytes; about %.0f s would fit)",
+            let fits = longestFitting(source, maxBytes: maxBytes)
+            throw MediaPrepError(.overLimit, String(format: "%.1f s of video cannot fit %d bytes even at 240p (needs at least %d bytes; its first %.1f s would fit: --trim-to-fit sends them)",
                                                     seconds, maxBytes, needs, fits))
         }
         let long = max(source.width, source.height), short = max(1, min(source.width, source.height))
@@ -60,6 +60,20 @@ package enum VideoBudget {
 
     /// MP4 index and headers: ~12 bytes per video sample (size, time, composition offset, sync),
     /// ~8 per AAC frame, plus the boxes themselves.
+    /// The longest part of `source` (in seconds) that fits `maxBytes` at the floor rates, less 5 % so the
+    /// plan for it has room above the floor: what `--trim-to-fit` cuts a clip to.
+    package static func longestFitting(_ source: VideoSource, maxBytes: Int) -> Double {
+        let floorRate = Double(floorVideoRate + (source.hasAudio ? floorAudioRate : 0))
+        var seconds = Double(maxBytes) * 8 * 0.97 / floorRate
+        // The container's own bytes grow with the duration: shorten until the floor fits with them.
+        for _ in 0..<20 {
+            let needs = Double(overhead(seconds: seconds, fps: 15, audio: source.hasAudio)) + floorRate * seconds / 8 / 0.97
+            guard needs > Double(maxBytes) else { break }
+            seconds *= Double(maxBytes) / needs
+        }
+        return max(0, seconds * 0.95)
+    }
+
     static func overhead(seconds: Double, fps: Double, audio: Bool) -> Int {
         4_096 + Int(seconds * fps * 12) + (audio ? Int(seconds * 48_000 / 1024 * 8) : 0)
     }

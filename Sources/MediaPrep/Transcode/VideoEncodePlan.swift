@@ -17,6 +17,8 @@ package struct VideoEncodePlan: Sendable, Equatable {
     package var audioSampleRate: Int
     /// libx264 preset: medium, x264's own default (what `ffmpeg -c:v libx264` uses).
     package var preset = "medium"
+    /// Seconds of the source kept (`--trim`, `--trim-to-fit`), exact to the frame; nil: all of it.
+    package var trim: Range<Double>?
 
     package init(maxLongSide: Int, maxFrameRate: Double, videoBitRate: Int? = nil, audioBitRate: Int,
                 audioChannels: Int, audioSampleRate: Int) {

@@ -24,7 +24,10 @@ struct VideoRemuxer {
     /// Copies every audio and video stream of `input` (read from its start) into an MP4 at `path`,
     /// packets untouched; the display matrix (rotation) goes along. `audioOnly`: the best audio
     /// stream alone, into `muxer` ("ipod" for AAC, "mp3").
-    func remux(_ input: MediaInput, to path: String, muxer format: String = "mp4", audioOnly: Bool = false) throws {
+    /// - Parameter window: seconds of the source kept (`--trim`): from the keyframe at or before its
+    ///   start (sound from there too) to its end (video by decode order, so no kept frame loses a
+    ///   reference), timestamps from zero; packets copied as they are.
+    func remux(_ input: MediaInput, to path: String, muxer format: String = "mp4", audioOnly: Bool = false, window: Range<Double>? = nil) throws {
         let ff = input.ff
         func failed(_ what: String, _ rc: Int32) -> MediaPrepError {
             AVError(rc: rc).media(.corrupt, "cannot remux to \(format == "mp3" ? "MP3" : "MP4"): \(what)")
@@ -56,17 +59,38 @@ struct VideoRemuxer {
         var lastDTS: [Int32: Int64] = [:]
         var covered: Double? = nil  // seconds from each stream's start to the end of its last packet
         var rc: Int32 = 0
+        // A window: read from the keyframe before its start; the cut is that keyframe's time, known when it comes.
+        let video = audioOnly ? nil : input.bestStream(AVMEDIA_TYPE_VIDEO)
+        var cut: Double? = window.map { video == nil ? $0.lowerBound : -1 }
+        if let window, window.lowerBound > 0, let lead = video ?? sound ?? input.bestStream(AVMEDIA_TYPE_AUDIO) {
+            input.seek(toKeyframeBefore: window.lowerBound, stream: lead)
+        }
+        if let c = cut, c >= 0 { for (index, _) in outputs { shift[index, default: 0] += Self.ticks(c, input.context.pointee.streams[Int(index)]) } }
         while true {
             rc = ff.media.av_read_frame(input.context, pkt)
             if rc < 0 { break }
             defer { ff.media.av_packet_unref(pkt) }
             let si = pkt.pointee.stream_index
             guard let out = outputs[si], let source = input.context.pointee.streams[Int(si)] else { continue }
+            // In Double: a hostile file's timestamps may be anywhere in Int64.
+            let origin = source.pointee.start_time == AV_NOPTS ? 0 : Double(source.pointee.start_time)
+            let seconds = { (ts: Int64) in (Double(ts) - origin) * av_q2d(source.pointee.time_base) }
             if pkt.pointee.pts != AV_NOPTS {
-                // In Double: a hostile file's timestamps may be anywhere in Int64.
-                let start = source.pointee.start_time == AV_NOPTS ? 0 : Double(source.pointee.start_time)
-                let end = (Double(pkt.pointee.pts) + Double(max(0, pkt.pointee.duration)) - start) * av_q2d(source.pointee.time_base)
-                covered = max(covered ?? 0, end)
+                covered = max(covered ?? 0, seconds(pkt.pointee.pts + max(0, pkt.pointee.duration)))
+            }
+            if let window, let c = cut {
+                let isVideo = source == video
+                let at = pkt.pointee.pts != AV_NOPTS ? seconds(pkt.pointee.pts) : pkt.pointee.dts != AV_NOPTS ? seconds(pkt.pointee.dts) : 0
+                if c < 0 {
+                    // Until the first video keyframe, nothing is kept; its time is the cut.
+                    guard isVideo, pkt.pointee.flags & AV_PKT_FLAG_KEY != 0 else { continue }
+                    cut = max(0, at)
+                    for (index, _) in outputs { shift[index, default: 0] += Self.ticks(max(0, at), input.context.pointee.streams[Int(index)]) }
+                } else if at < c - 1e-6 {
+                    continue
+                }
+                let order = isVideo && pkt.pointee.dts != AV_NOPTS ? seconds(pkt.pointee.dts) : at
+                if order >= window.upperBound { continue }
             }
             if let by = shift[si] {
                 if pkt.pointee.pts != AV_NOPTS { pkt.pointee.pts = pkt.pointee.pts.subtractingReportingOverflow(by).partialValue }
@@ -78,8 +102,16 @@ struct VideoRemuxer {
             if input.deadline.passed { throw failed("took too long", AVError.exit.rc) }
         }
         guard rc == AVError.eof.rc else { throw failed("the input is damaged", rc) }
+        if let c = cut, c < 0 { throw MediaPrepError(.invalidArgument, "no keyframe of the video falls in the part asked for") }
         if let covered { try input.requireClaimedEnd(covered: covered) }  // no timestamps: nothing to hold it against
         try muxer.finish()
+    }
+
+    /// `seconds` in `stream`'s time base; 0 where it cannot be said.
+    static func ticks(_ seconds: Double, _ stream: UnsafeMutablePointer<AVStream>?) -> Int64 {
+        guard let stream else { return 0 }
+        let t = seconds / av_q2d(stream.pointee.time_base)
+        return t.isFinite && abs(t) < 1e15 ? Int64(t.rounded()) : 0
     }
 
     /// Matroska leaves the DTS of the first reordered (B-frame) packets unset, which MP4 needs: count

@@ -74,6 +74,7 @@ struct VideoTranscoder {
                                   rate: rate ?? 0)
         var audio: AudioLane? = nil
         if let adec { audio = try AudioLane(plan: plan, decoder: adec, ff: ff) }
+        audio?.trim = plan.trim
 
         let muxer = try output.map { try MP4Muxer(ff: ff, format: "mp4", path: $0) }
         let venc = try video.open()
@@ -88,6 +89,7 @@ struct VideoTranscoder {
         }
 
         let duration = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
+        if let trim = plan.trim, trim.lowerBound > 0 { input.seek(toKeyframeBefore: trim.lowerBound, stream: vstream) }
         var packet = ff.media.av_packet_alloc()
         defer { ff.media.av_packet_free(&packet) }
         guard let pkt = packet else { throw MediaPrepError(.encodeFailed, "cannot allocate a packet") }
@@ -187,6 +189,7 @@ private final class VideoLane {
         var f = decoded
         let t = decoder.seconds(of: decoded) ?? (lastSeconds.map { $0 + 1 / max(1, plan.maxFrameRate) } ?? 0)
         lastSeconds = t
+        if let trim = plan.trim, !trim.contains(t) { return }  // outside the part sent
         // Frame rate cap: keep a frame only a whole interval (less a quarter, for jitter) after the last kept.
         let interval = 1 / plan.maxFrameRate
         if let last = lastKept, t - last < interval * 0.75 { return }
@@ -215,6 +218,7 @@ private final class VideoLane {
         let start = stream.pointee.start_time == AV_NOPTS ? 0 : stream.pointee.start_time
         let pts = decoded.pointee.best_effort_timestamp
         out.pointee.pts = pts == AV_NOPTS ? Int64(t / av_q2d(stream.pointee.time_base)) : pts - start
+        if let trim = plan.trim { out.pointee.pts -= Int64((trim.lowerBound / av_q2d(stream.pointee.time_base)).rounded()) }
         let tb = enc.codec.pointee.time_base
         // Each packet gets its frame's own duration (x264 sets none): a GIF's last frame keeps its delay.
         durations[out.pointee.pts] = cff_frame_duration(decoded) > 0 ? cff_frame_duration(decoded) : nominalDuration
@@ -351,10 +355,15 @@ private final class AudioLane {
 
     /// Where the decoded sound has reached, in seconds from the stream start.
     private(set) var lastSeconds: Double?
+    /// The part sent: a frame of sound that ends before it or starts after it is left out (the cut
+    /// within a frame of sound, 21 ms of AAC).
+    var trim: Range<Double>?
 
     func drain() throws {
         while let f = try decoder.receive() {
-            if let t = decoder.seconds(of: f) { lastSeconds = t + Double(f.pointee.nb_samples) / Double(max(1, f.pointee.sample_rate)) }
+            let t = decoder.seconds(of: f)
+            if let t { lastSeconds = t + Double(f.pointee.nb_samples) / Double(max(1, f.pointee.sample_rate)) }
+            if let trim, let t, let end = lastSeconds, end <= trim.lowerBound || t >= trim.upperBound { continue }
             try resampler.add(f, emit: encode)
         }
     }

@@ -18,6 +18,23 @@ enum MediaFlags {
     static let videoMaxHeight = OptionSpec(names: ["--video-max-height"], value: "N",
                                            help: "videos at most N rows on their short side (480, 720, 1080…): larger ones are transcoded down")
 
+    static let trim = OptionSpec(names: ["--trim"], value: "START-END",
+                                 help: "send only this part of each video (seconds or m:ss): from the keyframe at or before START as it is, exact to the frame when transcoded")
+    static let trimToFit = OptionSpec(names: ["--trim-to-fit"], value: nil,
+                                      help: "a video that cannot fit its byte budget whole is sent as its first part that fits")
+
+    /// "75", "1:15", "1:15.5" or "0:01:15": seconds.
+    static func seconds(_ text: Substring) -> Double? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var total = 0.0
+        for (i, part) in parts.enumerated() {
+            guard let v = Double(part), v >= 0, v.isFinite, i == parts.count - 1 || v == v.rounded() else { return nil }
+            total = total * 60 + v
+        }
+        return total
+    }
+
     static let maxBytes = OptionSpec(names: ["--max-bytes"], value: "N", help: "custom image byte budget")
     static let maxSide = OptionSpec(names: ["--max-side"], value: "N", help: "custom cap on an image's long side")
     static let background = OptionSpec(names: ["--background"], value: "COLOR",
@@ -42,9 +59,17 @@ enum MediaFlags {
     /// `--auto-receive` first, then `--video`, `--video-max-bytes` and `--video-max-height` on top of
     /// it, then `--quality`'s limits where none was given (its image budget goes into `profile`).
     static func options<O>(_ a: Arguments<O>, profile: inout ImageProfile, video: O, videoMaxBytes: O, videoMaxHeight: O, autoReceive: O,
-                           audio: O, longImages: O, quality: O, maxBytes: O) throws -> MediaOptions {
+                           audio: O, longImages: O, quality: O, maxBytes: O, trim trimOption: O, trimToFit trimToFitOption: O) throws -> MediaOptions {
         var m = try options(a, video: video, videoMaxBytes: videoMaxBytes, autoReceive: autoReceive, audio: audio, longImages: longImages)
         if let h = try a.int(videoMaxHeight, min: 32, max: 8640) { m.videoMaxHeight = Int(h) }
+        if let t = a.value(trimOption) {
+            let ends = t.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            guard ends.count == 2, let start = seconds(ends[0]), let end = seconds(ends[1]), end > start else {
+                throw UsageError(message: "--trim takes START-END in seconds or m:ss, END after START (0:05-0:12), got \(t)")
+            }
+            m.trim = start..<end
+        }
+        m.trimToFit = a.has(trimToFitOption)
         if let q = a.value(quality) {
             guard let named = MediaOptions.Quality(rawValue: q) else { throw UsageError(message: "--quality takes standard, hd or original, got \(q)") }
             m.apply(named, to: &profile, explicitBytes: a.value(maxBytes) != nil)

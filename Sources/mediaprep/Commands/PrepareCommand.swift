@@ -10,7 +10,7 @@ struct PrepareCommand: Command {
 
     enum Option: CommandOption {
         case out, profile, maxBytes, maxSide, background, maxPixels, pixelBudget, timeLimit, text, quote, mention, send, recipients, noXFTP
-        case quality, video, videoMaxBytes, videoMaxHeight, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
+        case quality, video, videoMaxBytes, videoMaxHeight, trim, trimToFit, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
         case resume, manifest, threads
         var spec: OptionSpec {
             switch self {
@@ -31,6 +31,8 @@ struct PrepareCommand: Command {
             case .noXFTP: return OptionSpec(names: ["--no-xftp"], value: nil, help: "plan transfers without XFTP")
             case .quality: return MediaFlags.quality
             case .videoMaxHeight: return MediaFlags.videoMaxHeight
+            case .trim: return MediaFlags.trim
+            case .trimToFit: return MediaFlags.trimToFit
             case .video: return MediaFlags.video
             case .videoMaxBytes: return MediaFlags.videoMaxBytes
             case .audio: return MediaFlags.audio
@@ -85,7 +87,8 @@ struct PrepareCommand: Command {
         o.jobs = Bulk.jobs(try a.int(.jobs, min: 1, max: 256))
         o.threadsPerInput = try a.int(.threads, min: 1, max: 256).map(Int.init)
         o.media = try MediaFlags.options(a, profile: &o.profile, video: .video, videoMaxBytes: .videoMaxBytes, videoMaxHeight: .videoMaxHeight,
-                                         autoReceive: .autoReceive, audio: .audio, longImages: .longImages, quality: .quality, maxBytes: .maxBytes)
+                                         autoReceive: .autoReceive, audio: .audio, longImages: .longImages, quality: .quality, maxBytes: .maxBytes,
+                                           trim: .trim, trimToFit: .trimToFit)
         if a.has(.noLinkPreview) {
             o.linkPreviews = nil
         } else {
