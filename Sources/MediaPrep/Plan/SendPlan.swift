@@ -21,6 +21,8 @@ package struct SendPlan: Sendable {
         /// transcode plan takes over (nil: none fits).
         case remux(budget: Int?, fallback: VideoTranscodePlan?)
         case transcodeVideo(VideoTranscodePlan)
+        /// A motion photo's video (its bytes in the photo) prepared as any video is, the still its preview.
+        case motionVideo(Range<Int>)
         /// Any audio into the app's voice format, at `bitRate`, within `budget` when there is one.
         case transcodeVoice(bitRate: Int32, budget: Int?)
         /// Audio sent as a file from a container whose tags cannot be cut in place (TS, PS, FLV):
@@ -54,6 +56,7 @@ package struct SendPlan: Sendable {
         case .splitImage: return "splitLongImage"
         case .remux: return "remuxed"
         case .transcodeVideo: return "transcoded"
+        case .motionVideo: return "motionVideo"
         case .transcodeVoice: return "voiceTranscoded"
         case .audioFile(.remux): return "remuxed"
         case .audioFile: return "transcoded"

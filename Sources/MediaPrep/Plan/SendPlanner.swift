@@ -34,6 +34,16 @@ package enum SendPlanner {
     // MARK: images
 
     private static func image(_ s: ProbedSource, _ rules: SendRules) throws -> SendPlan {
+        if let motion = s.motionVideo {
+            let length = motion.seconds.map { "\(seconds($0)) s of video" } ?? "its video"
+            if rules.media.motion == .video {
+                return SendPlan(kind: .video, action: .motionVideo(motion.range), reasons: [
+                    "motion photo: \(length) sent as a video message, stripped like every video, the still its preview"])
+            }
+            var plan = try imagePlan(s, rules)
+            plan.reasons.append("motion photo: \(length) not sent (--motion video sends it)")
+            return plan
+        }
         var plan = try imagePlan(s, rules)
         if rules.media.quality == .hd, plan.error == nil {
             plan.reasons.insert("HD: up to \(rules.profile.maxBytes.formatted) bytes, what recipients receive without asking", at: 0)

@@ -113,6 +113,8 @@ package struct AttachmentPreparer: Sendable {
             try remuxVideo(source, budget: budget, fallback: fallback, &item)
         case .transcodeVideo(let t):
             try finishVideo(try transcodeVideo(probe, t, &item), &item)
+        case .motionVideo(let range):
+            try sendMotionVideo(source, range, &item)
         case .transcodeVoice(let rate, let budget):
             try transcodeVoice(source, bitRate: rate, budget: budget, &item)
         case .audioFile(let route):
@@ -300,6 +302,32 @@ package struct AttachmentPreparer: Sendable {
             return try finishVideo(try transcodeVideo(original, fallback, &item), &item)
         }
         try finishVideo((made, thumb), &item)
+    }
+
+    /// A motion photo's video: its bytes copied to a private file and prepared as any video is (what is
+    /// in it stripped, made playable, fitted to a budget), the still its preview.
+    private func sendMotionVideo(_ source: ProbedSource, _ range: Range<Int>, _ item: inout PreparedItem) throws {
+        let path = source.probe.path
+        let scratch = try OutputWriter.scratchDirectory() + "/motion-" + UUID().uuidString + ".mp4"
+        defer { unlink(scratch) }
+        let file = try InputFile(path)
+        try FileCopier.write([.source(range)], from: path, expectedSize: file.size, to: scratch)
+        var inner = self
+        inner.media.motion = .still
+        var made = inner.prepareOne(path: scratch)
+        if let e = made.error { throw e }
+        // The still, upright, at the preview's size.
+        if let data = try? InputFile(path).whole(after: []) {
+            let options = DecodeOptions(maxPixels: maxPixels, minimumWidth: PreviewMaker.sides[0], minimumHeight: PreviewMaker.sides[0])
+            if let still = try? ImageLoader.load(data: data, path: path, options: options) {
+                let preview = try PreviewMaker.make(from: Orienter.apply(still.orientation, to: still.pixels), maxLength: profile.previewMaxLength)
+                made.preview = preview
+                if case .video(let text, _, let duration)? = made.content { made.content = .video(text: text, image: preview, duration: duration) }
+            }
+        }
+        made.input = item.input
+        made.reasons = item.reasons + made.reasons
+        item = made
     }
 
     /// The preview and the duration come from the file that is sent.

@@ -53,6 +53,15 @@ public struct MediaOptions: Sendable, Equatable {
     public var trim: Range<Double>?
     /// A video that cannot fit its byte budget whole is sent as its first part that fits.
     public var trimToFit = false
+    /// A motion photo (Google's or Samsung's) goes as its still, as the app sends it, or as its video.
+    public var motion = Motion.still
+
+    public enum Motion: String, Sendable, CaseIterable {
+        /// The photo, its video left out (said so).
+        case still
+        /// Its seconds of video as a video message, stripped like every video, the still its preview.
+        case video
+    }
 
     /// What a sender picks in one word, each a set of the limits that exist: standard is what the app
     /// sends; HD the largest image recipients still receive without asking and 1080p video; original a

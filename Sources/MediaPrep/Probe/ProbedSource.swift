@@ -36,6 +36,8 @@ package struct ProbedSource: @unchecked Sendable {
     /// A raw photo (a DNG of sensor data alone, a camera maker's raw) as LibRaw opened it: its
     /// demosaic waits for `prepare`, inside the batch's pixel budget, and `check` never pays for it.
     var raw: RawDecoder.Header? = nil
+    /// A motion photo's video (`MotionPhoto`): its bytes in the file, and its length in seconds.
+    var motionVideo: (range: Range<Int>, seconds: Double?)? = nil
     /// A HEIC's or AVIF's orientation from its Exif (its probe size is shown already turned): what its
     /// own bytes sent as a file keep, so a viewer still turns it.
     var heifOrientation: ExifOrientation? = nil
@@ -132,6 +134,8 @@ extension MediaProbe {
         }
         switch format {
         case .jpeg:
+            // A motion photo's video follows the picture: its header says so, and then it is read whole.
+            if !whole, MotionPhoto.claimed(head) { try readWhole() }
             if case .headers(let limit) = depth, size > limit {
                 // Every segment sits before the first scan; a large Exif thumbnail can push the frame
                 // header past the first 256 KiB, and then the whole file is read after all.
@@ -141,7 +145,9 @@ extension MediaProbe {
             } else {
                 try readWhole()
             }
-            return try asFile(still(head, isWhole: whole, &r))
+            var s = try asFile(still(head, isWhole: whole, &r))
+            if whole, let j = s.jpeg, let v = MotionPhoto.video(in: head, jpegEnd: j.tail?.end) { s.motionVideo = (v, motionSeconds(head, v)) }
+            return s
         case .png:
             if let info = AnimationHeaders.apng(head), let (w, h) = PNGHeader.size(head) {
                 // An APNG: FFmpeg's decoder composes its frames (blend and dispose ops).
@@ -188,6 +194,7 @@ extension MediaProbe {
             s.metadata = h.metadata
             s.hdr = h.hdr
             s.heifOrientation = h.orientation
+            if let v = MotionPhoto.video(in: head, jpegEnd: nil) { s.motionVideo = (v, motionSeconds(head, v)) }
             return try asFile(s, orientation: h.orientation)
         case .jxl:
             try readWhole()
@@ -354,6 +361,11 @@ extension MediaProbe {
             return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
         }
     }
+}
+
+/// A motion photo's video length, probed from its bytes; nil when FFmpeg cannot read it.
+private func motionSeconds(_ data: [UInt8], _ range: Range<Int>) -> Double? {
+    (try? MediaProbe.probeAV(data: Array(data[range]), name: "the motion photo's video"))?.durationSeconds
 }
 
 extension MediaProbe {

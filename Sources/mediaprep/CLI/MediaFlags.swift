@@ -20,6 +20,8 @@ enum MediaFlags {
 
     static let trim = OptionSpec(names: ["--trim"], value: "START-END",
                                  help: "send only this part of each video (seconds or m:ss): from the keyframe at or before START as it is, exact to the frame when transcoded")
+    static let motion = OptionSpec(names: ["--motion"], value: "still|video",
+                                   help: "a motion photo (Google's, Samsung's): still (default) sends the photo; video sends its seconds of video, the photo its preview")
     static let trimToFit = OptionSpec(names: ["--trim-to-fit"], value: nil,
                                       help: "a video that cannot fit its byte budget whole is sent as its first part that fits")
 
@@ -59,7 +61,7 @@ enum MediaFlags {
     /// `--auto-receive` first, then `--video`, `--video-max-bytes` and `--video-max-height` on top of
     /// it, then `--quality`'s limits where none was given (its image budget goes into `profile`).
     static func options<O>(_ a: Arguments<O>, profile: inout ImageProfile, video: O, videoMaxBytes: O, videoMaxHeight: O, autoReceive: O,
-                           audio: O, longImages: O, quality: O, maxBytes: O, trim trimOption: O, trimToFit trimToFitOption: O) throws -> MediaOptions {
+                           audio: O, longImages: O, quality: O, maxBytes: O, trim trimOption: O, trimToFit trimToFitOption: O, motion motionOption: O) throws -> MediaOptions {
         var m = try options(a, video: video, videoMaxBytes: videoMaxBytes, autoReceive: autoReceive, audio: audio, longImages: longImages)
         if let h = try a.int(videoMaxHeight, min: 32, max: 8640) { m.videoMaxHeight = Int(h) }
         if let t = a.value(trimOption) {
@@ -70,6 +72,10 @@ enum MediaFlags {
             m.trim = start..<end
         }
         m.trimToFit = a.has(trimToFitOption)
+        if let v = a.value(motionOption) {
+            guard let mode = MediaOptions.Motion(rawValue: v) else { throw UsageError(message: "--motion takes still or video, got \(v)") }
+            m.motion = mode
+        }
         if let q = a.value(quality) {
             guard let named = MediaOptions.Quality(rawValue: q) else { throw UsageError(message: "--quality takes standard, hd or original, got \(q)") }
             m.apply(named, to: &profile, explicitBytes: a.value(maxBytes) != nil)

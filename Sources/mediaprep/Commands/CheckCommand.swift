@@ -9,7 +9,7 @@ struct CheckCommand: Command {
     static let positionals = "FILE|DIR|-..."
 
     enum Option: CommandOption {
-        case profile, maxBytes, maxSide, background, quality, video, videoMaxBytes, videoMaxHeight, trim, trimToFit, audio, longImages, autoReceive, strict, format, json, jsonl, jobs, quiet, followSymlinks, shard, null
+        case profile, maxBytes, maxSide, background, quality, video, videoMaxBytes, videoMaxHeight, trim, trimToFit, motion, audio, longImages, autoReceive, strict, format, json, jsonl, jobs, quiet, followSymlinks, shard, null
         var spec: OptionSpec {
             switch self {
             case .profile: return OptionSpec(names: ["--profile"], value: "simplex|bluesky", help: "simplex (default) or bluesky")
@@ -20,6 +20,7 @@ struct CheckCommand: Command {
             case .videoMaxHeight: return MediaFlags.videoMaxHeight
             case .trim: return MediaFlags.trim
             case .trimToFit: return MediaFlags.trimToFit
+            case .motion: return MediaFlags.motion
             case .video: return MediaFlags.video
             case .videoMaxBytes: return MediaFlags.videoMaxBytes
             case .audio: return MediaFlags.audio
@@ -48,7 +49,7 @@ struct CheckCommand: Command {
         var profile = try MediaFlags.profile(a, profile: .profile, maxBytes: .maxBytes, maxSide: .maxSide, background: .background)
         let media = try MediaFlags.options(a, profile: &profile, video: .video, videoMaxBytes: .videoMaxBytes, videoMaxHeight: .videoMaxHeight,
                                            autoReceive: .autoReceive, audio: .audio, longImages: .longImages, quality: .quality, maxBytes: .maxBytes,
-                                           trim: .trim, trimToFit: .trimToFit)
+                                           trim: .trim, trimToFit: .trimToFit, motion: .motion)
         var c = SendCheck(profile: profile)
         c.media = media
         check = c

@@ -10,7 +10,7 @@ struct PrepareCommand: Command {
 
     enum Option: CommandOption {
         case out, profile, maxBytes, maxSide, background, maxPixels, pixelBudget, timeLimit, text, quote, mention, send, recipients, noXFTP
-        case quality, video, videoMaxBytes, videoMaxHeight, trim, trimToFit, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
+        case quality, video, videoMaxBytes, videoMaxHeight, trim, trimToFit, motion, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
         case resume, manifest, threads
         var spec: OptionSpec {
             switch self {
@@ -33,6 +33,7 @@ struct PrepareCommand: Command {
             case .videoMaxHeight: return MediaFlags.videoMaxHeight
             case .trim: return MediaFlags.trim
             case .trimToFit: return MediaFlags.trimToFit
+            case .motion: return MediaFlags.motion
             case .video: return MediaFlags.video
             case .videoMaxBytes: return MediaFlags.videoMaxBytes
             case .audio: return MediaFlags.audio
@@ -88,7 +89,7 @@ struct PrepareCommand: Command {
         o.threadsPerInput = try a.int(.threads, min: 1, max: 256).map(Int.init)
         o.media = try MediaFlags.options(a, profile: &o.profile, video: .video, videoMaxBytes: .videoMaxBytes, videoMaxHeight: .videoMaxHeight,
                                          autoReceive: .autoReceive, audio: .audio, longImages: .longImages, quality: .quality, maxBytes: .maxBytes,
-                                           trim: .trim, trimToFit: .trimToFit)
+                                           trim: .trim, trimToFit: .trimToFit, motion: .motion)
         if a.has(.noLinkPreview) {
             o.linkPreviews = nil
         } else {
