@@ -97,6 +97,17 @@ import UploadPlanner
         }
     }
 
+    /// A PNG (sticker.png: 590 KB, transparent) goes whole as an image message, the same pixels.
+    @Test func aPNGGoesWholeWithItsOwnPixels() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let item = Self.preparer(dir).prepare(path: Fixture.path("sticker.png"))
+        let out = try #require(item.output, "\(item.error?.description ?? "")")
+        #expect(item.kind == .image && item.format == .png && [.untouched, .stripped].contains(item.route))
+        let a = try ImageLoader.load(path: out), b = try ImageLoader.load(path: Fixture.path("sticker.png"))
+        #expect(a.pixels == b.pixels)
+    }
+
     /// HEIC, AVIF and JPEG XL: files of their own bytes, their metadata stripped in place, the same
     /// pixels decoded; a HEIC's Exif orientation kept so a viewer still turns it.
     @Test(arguments: ["orient-gps.heic", "quadrants.avif", "quadrants.jxl", "private-long.heic"])
