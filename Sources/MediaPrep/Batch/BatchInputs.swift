@@ -6,12 +6,14 @@ public struct BatchInputs: Sendable {
     public let stream: AsyncStream<String>
     /// Known up front for a list; nil for a stream.
     public let count: Int?
+    /// A list's paths, known up front (an iPhone Live Photo's still and movie are paired from them).
+    var paths: [String]? = nil
 
     public static func list(_ paths: [String]) -> BatchInputs {
         let (stream, c) = AsyncStream<String>.makeStream()
         for p in paths { c.yield(p) }
         c.finish()
-        return BatchInputs(stream: stream, count: paths.count)
+        return BatchInputs(stream: stream, count: paths.count, paths: paths)
     }
 
     /// Command-line arguments as files: folders walked recursively in sorted order, hidden entries

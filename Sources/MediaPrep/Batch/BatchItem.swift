@@ -43,7 +43,7 @@ public struct BatchItem: Sendable {
     public var reason: String {
         let it = item
         if let e = it.error { return e.message }
-        if it.skipped { return "already prepared by an earlier run (--resume)" }
+        if it.skipped { return it.skipReason ?? "already prepared by an earlier run (--resume)" }
         let text = it.reasons.joined(separator: "; ")
         return text.isEmpty ? "sent as it is" : text
     }
@@ -52,7 +52,7 @@ public struct BatchItem: Sendable {
     public var summary: String {
         let it = item
         if let e = it.error { return "\(it.input): error \(e.code.rawValue): \(e.message)" }
-        if it.skipped { return "\(it.input) → \(it.output ?? "-"): skipped, already prepared (--resume)" }
+        if it.skipped { return "\(it.input) → \(it.output ?? "-"): skipped, \(it.skipReason ?? "already prepared (--resume)")" }
         var s = "\(it.input)\(it.part.map { " (part \($0.index) of \($0.of))" } ?? "") → \(it.output ?? "-"): \(it.kind.rawValue)"
         if let w = it.width, let h = it.height { s += " \(w)×\(h)" }
         if let b = it.bytes { s += ", \(b) bytes" }

@@ -40,6 +40,7 @@ public struct BatchPreparer: Sendable {
         preparer.maxPixels = opts.maxPixels
         preparer.cancellation = cancellation
         preparer.timeLimit = opts.timeLimit
+        if let paths = inputs.paths { preparer.livePhotos = LivePhoto.pairs(paths) }
         preparer.pixelBudget = PixelBudget(capacity: opts.pixelBudget)
         preparer.stagesOutputs = true
         preparer.media = opts.media

@@ -27,6 +27,8 @@ package struct AttachmentPreparer: Sendable {
     package var stagesOutputs = false
     /// Videos and voice notes: playable everywhere or as they came, and their byte budgets.
     package var media = MediaOptions()
+    /// iPhone Live Photos among the inputs: each still's movie (`LivePhoto.pairs`).
+    package var livePhotos: [String: String] = [:]
     /// How far a long job (a transcode) is, 0…1, with the input's path.
     package var onProgress: (@Sendable (_ path: String, _ fraction: Double) -> Void)?
 
@@ -57,6 +59,14 @@ package struct AttachmentPreparer: Sendable {
 
     private func prepareOne(path: String) -> PreparedItem {
         var item = PreparedItem(input: path, kind: .file)
+        // A Live Photo's movie goes with its still (its video message), or not at all.
+        if let still = livePhotos.first(where: { $0.value == path })?.key {
+            item.kind = .video
+            item.skipped = true
+            item.skipReason = "the video of the Live Photo \(still): " + (media.motion == .video ? "sent as its video message" : "not sent (--motion video sends it)")
+            return item
+        }
+        if let movie = livePhotos[path] { return livePhoto(still: path, movie: movie) }
         do {
             try cancellation?.check()
             let rules = self.rules
@@ -304,6 +314,36 @@ package struct AttachmentPreparer: Sendable {
         try finishVideo((made, thumb), &item)
     }
 
+    /// A Live Photo's still with its movie: the still, its movie left out and said so; or, with
+    /// `--motion video`, the movie as any video is prepared, the still its preview.
+    private func livePhoto(still: String, movie: String) -> PreparedItem {
+        var inner = self
+        inner.livePhotos = [:]
+        guard media.motion == .video else {
+            var item = inner.prepareOne(path: still)
+            let seconds = (try? MediaProbe.probe(path: movie, thorough: false).durationSeconds).flatMap { $0 }
+            item.reasons.append("Live Photo: its \(seconds.map { "\(SendPlanner.seconds($0)) s of " } ?? "")video (\(movie)) not sent (--motion video sends it)")
+            return item
+        }
+        var made = inner.prepareOne(path: movie)
+        guard made.error == nil else { return made }
+        if let preview = stillPreview(still) {
+            made.preview = preview
+            if case .video(let text, _, let duration)? = made.content { made.content = .video(text: text, image: preview, duration: duration) }
+        }
+        made.input = still
+        made.reasons = ["Live Photo: its video (\(movie)) sent as a video message, the still its preview"] + made.reasons
+        return made
+    }
+
+    /// A still's preview, upright: what a motion photo's or Live Photo's video message shows.
+    private func stillPreview(_ path: String) -> String? {
+        guard let data = try? InputFile(path).whole(after: []) else { return nil }
+        let options = DecodeOptions(maxPixels: maxPixels, minimumWidth: PreviewMaker.sides[0], minimumHeight: PreviewMaker.sides[0])
+        guard let still = try? ImageLoader.load(data: data, path: path, options: options) else { return nil }
+        return try? PreviewMaker.make(from: Orienter.apply(still.orientation, to: still.pixels), maxLength: profile.previewMaxLength)
+    }
+
     /// A motion photo's video: its bytes copied to a private file and prepared as any video is (what is
     /// in it stripped, made playable, fitted to a budget), the still its preview.
     private func sendMotionVideo(_ source: ProbedSource, _ range: Range<Int>, _ item: inout PreparedItem) throws {
@@ -316,14 +356,9 @@ package struct AttachmentPreparer: Sendable {
         inner.media.motion = .still
         var made = inner.prepareOne(path: scratch)
         if let e = made.error { throw e }
-        // The still, upright, at the preview's size.
-        if let data = try? InputFile(path).whole(after: []) {
-            let options = DecodeOptions(maxPixels: maxPixels, minimumWidth: PreviewMaker.sides[0], minimumHeight: PreviewMaker.sides[0])
-            if let still = try? ImageLoader.load(data: data, path: path, options: options) {
-                let preview = try PreviewMaker.make(from: Orienter.apply(still.orientation, to: still.pixels), maxLength: profile.previewMaxLength)
-                made.preview = preview
-                if case .video(let text, _, let duration)? = made.content { made.content = .video(text: text, image: preview, duration: duration) }
-            }
+        if let preview = stillPreview(path) {
+            made.preview = preview
+            if case .video(let text, _, let duration)? = made.content { made.content = .video(text: text, image: preview, duration: duration) }
         }
         made.input = item.input
         made.reasons = item.reasons + made.reasons

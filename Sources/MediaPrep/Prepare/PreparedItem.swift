@@ -30,6 +30,8 @@ package struct PreparedItem: Sendable {
     package var staged: StagedFile?
     /// `--resume`: its output was already complete in the output folder; nothing was done.
     package var skipped = false
+    /// Skipped for another reason than `--resume` (the movie of a Live Photo, sent with its still).
+    package var skipReason: String?
     /// Why this kind, route and quality, in words (the plan's reasons, and the quality search's).
     package var reasons: [String] = []
     /// Its transparency was flattened onto this colour (0xRRGGBB): a JPEG has none.
