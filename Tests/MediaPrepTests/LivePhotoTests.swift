@@ -88,6 +88,21 @@ import Testing
         #expect(items[1].item.skipped && items[1].reason.contains("sent as its video message"))
     }
 
+    /// `check` judges the pair as `prepare` sends it.
+    @Test func checkSaysWhatPrepareDoes() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try Fixture.write(try Self.still(), "IMG_0001.JPG", in: dir), m = try Fixture.write(try Self.movie(), "IMG_0001.MOV", in: dir)
+        var check = SendCheck()
+        check.livePhotos = LivePhoto.pairs([s, m])
+        #expect(check.livePhotos == [s: m])
+        #expect(check.check(path: s).reasons.last?.hasSuffix("not sent (--motion video sends it)") == true)
+        #expect(check.check(path: m).reasons.first?.hasPrefix("the video of the Live Photo") == true)
+        check.media.motion = .video
+        let still = check.check(path: s)
+        #expect(still.input == s && still.kind == .video && still.reasons.first?.hasPrefix("Live Photo: its video") == true)
+    }
+
     /// Two files of one name whose identifiers differ are no pair: each goes as what it is.
     @Test func differentIdentifiersAreNoPair() async throws {
         let (items, dir) = try await Self.run(.video, still: try Self.still(), movie: try Self.movie(id: "00000000-0000-0000-0000-000000000000"))

@@ -7,7 +7,7 @@ public struct BatchInputs: Sendable {
     /// Known up front for a list; nil for a stream.
     public let count: Int?
     /// A list's paths, known up front (an iPhone Live Photo's still and movie are paired from them).
-    var paths: [String]? = nil
+    package var paths: [String]? = nil
 
     public static func list(_ paths: [String]) -> BatchInputs {
         let (stream, c) = AsyncStream<String>.makeStream()

@@ -54,7 +54,48 @@ public struct SendCheck: Sendable {
 
     /// Headers, sizes and durations only; a JPEG small enough to be sent as it is is decoded at 1/8
     /// scale (luma only, ~1 ms for 255 KiB), since its own entropy-coded data is what would be sent.
+    /// iPhone Live Photos among the files checked: each still's movie (`LivePhoto.pairs`), judged as
+    /// `prepare` sends them.
+    package var livePhotos: [String: String] = [:]
+
     public func check(path: String) -> Result {
+        var r = livePhotos.isEmpty ? checkOne(path: path) : checkPaired(path: path)
+        r.input = path
+        return r
+    }
+
+    /// A Live Photo's still, or its movie, as `prepare` treats the pair: the still with its movie left
+    /// out, or (`--motion video`) the movie as its video message and the still not sent.
+    private func checkPaired(path: String) -> Result {
+        var alone = self
+        alone.livePhotos = [:]
+        let video = media.motion == .video
+        if let still = livePhotos.first(where: { $0.value == path })?.key {
+            var r = alone.checkOne(path: path)
+            if r.verdict != .cannotSend {
+                r.verdict = .afterPreparation
+                r.reasons.insert("the video of the Live Photo \(still): " + (video ? "sent as its video message, the still its preview" : "not sent (--motion video sends it)"), at: 0)
+            }
+            return r
+        }
+        guard let movie = livePhotos[path] else { return alone.checkOne(path: path) }
+        if video {
+            var r = alone.checkOne(path: movie)
+            if r.verdict != .cannotSend {
+                r.verdict = .afterPreparation
+                r.reasons.insert("Live Photo: its video (\(movie)) sent as a video message instead of the still", at: 0)
+            }
+            return r
+        }
+        var r = alone.checkOne(path: path)
+        if r.verdict != .cannotSend {
+            r.verdict = .afterPreparation
+            r.reasons.append("Live Photo: its video (\(movie)) not sent (--motion video sends it)")
+        }
+        return r
+    }
+
+    private func checkOne(path: String) -> Result {
         var r = Result(input: path)
         do {
             let rules = self.rules

@@ -1,11 +1,11 @@
 /// An iPhone Live Photo: a still (HEIC or JPEG) and a short MOV taken with it, given side by side and
 /// tied by one content identifier (a UUID in the still's Apple maker note, tag 17, and in the movie's
 /// `com.apple.quicktime.content.identifier`). Paired only when both are among the inputs.
-enum LivePhoto {
+package enum LivePhoto {
     /// Each still's movie, by path, among `paths`: as the iPhone names them (IMG_1234.HEIC and
     /// IMG_1234.MOV in one folder), then proved by their content identifiers. Only a still with such a
     /// movie beside it is read (its Exif), and only such a movie (its `moov`).
-    static func pairs(_ paths: [String]) -> [String: String] {
+    package static func pairs(_ paths: [String]) -> [String: String] {
         func stem(_ p: String) -> String? {
             guard let dot = p.lastIndex(of: "."), p[p.index(after: dot)...].lowercased() != "" else { return nil }
             return p[..<dot].lowercased()

@@ -100,8 +100,10 @@ struct CheckCommand: Command {
         let progress = ProgressBar.install(quiet: quiet)
         let state = RunState()
         let counts = Counts()
-        let (format, check) = (self.format, self.check)
         let source = Bulk.inputs(inputs, walk)
+        var paired = self.check
+        if let paths = source.paths { paired.livePhotos = LivePhoto.pairs(paths) }
+        let (format, check) = (self.format, paired)
         let jobs = self.jobs
         await trap.run {
             let s = await BatchRunner(jobs: jobs).run(source, cancellation: trap.cancellation, progress: progress,
