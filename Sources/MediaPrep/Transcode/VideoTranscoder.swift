@@ -32,8 +32,9 @@ struct VideoTranscoder {
         }
         let stats = try OutputWriter.scratchDirectory() + "/x264-stats-" + UUID().uuidString
         defer { for suffix in ["", ".temp", ".mbtree", ".mbtree.temp"] { unlink(stats + suffix) } }
-        try encodePass(source: source, output: nil, pass: 1, stats: stats, share: (0, 0.4), rate: rate)
-        try encodePass(source: source, output: path, pass: 2, stats: stats, share: (0.4, 1), rate: rate)
+        let frames = CacheSlot()
+        try encodePass(source: source, output: nil, pass: 1, stats: stats, share: (0, 0.4), rate: rate, frames: frames)
+        try encodePass(source: source, output: path, pass: 2, stats: stats, share: (0.4, 1), rate: rate, frames: frames)
         var size = try FileBytes.size(path)
         for _ in 0..<Self.retries {
             guard let maxBytes, size > maxBytes else { return size }
@@ -41,7 +42,7 @@ struct VideoTranscoder {
             let audio = Double(plan.audioBitRate) / Double(plan.audioBitRate + rate)
             let videoBytes = Double(size) * (1 - audio), over = Double(size - maxBytes)
             rate = Int(Double(rate) * max(0.5, (videoBytes - over) / videoBytes) * 0.97)
-            try encodePass(source: source, output: path, pass: 2, stats: stats, share: (0.4, 1), rate: rate)
+            try encodePass(source: source, output: path, pass: 2, stats: stats, share: (0.4, 1), rate: rate, frames: frames)
             size = try FileBytes.size(path)
         }
         if let maxBytes, size > maxBytes {
@@ -56,12 +57,16 @@ struct VideoTranscoder {
 
     /// One pass over the input: decode, scale, encode; `output` nil discards the packets (first pass).
     private func encodePass(source: String, output: String?, pass: Int32, stats: String?,
-                            share: (Double, Double), rate: Int? = nil) throws {
-        try Trace.time("encode pass \(pass)") { try runPass(source: source, output: output, pass: pass, stats: stats, share: share, rate: rate) }
+                            share: (Double, Double), rate: Int? = nil, frames: CacheSlot? = nil) throws {
+        try Trace.time("encode pass \(pass)") {
+            try runPass(source: source, output: output, pass: pass, stats: stats, share: share, rate: rate, frames: frames)
+        }
     }
 
+    /// - Parameter frames: a two-pass encode's first pass keeps its scaled frames here (when they fit
+    ///   `FrameCache.maxBytes`), and the passes after it read them instead of decoding the video again.
     private func runPass(source: String, output: String?, pass: Int32, stats: String?,
-                         share: (Double, Double), rate: Int?) throws {
+                         share: (Double, Double), rate: Int?, frames: CacheSlot?) throws {
         let input = try MediaInput(path: source)
         let ff = input.ff
         guard let vstream = input.bestStream(AVMEDIA_TYPE_VIDEO) else {
@@ -78,6 +83,16 @@ struct VideoTranscoder {
 
         let muxer = try output.map { try MP4Muxer(ff: ff, format: "mp4", path: $0) }
         let venc = try video.open()
+        let seconds = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
+        if let frames, pass == 1 {
+            let fps = min(plan.maxFrameRate, vstream.pointee.avg_frame_rate.num > 0 ? av_q2d(vstream.pointee.avg_frame_rate) : 60)
+            let span = plan.trim.map { min($0.upperBound, seconds) - $0.lowerBound } ?? seconds
+            frames.cache = try FrameCache(width: video.width, height: video.height, frames: Int((span * fps * 1.1).rounded(.up)) + 16)
+            video.recorder = frames.cache
+        } else if let cache = frames?.cache, cache.usable, cache.frames > 0 {
+            cache.rewind()
+            video.replay = cache
+        }
         if let muxer {
             let st = try muxer.addStream(for: venc)
             try muxer.copyDisplayMatrix(from: vstream, to: st)
@@ -108,6 +123,18 @@ struct VideoTranscoder {
             count += 1
             if count % 16 == 0 { try cancellation?.check() }
             let index = pkt.pointee.stream_index
+            if video.replay != nil {
+                // The video comes from the first pass's frames, in step with the sound read here.
+                if let a = audio, let s = astream, index == s.pointee.index {
+                    if pkt.pointee.pts != AV_NOPTS {
+                        let origin = s.pointee.start_time == AV_NOPTS ? 0 : s.pointee.start_time
+                        try video.replayFrames(upTo: Double(pkt.pointee.pts - origin) * av_q2d(s.pointee.time_base))
+                    }
+                    _ = a.decoder.send(pkt)
+                    try a.drain()
+                }
+                continue
+            }
             if index == vstream.pointee.index {
                 if !vdec.send(pkt) { video.damaged += 1 }
                 try video.drain()
@@ -120,9 +147,15 @@ struct VideoTranscoder {
                 try a.drain()
             }
         }
-        _ = vdec.send(nil)
-        try video.drain()
+        if video.replay != nil {
+            try video.replayFrames(upTo: .infinity)
+        } else {
+            _ = vdec.send(nil)
+            try video.drain()
+        }
         try video.endOfFrames()
+        // A cache that missed a frame (the disk refused one) is not read: the next pass decodes.
+        if let cache = video.recorder, cache.usable, cache.frames != video.framesEncoded { cache.drop() }
         guard video.framesEncoded > 0 else {
             throw MediaPrepError(video.damaged > 0 ? .corrupt : .truncated, "no frame of the video could be decoded")
         }
@@ -166,6 +199,11 @@ private final class VideoLane {
     /// Source frame durations by output timestamp, until their packet comes out of the encoder.
     private var durations: [Int64: Int64] = [:]
     private var nominalDuration: Int64 = 0
+    /// A first pass's frames kept for the passes after it; a later pass's frames read from there.
+    var recorder: FrameCache?
+    var replay: FrameCache?
+    var width: Int { size.width }
+    var height: Int { size.height }
 
     init(plan: VideoEncodePlan, stream: UnsafeMutablePointer<AVStream>, decoder: FrameDecoder,
          ff: FFmpeg, pass: Int32, stats: String?, rate: Int) throws {
@@ -221,9 +259,31 @@ private final class VideoLane {
         if let trim = plan.trim { out.pointee.pts -= Int64((trim.lowerBound / av_q2d(stream.pointee.time_base)).rounded()) }
         let tb = enc.codec.pointee.time_base
         // Each packet gets its frame's own duration (x264 sets none): a GIF's last frame keeps its delay.
-        durations[out.pointee.pts] = cff_frame_duration(decoded) > 0 ? cff_frame_duration(decoded) : nominalDuration
+        let duration = cff_frame_duration(decoded) > 0 ? cff_frame_duration(decoded) : nominalDuration
+        durations[out.pointee.pts] = duration
+        recorder?.append(FrameCache.Record(pts: out.pointee.pts, duration: duration, seconds: t, primaries: Int32(out.pointee.color_primaries.rawValue),
+                                           transfer: Int32(out.pointee.color_trc.rawValue), colorspace: Int32(out.pointee.colorspace.rawValue)),
+                         planes: Self.pointers(out), strides: Self.strides(out))
         try enc.encode(out, sink: write(tb))
         framesEncoded += 1
+    }
+
+    /// The first pass's frames up to `seconds`, encoded as they were made (nothing decoded or scaled).
+    func replayFrames(upTo seconds: Double) throws {
+        guard let cache = replay, let enc = encoder, let out = frame else { return }
+        while let t = cache.peekSeconds(), t <= seconds {
+            try ready(out)
+            guard let r = try cache.next(into: Self.pointers(out), strides: Self.strides(out)) else { return }
+            out.pointee.pts = r.pts
+            out.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(bitPattern: r.primaries))
+            out.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(bitPattern: r.transfer))
+            out.pointee.colorspace = AVColorSpace(rawValue: UInt32(bitPattern: r.colorspace))
+            out.pointee.color_range = AVCOL_RANGE_MPEG
+            durations[r.pts] = r.duration
+            lastSeconds = r.seconds
+            try enc.encode(out, sink: write(enc.codec.pointee.time_base))
+            framesEncoded += 1
+        }
     }
 
     private func write(_ tb: AVRational) -> (UnsafeMutablePointer<AVPacket>) throws -> Void {
@@ -377,4 +437,9 @@ private final class AudioLane {
         try resampler.finish(emit: encode)
         try encode(nil)
     }
+}
+
+/// Where a two-pass encode's first pass leaves its frames for the passes after it.
+private final class CacheSlot {
+    var cache: FrameCache?
 }

@@ -1,0 +1,108 @@
+import Glibc
+import UploadPlanner
+
+/// The frames a two-pass encode's first pass scaled, kept for its second pass (and any pass after an
+/// overshoot) in a private scratch file: YUV 4:2:0 at the output size, each with its timestamp,
+/// duration and colour tags. The second pass then decodes and scales nothing: a 60 s 1080p clip fitted
+/// to 1,047,552 bytes spent 8.9 s decoding and scaling its source again for the second pass.
+/// Bounded (`maxBytes`); where the first pass does not fit it, or the disk refuses a write, the
+/// passes decode as before.
+final class FrameCache {
+    /// The most a cache may take on disk: 60 s of 640×360 at 30 fps is 622 MB.
+    static let maxBytes = 2 << 30
+
+    struct Record {
+        var pts: Int64
+        var duration: Int64
+        var seconds: Double
+        var primaries: Int32, transfer: Int32, colorspace: Int32
+    }
+
+    let width: Int, height: Int
+    private let path: String
+    private var fd: Int32
+    private(set) var usable = true
+    private(set) var frames = 0
+    private var readAt: off_t = 0
+    private var frameBytes: Int { width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) }
+    private static let headerBytes = 8 + 8 + 8 + 12
+
+    /// A cache for `frames` frames of `width`×`height`, or nil when they would not fit `maxBytes`.
+    init?(width: Int, height: Int, frames: Int) throws {
+        let bytes = (width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) + Self.headerBytes) * max(1, frames)
+        guard width > 0, height > 0, bytes <= Self.maxBytes else { return nil }
+        (self.width, self.height) = (width, height)
+        path = try OutputWriter.scratchDirectory() + "/frames-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        fd = FileNameBytes.withCString(path) { open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        guard fd >= 0 else { return nil }
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
+    }
+
+    /// Appends one frame (its planes as the scaler wrote them); a write the disk refuses ends the cache.
+    func append(_ r: Record, planes: [UnsafeMutablePointer<UInt8>?], strides: [Int32]) {
+        guard usable else { return }
+        if (frames + 1) * (frameBytes + Self.headerBytes) > Self.maxBytes { return drop() }
+        var header = [UInt8](repeating: 0, count: Self.headerBytes)
+        header.withUnsafeMutableBytes { h in
+            h.storeBytes(of: r.pts, toByteOffset: 0, as: Int64.self)
+            h.storeBytes(of: r.duration, toByteOffset: 8, as: Int64.self)
+            h.storeBytes(of: r.seconds, toByteOffset: 16, as: Double.self)
+            h.storeBytes(of: r.primaries, toByteOffset: 24, as: Int32.self)
+            h.storeBytes(of: r.transfer, toByteOffset: 28, as: Int32.self)
+            h.storeBytes(of: r.colorspace, toByteOffset: 32, as: Int32.self)
+        }
+        var buffer = header
+        buffer.reserveCapacity(Self.headerBytes + frameBytes)
+        for (plane, (w, h)) in [(width, height), ((width + 1) / 2, (height + 1) / 2), ((width + 1) / 2, (height + 1) / 2)].enumerated() {
+            guard let base = planes[plane] else { return drop() }
+            for y in 0..<h { buffer += UnsafeBufferPointer(start: base + y * Int(strides[plane]), count: w) }
+        }
+        let ok = buffer.withUnsafeBytes { PosixIO.writeAll(fd, $0) }
+        guard ok else { return drop() }
+        frames += 1
+    }
+
+    /// Stops caching: the passes after decode the source again.
+    func drop() {
+        usable = false
+        _ = ftruncate(fd, 0)
+    }
+
+    /// The next frame's time, in seconds from the stream's start, without reading it; nil at the end.
+    func peekSeconds() -> Double? {
+        var t = 0.0
+        let n = withUnsafeMutableBytes(of: &t) { pread(fd, $0.baseAddress, 8, readAt + 16) }
+        return n == 8 ? t : nil
+    }
+
+    /// From the first frame again, for a pass that reads the cache.
+    func rewind() { readAt = 0 }
+
+    /// The next frame's record, its planes written into `planes`; nil at the end.
+    func next(into planes: [UnsafeMutablePointer<UInt8>?], strides: [Int32]) throws -> Record? {
+        var buffer = [UInt8](repeating: 0, count: Self.headerBytes + frameBytes)
+        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, readAt) }
+        if n == 0 { return nil }
+        guard n == buffer.count else { throw MediaPrepError(.encodeFailed, "the first pass's frames could not be read back") }
+        readAt += off_t(n)
+        let r = buffer.withUnsafeBytes { h in
+            Record(pts: h.load(fromByteOffset: 0, as: Int64.self), duration: h.load(fromByteOffset: 8, as: Int64.self),
+                   seconds: h.load(fromByteOffset: 16, as: Double.self), primaries: h.load(fromByteOffset: 24, as: Int32.self),
+                   transfer: h.load(fromByteOffset: 28, as: Int32.self), colorspace: h.load(fromByteOffset: 32, as: Int32.self))
+        }
+        var at = Self.headerBytes
+        for (plane, (w, h)) in [(width, height), ((width + 1) / 2, (height + 1) / 2), ((width + 1) / 2, (height + 1) / 2)].enumerated() {
+            guard let base = planes[plane] else { throw MediaPrepError(.encodeFailed, "no plane to read a frame into") }
+            try buffer.withUnsafeBufferPointer { src in
+                guard let from = src.baseAddress else { throw MediaPrepError(.encodeFailed, "no frame read back") }
+                for y in 0..<h { (base + y * Int(strides[plane])).update(from: from + at + y * w, count: w) }
+            }
+            at += w * h
+        }
+        return r
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+
+/// A two-pass encode's first pass keeps its scaled frames (`FrameCache`) and the passes after it read
+/// them back instead of decoding and scaling the source again.
+@Suite struct FrameCacheTests {
+    @Test func framesComeBackAsTheyWentIn() throws {
+        let (w, h) = (34, 18)  // odd chroma sides: 17×9
+        let cache = try #require(try FrameCache(width: w, height: h, frames: 3))
+        var (y, u, v) = ([UInt8](repeating: 0, count: 40 * h), [UInt8](repeating: 0, count: 24 * 9), [UInt8](repeating: 0, count: 24 * 9))
+        let strides: [Int32] = [40, 24, 24]
+        for frame in 0..<3 {
+            for i in y.indices { y[i] = UInt8(truncatingIfNeeded: i * (frame + 1)) }
+            for i in u.indices { u[i] = UInt8(truncatingIfNeeded: i * (frame + 1) + 1) }
+            for i in v.indices { v[i] = UInt8(truncatingIfNeeded: i * (frame + 1) + 2) }
+            y.withUnsafeMutableBufferPointer { yp in
+                u.withUnsafeMutableBufferPointer { up in
+                    v.withUnsafeMutableBufferPointer { vp in
+                        cache.append(.init(pts: Int64(frame * 512), duration: 512, seconds: Double(frame) / 30, primaries: 1, transfer: 1, colorspace: 1),
+                                     planes: [yp.baseAddress, up.baseAddress, vp.baseAddress], strides: strides)
+                    }
+                }
+            }
+        }
+        #expect(cache.frames == 3 && cache.usable)
+        cache.rewind()
+        var (by, bu, bv) = ([UInt8](repeating: 0, count: w * h), [UInt8](repeating: 0, count: 17 * 9), [UInt8](repeating: 0, count: 17 * 9))
+        for frame in 0..<3 {
+            #expect(cache.peekSeconds() == Double(frame) / 30)
+            let r = try by.withUnsafeMutableBufferPointer { yp in
+                try bu.withUnsafeMutableBufferPointer { up in
+                    try bv.withUnsafeMutableBufferPointer { vp in
+                        try cache.next(into: [yp.baseAddress, up.baseAddress, vp.baseAddress], strides: [Int32(w), 17, 17])
+                    }
+                }
+            }
+            #expect(r?.pts == Int64(frame * 512) && r?.duration == 512)
+            for row in 0..<h {
+                let expected = (0..<w).map { UInt8(truncatingIfNeeded: (row * 40 + $0) * (frame + 1)) }
+                #expect(Array(by[(row * w)..<(row * w + w)]) == expected, "frame \(frame) row \(row)")
+            }
+            for row in 0..<9 {
+                let expected = (0..<17).map { UInt8(truncatingIfNeeded: (row * 24 + $0) * (frame + 1) + 2) }
+                #expect(Array(bv[(row * 17)..<(row * 17 + 17)]) == expected, "frame \(frame) V row \(row)")
+            }
+        }
+        #expect(cache.peekSeconds() == nil)
+        // More than it may hold: no cache, the passes decode as before.
+        #expect(try FrameCache(width: 3840, height: 2160, frames: 100_000) == nil)
+    }
+
+    /// A budgeted clip goes through both passes with the cache and lands within its budget, every
+    /// frame there (noisy.webm: VP9, 2 s).
+    @Test func aTwoPassEncodeWithTheCacheKeepsEveryFrameAndItsBudget() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var p = AttachmentPreparer(outputDirectory: dir, timestamp: 0)
+        p.media.videoMaxBytes = 60_000
+        let item = p.prepare(path: Fixture.path("noisy.webm"))
+        let out = try #require(item.output, "\(item.error?.description ?? "")")
+        #expect(try FileBytes.size(out) <= 60_000)
+        let frames = try Packets.all(out).filter { $0.stream == 0 }.count
+        let source = try Packets.all(Fixture.path("noisy.webm")).filter { $0.stream == 0 }.count
+        #expect(frames == source, "\(frames) of \(source)")
+    }
+}
