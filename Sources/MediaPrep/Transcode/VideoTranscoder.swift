@@ -83,10 +83,10 @@ struct VideoTranscoder {
 
         let muxer = try output.map { try MP4Muxer(ff: ff, format: "mp4", path: $0) }
         let venc = try video.open()
-        let seconds = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
+        let duration = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
         if let frames, pass == 1 {
             let fps = min(plan.maxFrameRate, vstream.pointee.avg_frame_rate.num > 0 ? av_q2d(vstream.pointee.avg_frame_rate) : 60)
-            let span = plan.trim.map { min($0.upperBound, seconds) - $0.lowerBound } ?? seconds
+            let span = plan.trim.map { min($0.upperBound, duration) - $0.lowerBound } ?? duration
             frames.cache = try FrameCache(width: video.width, height: video.height, frames: Int((span * fps * 1.1).rounded(.up)) + 16)
             video.recorder = frames.cache
         } else if let cache = frames?.cache, cache.usable, cache.frames > 0 {
@@ -103,7 +103,6 @@ struct VideoTranscoder {
             audio?.sink = { p, st, tb in try muxer.write(p, stream: st, from: tb) }
         }
 
-        let duration = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
         if let trim = plan.trim, trim.lowerBound > 0 { input.seek(toKeyframeBefore: trim.lowerBound, stream: vstream) }
         var packet = ff.media.av_packet_alloc()
         defer { ff.media.av_packet_free(&packet) }
@@ -132,6 +131,10 @@ struct VideoTranscoder {
                     }
                     _ = a.decoder.send(pkt)
                     try a.drain()
+                    if let t = video.lastSeconds, let progress, t - lastReport >= 0.5 {
+                        lastReport = t
+                        progress(share.0 + (share.1 - share.0) * min(1, t / duration))
+                    }
                 }
                 continue
             }
