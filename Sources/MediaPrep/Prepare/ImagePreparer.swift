@@ -220,7 +220,8 @@ package struct ImagePreparer: Sendable {
     func keepOriginalJPEG(_ data: [UInt8], _ j: JPEGSource, _ route: PrepareRoute) throws -> PreparedImage? {
         var out: [UInt8]
         switch route {
-        case .rotated, .stripped where j.header.isArithmetic:
+        case .rotated,
+             .stripped where j.header.isArithmetic:
             let orientation = route == .rotated ? j.orientation : .up
             guard let turned = try JPEGRotator.upright(data, orientation: orientation, trimming: true) else { return nil }
             out = JPEGRotator.withProfile(turned, from: data, markers: j.markers)
