@@ -106,6 +106,10 @@ enum HEIFBuild {
         let cost = try #require(try HEIFItems.of(overlays)?.decodeCost(overlays, limit: .max / 4))
         #expect(cost > 10_000 * 1000 * HEIFItems.minimumItemCost)
         #expect(try Self.verdicts(overlays, "overlays.heic") == [.tooManyPixels, .tooManyPixels, .tooManyPixels])
+        // A grid's claimed canvas is its own, even behind a derived item whose description is cut short.
+        let behindShort = heic([2: .init(type: "iovl", data: [0], refs: [1], size: (w, h)),
+                                3: .init(type: "grid", data: HEIFBuild.grid(1, 2, 60_000, 60_000), refs: [1, 1], size: (2 * w, h))], primary: 3)
+        #expect(try #require(try HEIFItems.of(behindShort)?.decodeCost(behindShort, limit: .max / 4)) >= 60_000 * 60_000)
         // An overlay of 65,535 references to one tile.
         let wide = heic([2: .init(type: "iovl", data: HEIFBuild.overlay(65_535, w, h), refs: [Int](repeating: 1, count: 65_535), size: (w, h))], primary: 2)
         #expect(try Self.verdicts(wide, "wide.heic") == [.tooManyPixels, .tooManyPixels, .tooManyPixels])

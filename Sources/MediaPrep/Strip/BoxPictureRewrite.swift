@@ -215,16 +215,19 @@ struct HEIFItems {
     /// libheif allocates it as said, whatever the item's `ispe`, so it is checked against the pixel
     /// limit first (a fuzzed 1 KB HEIC's grid claimed 30326×25393: 2.3 GB, then a crash in libheif).
     func derivedCanvases(_ d: [UInt8]) -> [(width: Int, height: Int)] {
-        derived.compactMap { item in
-            let bytes = ranges(of: item.id).flatMap { d[$0] }
-            // grid: version, flags, rows − 1, columns − 1; iovl: version, flags, four 16-bit fill values.
-            let at = item.type == "grid" ? 4 : 10
-            guard bytes.count >= 2 else { return nil }
-            let wide = bytes[1] & 1 == 1
-            let n = wide ? 4 : 2
-            guard bytes.count >= at + 2 * n else { return nil }
-            return (Bytes.be(bytes, at, n), Bytes.be(bytes, at + n, n))
-        }
+        derived.compactMap { canvas(of: $0, d) }
+    }
+
+    /// One derived item's canvas, or nil when its description is cut short.
+    private func canvas(of item: (id: Int, type: String), _ d: [UInt8]) -> (width: Int, height: Int)? {
+        let bytes = ranges(of: item.id).flatMap { d[$0] }
+        // grid: version, flags, rows − 1, columns − 1; iovl: version, flags, four 16-bit fill values.
+        let at = item.type == "grid" ? 4 : 10
+        guard bytes.count >= 2 else { return nil }
+        let wide = bytes[1] & 1 == 1
+        let n = wide ? 4 : 2
+        guard bytes.count >= at + 2 * n else { return nil }
+        return (Bytes.be(bytes, at, n), Bytes.be(bytes, at + n, n))
     }
 
     private mutating func readItems(_ d: [UInt8], _ body: Range<Int>) {
@@ -326,7 +329,8 @@ struct HEIFItems {
         guard let primary else { return 0 }
         var done: [Int: Int] = [:]
         var open: Set<Int> = []
-        let canvases = Dictionary(zip(derived.map(\.id), derivedCanvases(d)), uniquingKeysWith: { a, _ in a })
+        var canvases: [Int: (width: Int, height: Int)] = [:]
+        for item in derived where canvases[item.id] == nil { canvases[item.id] = canvas(of: item, d) }
         func cost(_ id: Int, depth: Int) throws -> Int {
             if let c = done[id] { return c }
             guard !open.contains(id), depth < 64 else {
