@@ -18,10 +18,9 @@ public enum MediaProbe {
     public static func probe(path: String, thorough: Bool = true) throws -> ProbeResult {
         let s = try source(path: path, depth: thorough ? .whole : .headers(wholeUpTo: 0))
         var r = s.probe
-        if r.kind == .image { try s.checkDecodeCost(profile: .simplex, maxPixels: SendRules().maxPixels) }
         // What `check` and `prepare` refuse a file for as damaged or too costly to decode, `probe`
-        // refuses it for too: one admission (a WAV whose data chunk claims 4 GB, an animation of too
-        // many frame pixels).
+        // refuses it for too, with their words: one admission (an image past the pixel limit, a WAV
+        // whose data chunk claims 4 GB, an animation of too many frame pixels).
         let plan = SendPlanner.plan(s, SendRules())
         if let e = plan.error, Self.admissionCodes.contains(e.code) { throw e }
         if plan.kind == .voice { try ContainerEnd.voiceSource(r.format, path: path) }  // as `check` and `prepare` read it
