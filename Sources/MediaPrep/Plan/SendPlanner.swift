@@ -179,6 +179,8 @@ package enum SendPlanner {
 
     /// Pixels of one loop of an animation that leaves as it is: 500 frames of 1080p, 64 of 4096×4096.
     static let maxSentFramePixels = 1 << 30
+    /// One loop's frame pixels, as the file claims them: what is held to `maxSentFramePixels`.
+    static func loopPixels(_ p: ProbeResult) -> Int { (p.width ?? 0) * (p.height ?? 0) * max(1, p.frameCount ?? 1) }
     /// Pixels of all frames mediaprep decodes to remake one, each frame its whole canvas, however
     /// large the file: the meter's backstop (`MeteredAnimation`).
     static let maxDecodedFramePixels = 1 << 32
@@ -234,7 +236,6 @@ package enum SendPlanner {
             return plan
         }
         let limit = rules.limits.maxImageSizeAutoReceive
-        let framePixels = (p.width ?? 0) * (p.height ?? 0) * max(1, p.frameCount ?? 1)
         guard p.format == .gif else {
             try checkDecodeCost(p)
             let name = p.format == .png ? "APNG" : p.format == .avif ? "animated AVIF" : "animated WebP"
@@ -247,7 +248,7 @@ package enum SendPlanner {
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
                 "animated GIF of \(w)×\(h) frames, over the \(rules.profile.maxSentPixels.formatted) pixels a recipient's phone is asked to decode: made smaller (\(frames))"])
         }
-        if framePixels > maxSentFramePixels {
+        if loopPixels(p) > maxSentFramePixels {
             try checkDecodeCost(p)
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
                 "animated GIF of \(p.frameCount ?? 0) frames of \(p.width ?? 0)×\(p.height ?? 0), over the \(maxSentFramePixels.formatted) frame pixels a recipient's phone is asked to decode a loop: made smaller (\(frames))"])

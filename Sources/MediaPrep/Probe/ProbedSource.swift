@@ -254,7 +254,7 @@ extension MediaProbe {
                 if let walk, head.count >= 10 {
                     var claimed = r
                     (claimed.width, claimed.height, claimed.frameCount) = (Bytes.le(head, 6, 2), Bytes.le(head, 8, 2), walk.frames)
-                    if (claimed.width ?? 0) * (claimed.height ?? 0) * max(1, walk.frames) > SendPlanner.maxSentFramePixels {
+                    if SendPlanner.loopPixels(claimed) > SendPlanner.maxSentFramePixels {
                         try SendPlanner.checkDecodeCost(claimed)
                     }
                 }
