@@ -137,8 +137,8 @@ package enum FormatSniffer {
     package static func behindID3(_ r: ByteReader) -> MediaFormat? {
         var at = 0
         for _ in 0..<64 {
-            guard let h = try? r.read(at, 10), h.count == 10, Bytes.ascii(h, 0, 3) == "ID3", h[6..<10].allSatisfy({ $0 < 0x80 }) else { break }
-            at += 10 + h[6..<10].reduce(0) { $0 << 7 | Int($1) } + (h[5] & 0x10 != 0 ? 10 : 0)
+            guard let h = try? r.read(at, 10), h.count == 10, Bytes.ascii(h, 0, 3) == "ID3", let total = ID3Frames.tagLength(h) else { break }
+            at += total
         }
         guard at > 0, let magic = try? r.read(at, 4), magic.count == 4 else { return nil }
         return Bytes.ascii(magic, 0, 4) == "fLaC" ? .flac : nil

@@ -49,9 +49,7 @@ package enum AudioTagStripper {
         while true {
             let h = try r.read(start, 10)
             guard h.count == 10, Bytes.ascii(h, 0, 3) == "ID3" else { break }
-            guard h[6..<10].allSatisfy({ $0 < 0x80 }) else { throw MediaPrepError(.corrupt, "ID3v2 tag at offset \(start) has a malformed size") }
-            let size = h[6..<10].reduce(0) { $0 << 7 | Int($1) }
-            let total = 10 + size + (h[5] & 0x10 != 0 ? 10 : 0)
+            guard let total = ID3Frames.tagLength(h) else { throw MediaPrepError(.corrupt, "ID3v2 tag at offset \(start) has a malformed size") }
             guard start + total <= r.size else { throw MediaPrepError(.truncated, "the file is cut off inside its ID3v2 tag (offset \(start), \(total) bytes)") }
             found.formUnion(ID3Frames.classify(try r.read(start, min(total, MP4MetadataStripper.scanBytes))))
             start += total
@@ -104,8 +102,8 @@ package enum AudioTagStripper {
     /// The length of an ID3v2.4 tag that ends at `end` with the footer `footer` ("3DI"), its header
     /// where the footer says; nil when they disagree.
     static func appendedID3(_ r: ByteReader, footer: [UInt8], end: Int, start: Int) throws -> Int? {
-        guard footer.count == 10, footer[6..<10].allSatisfy({ $0 < 0x80 }) else { return nil }
-        let total = 20 + footer[6..<10].reduce(0) { $0 << 7 | Int($1) }
+        guard footer.count == 10, let size = ID3Frames.syncsafe(footer[6..<10]) else { return nil }
+        let total = 20 + size
         guard total <= end - start, Bytes.ascii(try r.read(end - total, 3), 0, 3) == "ID3" else { return nil }
         return total
     }
@@ -118,10 +116,8 @@ package enum AudioTagStripper {
         let w = try r.read(from, end - from)
         var i = w.count - 10
         while i >= 0 {
-            if w[i] == 0x49, w[i + 1] == 0x44, w[i + 2] == 0x33, (2...4).contains(w[i + 3]), w[i + 4] != 0xFF, w[(i + 6)..<(i + 10)].allSatisfy({ $0 < 0x80 }) {
-                let total = 10 + w[(i + 6)..<(i + 10)].reduce(0) { $0 << 7 | Int($1) } + (w[i + 5] & 0x10 != 0 ? 10 : 0)
-                if i + total == w.count { return from + i }
-            }
+            if w[i] == 0x49, w[i + 1] == 0x44, w[i + 2] == 0x33, (2...4).contains(w[i + 3]), w[i + 4] != 0xFF,
+               let total = ID3Frames.tagLength(w, at: i), i + total == w.count { return from + i }
             i -= 1
         }
         return nil
@@ -205,6 +201,18 @@ package enum AudioTagStripper {
 
 /// ID3v2 frame names, for what a tag held.
 enum ID3Frames {
+    /// A tag's whole length from its 10-byte header at `i`: header, body and the footer its flags
+    /// announce; nil when the size is not syncsafe.
+    static func tagLength(_ h: [UInt8], at i: Int = 0) -> Int? {
+        guard let size = syncsafe(h[(i + 6)..<(i + 10)]) else { return nil }
+        return 10 + size + (h[i + 5] & 0x10 != 0 ? 10 : 0)
+    }
+
+    /// Four bytes of seven bits each, as ID3v2 headers and footers give sizes; nil when a top bit is set.
+    static func syncsafe(_ b: ArraySlice<UInt8>) -> Int? {
+        b.allSatisfy({ $0 < 0x80 }) ? b.reduce(0) { $0 << 7 | Int($1) } : nil
+    }
+
     private static let fields: [String: PrivateFields] = [
         "APIC": .coverArt, "PIC": .coverArt, "TPE1": .author, "TPE2": .author, "TPE3": .author, "TCOM": .author, "TEXT": .author,
         "TOLA": .author, "TOPE": .author, "TP1": .author, "TP2": .author, "TCM": .author, "TIT1": .title, "TIT2": .title,
