@@ -269,7 +269,7 @@ static inline int ctiff_read_rgba_rows(const ctiff *_Nonnull t, ctiff_image *_No
                                        uint32_t row, uint32_t rows) {
     char why[1024] = {0};
     TIFFRGBAImage rgba;
-    if (!t->TIFFRGBAImageOK(img->tif, why) || !t->TIFFRGBAImageBegin(&rgba, img->tif, 1, why)) {
+    if (!t->TIFFRGBAImageBegin(&rgba, img->tif, 1, why)) {  /* Begin checks TIFFRGBAImageOK itself */
         if (img->message[0] == 0) snprintf(img->message, sizeof img->message, "%s", why);
         return -1;
     }
