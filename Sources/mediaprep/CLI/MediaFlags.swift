@@ -62,7 +62,20 @@ enum MediaFlags {
     /// it, then `--quality`'s limits where none was given (its image budget goes into `profile`).
     static func options<O>(_ a: Arguments<O>, profile: inout ImageProfile, video: O, videoMaxBytes: O, videoMaxHeight: O, autoReceive: O,
                            audio: O, longImages: O, quality: O, maxBytes: O, trim trimOption: O, trimToFit trimToFitOption: O, motion motionOption: O) throws -> MediaOptions {
-        var m = try options(a, video: video, videoMaxBytes: videoMaxBytes, autoReceive: autoReceive, audio: audio, longImages: longImages)
+        var m = a.has(autoReceive) ? MediaOptions.autoReceive() : MediaOptions()
+        if let v = a.value(video) {
+            guard let mode = MediaOptions.VideoMode(rawValue: v) else { throw UsageError(message: "--video takes compatible or original, got \(v)") }
+            m.video = mode
+        }
+        if let n = try a.int(videoMaxBytes, min: 10_000) { m.videoMaxBytes = Int(n) }
+        if let v = a.value(audio) {
+            guard let mode = MediaOptions.AudioMode(rawValue: v) else { throw UsageError(message: "--audio-as takes auto, voice or file, got \(v)") }
+            m.audio = mode
+        }
+        if let v = a.value(longImages) {
+            guard let mode = MediaOptions.LongImages(rawValue: v) else { throw UsageError(message: "--long-images takes split, file or shrink, got \(v)") }
+            m.longImages = mode
+        }
         if let h = try a.int(videoMaxHeight, min: 32, max: 8640) { m.videoMaxHeight = Int(h) }
         if let t = a.value(trimOption) {
             let ends = t.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
@@ -79,24 +92,6 @@ enum MediaFlags {
         if let q = a.value(quality) {
             guard let named = MediaOptions.Quality(rawValue: q) else { throw UsageError(message: "--quality takes standard, hd or original, got \(q)") }
             m.apply(named, to: &profile, explicitBytes: a.value(maxBytes) != nil)
-        }
-        return m
-    }
-
-    static func options<O>(_ a: Arguments<O>, video: O, videoMaxBytes: O, autoReceive: O, audio: O, longImages: O) throws -> MediaOptions {
-        var m = a.has(autoReceive) ? MediaOptions.autoReceive() : MediaOptions()
-        if let v = a.value(video) {
-            guard let mode = MediaOptions.VideoMode(rawValue: v) else { throw UsageError(message: "--video takes compatible or original, got \(v)") }
-            m.video = mode
-        }
-        if let n = try a.int(videoMaxBytes, min: 10_000) { m.videoMaxBytes = Int(n) }
-        if let v = a.value(audio) {
-            guard let mode = MediaOptions.AudioMode(rawValue: v) else { throw UsageError(message: "--audio-as takes auto, voice or file, got \(v)") }
-            m.audio = mode
-        }
-        if let v = a.value(longImages) {
-            guard let mode = MediaOptions.LongImages(rawValue: v) else { throw UsageError(message: "--long-images takes split, file or shrink, got \(v)") }
-            m.longImages = mode
         }
         return m
     }
