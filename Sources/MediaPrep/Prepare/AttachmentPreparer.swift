@@ -327,21 +327,21 @@ package struct AttachmentPreparer: Sendable {
         }
         var made = inner.prepareOne(path: movie)
         guard made.error == nil else { return made }
-        if let preview = stillPreview(still) {
-            made.preview = preview
-            if case .video(let text, _, let duration)? = made.content { made.content = .video(text: text, image: preview, duration: duration) }
-        }
+        showStill(still, on: &made)
         made.input = still
         made.reasons = ["Live Photo: its video (\(movie)) sent as a video message, the still its preview"] + made.reasons
         return made
     }
 
-    /// A still's preview, upright: what a motion photo's or Live Photo's video message shows.
-    private func stillPreview(_ path: String) -> String? {
-        guard let data = try? InputFile(path).whole(after: []) else { return nil }
+    /// A still's preview, upright, on a video message made from it: what a motion photo's or Live
+    /// Photo's video shows. The video's own frame stays when the still cannot be decoded.
+    private func showStill(_ path: String, on made: inout PreparedItem) {
+        guard let data = try? InputFile(path).whole(after: []) else { return }
         let options = DecodeOptions(maxPixels: maxPixels, minimumWidth: PreviewMaker.sides[0], minimumHeight: PreviewMaker.sides[0])
-        guard let still = try? ImageLoader.load(data: data, path: path, options: options) else { return nil }
-        return try? PreviewMaker.make(from: Orienter.apply(still.orientation, to: still.pixels), maxLength: profile.previewMaxLength)
+        guard let still = try? ImageLoader.load(data: data, path: path, options: options),
+              let preview = try? PreviewMaker.make(from: Orienter.apply(still.orientation, to: still.pixels), maxLength: profile.previewMaxLength) else { return }
+        made.preview = preview
+        if case .video(let text, _, let duration)? = made.content { made.content = .video(text: text, image: preview, duration: duration) }
     }
 
     /// A motion photo's video: its bytes copied to a private file and prepared as any video is (what is
@@ -356,10 +356,7 @@ package struct AttachmentPreparer: Sendable {
         inner.media.motion = .still
         var made = inner.prepareOne(path: scratch)
         if let e = made.error { throw e }
-        if let preview = stillPreview(path) {
-            made.preview = preview
-            if case .video(let text, _, let duration)? = made.content { made.content = .video(text: text, image: preview, duration: duration) }
-        }
+        showStill(path, on: &made)
         made.input = item.input
         made.reasons = item.reasons + made.reasons
         item = made
