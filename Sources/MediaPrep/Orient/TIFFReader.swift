@@ -20,6 +20,14 @@ struct TIFFReader {
         isBig = little ? t[2] == 43 && t[3] == 0 : t[2] == 0 && t[3] == 43
     }
 
+    /// An IFD with no TIFF header before it (a maker note's), in the byte order its writer names.
+    init(_ bytes: [UInt8], bigEndian: Bool) {
+        (t, base, little, isBig) = (bytes, 0, !bigEndian, false)
+    }
+
+    /// The bytes at `range` (a `valueRange`).
+    func bytes(_ range: Range<Int>) -> ArraySlice<UInt8> { t[(range.lowerBound - base)..<(range.upperBound - base)] }
+
     /// Bytes read from `offset` of the file `header` was read from, in its byte order and kind.
     init(_ bytes: [UInt8], at offset: Int, like header: TIFFReader) {
         (t, base, little, isBig) = (bytes, offset, header.little, header.isBig)

@@ -27,19 +27,18 @@ package enum LivePhoto {
 
     /// The content identifier in a JPEG's or HEIC's Exif maker note ("Apple iOS"), or nil.
     static func identifier(still d: [UInt8]) -> String? {
-        guard let tiff = exif(d) else { return nil }
-        let t = TIFFWalk(tiff)
-        guard let ifd0 = t.offset, let exif = t.entry(at: ifd0, tag: 0x8769).map({ t.value($0) }),
-              let note = t.entry(at: exif, tag: 0x927C) else { return nil }
-        let start = note.valueOffset, end = start + note.count
-        guard note.count > 16, end <= tiff.count, Bytes.ascii(tiff, start, 9) == "Apple iOS" else { return nil }
-        // Its own IFD, big-endian, 14 bytes in; offsets from the maker note's start.
-        let apple = TIFFWalk(Array(tiff[start..<end]), bigEndian: Bytes.ascii(tiff, start + 12, 2) == "MM")
-        guard let id = apple.entry(at: 14, tag: 0x0011), id.type == 2 else { return nil }
-        let text = id.count <= 4 ? Array(apple.d[(id.entry + 8)..<(id.entry + 8 + id.count)]) : Array(apple.d[min(id.valueOffset, apple.d.count)..<min(id.valueOffset + id.count, apple.d.count)])
+        guard let tiff = exif(d), let t = TIFFReader(tiff[...]), let ifd0 = t.firstIFD,
+              let exif = entry(t, 0x8769, in: ifd0).flatMap(t.number), let note = entry(t, 0x927C, in: exif).flatMap(t.valueRange),
+              note.count > 16, Bytes.ascii(tiff, note.lowerBound, 9) == "Apple iOS" else { return nil }
+        // Its own IFD, 14 bytes in, in the byte order it names; offsets from the maker note's start.
+        let apple = TIFFReader(Array(tiff[note]), bigEndian: Bytes.ascii(tiff, note.lowerBound + 12, 2) == "MM")
+        guard let id = entry(apple, 0x0011, in: 14), apple.u16(id + 2) == 2, let text = apple.valueRange(id).map(apple.bytes) else { return nil }
         let s = String(decoding: text.prefix { $0 != 0 }, as: UTF8.self)
         return s.count >= 8 ? s : nil
     }
+
+    /// The entry of the IFD at `ifd` with `tag`, or nil.
+    private static func entry(_ t: TIFFReader, _ tag: Int, in ifd: Int) -> Int? { t.entries(at: ifd)?.first { t.tag($0) == tag } }
 
     /// A JPEG's APP1 Exif or a HEIC's Exif item: the TIFF inside.
     private static func exif(_ d: [UInt8]) -> [UInt8]? {
@@ -50,10 +49,8 @@ package enum LivePhoto {
             return nil
         }
         guard let items = HEIFItems.of(d), let item = items.privateItems.first(where: { if case .exif = $0.kind { true } else { false } }) else { return nil }
-        let payload = items.ranges(of: item.id).flatMap { d[$0] }
-        guard payload.count > 8 else { return nil }
-        let skip = 4 + Bytes.be(payload, 0, 4)
-        return skip < payload.count ? Array(payload[skip...]) : nil
+        let tiff = MetadataRewrite.exifTIFF(items.ranges(of: item.id).flatMap { d[$0] })
+        return tiff.isEmpty ? nil : Array(tiff)
     }
 
     /// The content identifier in a QuickTime movie's `moov`/`meta` (`keys` and `ilst`), or nil.
@@ -97,36 +94,4 @@ package enum LivePhoto {
         let s = String(decoding: moov[(data.body.lowerBound + 8)..<data.body.upperBound], as: UTF8.self)
         return s.count >= 8 ? s : nil
     }
-}
-
-/// The few IFD reads a maker note needs: entries by tag, their values or offsets.
-private struct TIFFWalk {
-    struct Entry { let entry: Int; let type: Int; let count: Int; let valueOffset: Int }
-    let d: [UInt8]
-    let big: Bool
-
-    init(_ d: [UInt8], bigEndian: Bool? = nil) {
-        self.d = d
-        big = bigEndian ?? (d.count >= 2 && d[0] == 0x4D)
-    }
-
-    func n(_ at: Int, _ k: Int) -> Int? {
-        guard at >= 0, at + k <= d.count else { return nil }
-        return big ? Bytes.be(d, at, k) : Bytes.le(d, at, k)
-    }
-
-    /// IFD0's offset (a TIFF header's).
-    var offset: Int? { n(4, 4) }
-
-    func entry(at ifd: Int, tag: Int) -> Entry? {
-        guard let count = n(ifd, 2), count < 1000 else { return nil }
-        for i in 0..<count {
-            let e = ifd + 2 + 12 * i
-            guard let t = n(e, 2), let type = n(e + 2, 2), let c = n(e + 4, 4), let v = n(e + 8, 4) else { return nil }
-            if t == tag { return Entry(entry: e, type: type, count: c, valueOffset: v) }
-        }
-        return nil
-    }
-
-    func value(_ e: Entry) -> Int { e.valueOffset }
 }

@@ -101,7 +101,7 @@ extension MetadataRewrite {
 
     /// An Exif payload's TIFF: after its 4-byte offset to the TIFF header (ISO/IEC 23008-12 A.2.1;
     /// JPEG XL's `Exif` box the same), which phones point past an "Exif\0\0".
-    private static func exifTIFF(_ payload: [UInt8]) -> ArraySlice<UInt8> {
+    static func exifTIFF(_ payload: [UInt8]) -> ArraySlice<UInt8> {
         let offset = Bytes.be(payload, 0, 4)
         guard payload.count >= 4, offset >= 0, offset <= payload.count - 4 else { return [] }
         return payload[(4 + offset)...]
