@@ -38,9 +38,7 @@ enum JPEGRotator {
     /// `jpeg` with `source`'s ICC profile segments put back after its SOI (and JFIF APP0): a turn
     /// copies no marker, and a photo in Display P3 shown without its profile loses its colours.
     static func withProfile(_ jpeg: [UInt8], from source: [UInt8], markers: JPEGMarkers) -> [UInt8] {
-        let icc = markers.segments.filter { s in
-            s.marker == 0xE2 && s.payload.count >= 12 && Array(source[s.payload.lowerBound..<s.payload.lowerBound + 12]) == Array("ICC_PROFILE\0".utf8)
-        }
+        let icc = markers.segments.filter { JPEGMarkers.isICCProfile($0, in: source) }
         guard !icc.isEmpty, jpeg.count > 4 else { return jpeg }
         var at = 2
         if jpeg[2] == 0xFF, jpeg[3] == 0xE0, jpeg.count > 6 { at = 4 + Bytes.be(jpeg, 4, 2) }

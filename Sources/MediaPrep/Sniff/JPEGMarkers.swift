@@ -58,6 +58,11 @@ struct JPEGMarkers: Sendable {
         return s.marker != 0xEE
     }
 
+    /// An APP2 `ICC_PROFILE\0` segment: a part of the colour profile the pixels are in.
+    static func isICCProfile(_ s: Segment, in data: [UInt8]) -> Bool {
+        s.marker == 0xE2 && s.payload.count >= 12 && data[s.payload.lowerBound..<s.payload.lowerBound + 12].elementsEqual("ICC_PROFILE\0".utf8)
+    }
+
     var isProgressive: Bool { segments.contains { $0.marker == 0xC2 } }
 
     /// What the file holds after its first scan's header: the segments between later scans (a

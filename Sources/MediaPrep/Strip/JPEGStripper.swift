@@ -7,10 +7,7 @@ enum JPEGStripper {
     /// - Parameter keepingProfile: an ICC profile stays (a photo sent in its original quality).
     static func strip(_ data: [UInt8], markers: JPEGMarkers, tail: JPEGMarkers.Tail? = nil, keepingProfile: Bool = false) -> [UInt8]? {
         guard let sos = markers.segments.last, sos.marker == 0xDA else { return nil }
-        let icc = Array("ICC_PROFILE\0".utf8)
-        let drop = Set(markers.metadataSegments(in: data).filter { s in
-            !(keepingProfile && s.marker == 0xE2 && s.payload.count >= 12 && Array(data[s.payload.lowerBound..<s.payload.lowerBound + 12]) == icc)
-        }.map { $0.payload.lowerBound })
+        let drop = Set(markers.metadataSegments(in: data).filter { !(keepingProfile && JPEGMarkers.isICCProfile($0, in: data)) }.map { $0.payload.lowerBound })
         var out: [UInt8] = [0xFF, 0xD8]
         out.reserveCapacity(data.count)
         for s in markers.segments where s.marker != 0xDA && !drop.contains(s.payload.lowerBound) {
