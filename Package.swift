@@ -52,9 +52,17 @@ let package = Package(
         .systemLibrary(
             name: "CRaw", path: "Sources/CRaw",
             providers: [.apt(["libraw-dev"])]),
+        // PDFs only: opened on first use (shim.h).
+        .systemLibrary(
+            name: "CQpdf", path: "Sources/CQpdf",
+            providers: [.apt(["libqpdf-dev"])]),
+        // ZIP packages (Office, OpenDocument, EPUB, archives) only: opened on first use (shim.h).
+        .systemLibrary(
+            name: "CZip", path: "Sources/CZip",
+            providers: [.apt(["libzip-dev"])]),
         .target(name: "UploadPlanner"),
         .target(
-            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "CJxl", "CWebP", "CDeflate", "CTiff", "CRaw", "UploadPlanner"],
+            name: "MediaPrep", dependencies: ["CJpeg", "CPng", "CFFmpeg", "CCurl", "CLcms", "CHeif", "CJxl", "CWebP", "CDeflate", "CTiff", "CRaw", "CQpdf", "CZip", "UploadPlanner"],
             linkerSettings: [.linkedLibrary("m")]),
         .executableTarget(name: "mediaprep", dependencies: ["MediaPrep", "UploadPlanner"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

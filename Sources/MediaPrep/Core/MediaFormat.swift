@@ -50,6 +50,9 @@ public enum MediaFormat: String, Sendable, Codable {
     case dicom
     /// PaintShop Pro: sent as a file, as a PSD is, its creator fields and Exif emptied in place.
     case psp
+    /// Documents sent as files, what names their author taken out: a PDF (through qpdf), a ZIP and the
+    /// documents that are ZIPs (Office Open XML, OpenDocument, EPUB, through libzip), a TAR, an HTML page.
+    case pdf, zip, officeDocument, openDocument, epub, tar, html
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -81,6 +84,9 @@ public enum MediaFormat: String, Sendable, Codable {
 
     /// Working images sent as files, whatever names their sender emptied in place (`MetadataRewrite.document`).
     package var isDocument: Bool { [.psd, .xcf, .psp, .exr, .dpx, .fits, .svg, .svgz, .dicom].contains(self) }
+
+    /// Documents and archives rewritten whole or member by member (`Documents/`).
+    package var isPackage: Bool { [.pdf, .zip, .officeDocument, .openDocument, .epub, .tar, .html].contains(self) }
 
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {

@@ -8,7 +8,8 @@ package enum SendPlanner {
         // Whatever goes with its own bytes goes without the sender's location, device and dates.
         if case .copy(let keepName, nil) = plan.action, let rewrite = s.rewrite {
             plan.action = .copy(keepName: keepName, rewrite: rewrite)
-            plan.reasons.append(rewrite.found.removal + (s.probe.format.isImage || s.probe.format.isDocument ? " (pixels untouched)" : " (streams untouched)"))
+            let untouched = s.probe.format.isPackage ? "content" : s.probe.format.isImage || s.probe.format.isDocument ? "pixels" : "streams"
+            plan.reasons.append(rewrite.summary + " (\(untouched) untouched)")
         }
         return plan
     }

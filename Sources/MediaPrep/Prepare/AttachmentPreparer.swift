@@ -170,10 +170,15 @@ package struct AttachmentPreparer: Sendable {
 
     /// The input's own bytes under a message's name, without its tags when `rewrite` has any.
     private func copy(_ probe: ProbeResult, _ rewrite: MetadataRewrite?, _ item: inout PreparedItem, base: String, ext: String) throws {
-        let size = rewrite?.outputSize ?? probe.bytes
+        var size = rewrite?.outputSize ?? probe.bytes
         let staged = try Trace.time(rewrite == nil ? "copy" : "copy without metadata") {
             try OutputWriter.stageProduced(directory: outputDirectory, base: base, ext: ext, cancellation: cancellation) { tmp in
                 if let rewrite { try rewrite.write(from: probe.path, to: tmp) } else { try FileCopier.copy(from: probe.path, expectedSize: probe.bytes, to: tmp) }
+                if rewrite?.rebuild != nil {
+                    var st = stat()
+                    guard FileNameBytes.withCString(tmp, { stat($0, &st) }) == 0 else { throw MediaPrepError(.writeFailed, "cannot stat \(tmp)") }
+                    size = Int(st.st_size)
+                }
             }
         }
         try place(&item, staged, size: size)

@@ -353,6 +353,8 @@ extension MediaProbe {
             s.rewrite = rewrite
             s.withoutFileType = format == .mov && !(head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8))
             return s
+        case _ where format.isPackage:
+            return try document(path: path, file: file, r)
         case _ where format.isDocument:
             var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
             s.rewrite = try MetadataRewrite.document(file.reader, format: format)
@@ -360,6 +362,34 @@ extension MediaProbe {
         default:
             return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
         }
+    }
+}
+
+extension MediaProbe {
+    /// A PDF, a ZIP (a DOCX, an ODT, an EPUB…), a TAR or an HTML page: what names its author found,
+    /// or why it goes as it came (encrypted, signed, unreadable to its library), said in its reasons.
+    private static func document(path: String, file: InputFile, _ r: ProbeResult) throws -> ProbedSource {
+        var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+        switch r.format {
+        case .pdf:
+            do {
+                s.rewrite = try PDFCleaner.rewrite(path: path, size: r.bytes)
+            } catch let e as MediaPrepError where [.corrupt, .unsupportedFormat].contains(e.code) {
+                s.sentAsFileBecause = "\(e.message): sent as it came, its metadata not removed"
+            }
+        case .zip:
+            switch try ZipPackageCleaner.inspect(path: path, size: r.bytes) {
+            case .clean(let rewrite, let family):
+                s.probe.format = family.format
+                s.rewrite = rewrite
+            case .asItCame(let reason, let family):
+                s.probe.format = family.format
+                s.sentAsFileBecause = reason
+            }
+        default:
+            s.rewrite = try MetadataRewrite.document(file.reader, format: r.format)
+        }
+        return s
     }
 }
 

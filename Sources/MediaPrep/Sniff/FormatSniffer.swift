@@ -126,7 +126,15 @@ package enum FormatSniffer {
         }
         // DICOM: a 128-byte preamble, then "DICM" (past the 64 bytes the magics above look at).
         if data.count >= 132, Array(data.dropFirst(128).prefix(4)) == Array("DICM".utf8) { return .dicom }
+        // PDF: "%PDF-" within the first 64 bytes (readers accept a little junk before it).
+        if b.count >= 8, (0...(b.count - 5)).contains(where: { b[$0] == 0x25 && Array(b[$0..<$0 + 5]) == Array("%PDF-".utf8) }) { return .pdf }
+        // ZIP: a local file header, or the end record of an empty archive. Its family (DOCX, ODT, EPUB…)
+        // is told from its members when opened.
+        if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) { return .zip }
+        // POSIX and GNU tar: "ustar" at 257 in the first header.
+        if data.count >= 263, Array(data.dropFirst(257).prefix(5)) == Array("ustar".utf8) { return .tar }
         if isSVG(data.prefix(svgLength)) { return .svg }
+        if isHTML(data.prefix(svgLength)) { return .html }
         // SVGZ: gzip whose start inflates to an SVG's (a .tar.gz or a gzipped log is no drawing).
         if Gzip.isGzip(b), isSVG(Gzip.inflatePrefix(Array(data.prefix(1 << 16)), limit: svgLength)) { return .svgz }
         return .unknown
@@ -147,6 +155,20 @@ package enum FormatSniffer {
     /// How far an SVG's root element is looked for: past an XML declaration, comments (Illustrator's
     /// "Generator" line) and a DOCTYPE with its entities.
     static let svgLength = 8192
+
+    /// A page whose first tag (past a BOM, white space and comments) is `<!DOCTYPE html` or `<html`.
+    static func isHTML<C: Collection>(_ data: C) -> Bool where C.Element == UInt8 {
+        var d = ArraySlice(Array(data))
+        if d.starts(with: [0xEF, 0xBB, 0xBF]) { d = d.dropFirst(3) }
+        while true {
+            d = d.drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+            guard d.starts(with: Array("<!--".utf8)) else { break }
+            guard let end = SVGTags.find("-->", in: Array(d), from: 4) else { return false }
+            d = d.dropFirst(end + 3)
+        }
+        let start = String(decoding: d.prefix(14), as: UTF8.self).lowercased()
+        return start.hasPrefix("<!doctype html") || start.hasPrefix("<html")
+    }
 
     /// XML whose root element is `svg` (or `svg:svg`): a BOM, white space, declarations, comments and
     /// a DOCTYPE may come first, nothing else.

@@ -16,14 +16,31 @@ package struct PrivateFields: OptionSet, Sendable, Hashable {
     package static let xmp = PrivateFields(rawValue: 1 << 7)
     /// Anything else a tag block holds (encoder names, chapters, lyrics, private frames).
     package static let other = PrivateFields(rawValue: 1 << 8)
+    /// Documents: the company or organisation an office suite writes beside the author.
+    package static let company = PrivateFields(rawValue: 1 << 9)
+    /// Documents: the template a document was made from, by its path on the author's disk.
+    package static let template = PrivateFields(rawValue: 1 << 10)
+    /// Paths on the sender's disk (a workbook's `absPath`, a link to a local file).
+    package static let paths = PrivateFields(rawValue: 1 << 11)
+    /// Thumbnails of the content (a PDF page's /Thumb, an office document's preview picture).
+    package static let thumbnail = PrivateFields(rawValue: 1 << 12)
+    /// Revision session ids (Word's `w:rsid*`), which tie edits to one editing run of one machine.
+    package static let revisions = PrivateFields(rawValue: 1 << 13)
+    /// Printer settings: the printer's name and its driver's private data.
+    package static let printer = PrivateFields(rawValue: 1 << 14)
+    /// An archive member's owner: user and group names and ids.
+    package static let owner = PrivateFields(rawValue: 1 << 15)
 
     private static let names: [(PrivateFields, String)] = [
-        (.location, "location"), (.device, "device"), (.author, "author"), (.dates, "dates"), (.title, "title"),
-        (.comment, "comment"), (.coverArt, "cover art"), (.xmp, "XMP"), (.other, "other tags"),
+        (.location, "location"), (.device, "device"), (.author, "author"), (.company, "company"), (.owner, "owner names"),
+        (.dates, "dates"), (.title, "title"), (.comment, "comment"), (.template, "template path"), (.paths, "file paths"),
+        (.revisions, "revision ids"), (.printer, "printer settings"), (.thumbnail, "thumbnails"), (.coverArt, "cover art"),
+        (.xmp, "XMP"), (.other, "other tags"),
     ]
 
     /// "location, device, dates removed"
     package var removal: String { Self.names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + " removed" }
+
 }
 
 /// A file's metadata taken out without touching its streams: the output is the input's byte ranges
@@ -44,12 +61,24 @@ package struct MetadataRewrite: Sendable, Equatable {
         }
     }
 
+    /// A document written whole again by its library rather than by copying ranges (a PDF by qpdf, a
+    /// ZIP package by libzip): `pieces` is then empty and the output's size known once written.
+    package enum Rebuild: Sendable, Equatable { case pdf, zipPackage }
+
     package var pieces: [Piece]
     package var found: PrivateFields
+    package var rebuild: Rebuild? = nil
+    /// Pictures, media and documents inside this one that were cleaned as their own kind.
+    package var cleanedParts = 0
     /// The size the input had when it was planned; a file that changed since is not written.
     package var sourceSize: Int
 
     package var outputSize: Int { pieces.reduce(0) { $0 + $1.count } }
+
+    /// "author, company, dates removed; 2 embedded pictures cleaned"
+    package var summary: String {
+        found.removal + (cleanedParts == 0 ? "" : "; \(cleanedParts) embedded \(cleanedParts == 1 ? "part" : "parts") cleaned")
+    }
 
     /// What `format` carries that can be taken out losslessly (nil: nothing, or a container this does
     /// not rewrite).
@@ -75,6 +104,8 @@ package struct MetadataRewrite: Sendable, Equatable {
         case .svgz: return try svgz(r)
         case .dicom: return try dicom(r)
         case .psp: return try psp(r)
+        case .tar: return try TarRewrite.rewrite(r)
+        case .html: return try html(r)
         default: return nil
         }
     }
@@ -122,7 +153,11 @@ package struct MetadataRewrite: Sendable, Equatable {
 
     /// Writes the rewritten file at `destination` (created, never replaced).
     package func write(from source: String, to destination: String) throws {
-        try FileCopier.write(pieces, from: source, expectedSize: sourceSize, to: destination)
+        switch rebuild {
+        case .pdf?: try PDFCleaner.write(from: source, to: destination)
+        case .zipPackage?: try ZipPackageCleaner.write(from: source, to: destination)
+        case nil: try FileCopier.write(pieces, from: source, expectedSize: sourceSize, to: destination)
+        }
     }
 }
 

@@ -1,0 +1,37 @@
+#ifndef CZIP_SHIM_H
+#define CZIP_SHIM_H
+/* libzip through a typed dlopen table, opened the first time a ZIP (or an Office, OpenDocument or EPUB
+   package) is probed: it reads every member, copies the ones left alone without inflating them, and
+   writes a new archive whose times, comments and extra fields are ours. */
+#include <zip.h>
+
+#define CZIP_FUNCTIONS(X) X(zip_open) X(zip_close) X(zip_discard) X(zip_get_num_entries) X(zip_stat_index) X(zip_get_name) \
+    X(zip_fopen_index) X(zip_fread) X(zip_fclose) X(zip_get_error) X(zip_error_strerror) X(zip_error_init_with_code) X(zip_error_fini) \
+    X(zip_source_zip) X(zip_source_file) X(zip_source_free) X(zip_file_add) X(zip_set_file_compression) \
+    X(zip_file_set_dostime) X(zip_file_extra_field_delete) X(zip_file_set_external_attributes) X(zip_set_archive_comment) \
+    X(zip_file_set_comment) X(zip_get_archive_comment) X(zip_file_get_comment) X(zip_file_extra_fields_count) X(zip_file_get_error) \
+    X(zip_file_get_external_attributes)
+
+#define CZIP_FIELD(name) __typeof__(&name) _Nonnull name;
+typedef struct czip { CZIP_FUNCTIONS(CZIP_FIELD) } czip;
+#undef CZIP_FIELD
+
+#define CZIP_NAME(name) #name,
+static inline const char *const *_Nonnull czip_symbols(void) { static const char *const s[] = { CZIP_FUNCTIONS(CZIP_NAME) NULL }; return s; }
+#undef CZIP_NAME
+static inline const char *const *_Nonnull czip_libraries(void) { static const char *const l[] = { "libzip.so.4", NULL }; return l; }
+
+/* zip_stat's fields as one flat record (its valid-bits say which a damaged directory left out). */
+typedef struct czip_entry { uint64_t size, compressed; int64_t mtime; uint32_t crc; uint16_t method; int encrypted; } czip_entry;
+static inline int czip_stat(const czip *_Nonnull z, zip_t *_Nonnull za, uint64_t i, czip_entry *_Nonnull out) {
+    zip_stat_t st;
+    if (z->zip_stat_index(za, i, 0, &st) != 0) return -1;
+    if ((st.valid & (ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE)) != (ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE)) return -1;
+    out->size = st.size; out->compressed = st.comp_size;
+    out->crc = (st.valid & ZIP_STAT_CRC) ? st.crc : 0;
+    out->mtime = (st.valid & ZIP_STAT_MTIME) ? (int64_t)st.mtime : 0;
+    out->method = (st.valid & ZIP_STAT_COMP_METHOD) ? st.comp_method : 0;
+    out->encrypted = (st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE;
+    return 0;
+}
+#endif

@@ -1,0 +1,134 @@
+import CQpdf
+
+/// A PDF's sender taken out: the Info dictionary, every XMP stream (document, page, image, font),
+/// application private data (PieceInfo), thumbnails, markup annotations' authors and dates, and the
+/// Exif of every JPEG it embeds (pixels byte for byte); written again whole by qpdf, so no earlier
+/// revision survives and the /ID is new.
+enum PDFCleaner {
+    /// Objects one walk visits at most: a real 500-page report has about 20,000; a file claiming more
+    /// is a bomb, refused before qpdf is asked to write it.
+    static let maxObjects = 2_000_000
+    static let timeLimit = 30.0
+
+    /// What the document names, and how many pictures lose their Exif; nil when it names no one.
+    static func rewrite(path: String, size: Int) throws -> MetadataRewrite? {
+        let pdf = try QPDFDocument(path: path)
+        guard !pdf.isEncrypted else { throw encrypted }
+        let (found, pictures) = try walk(pdf, apply: false)
+        guard !found.isEmpty else { return nil }
+        var r = MetadataRewrite(sourceSize: size, edits: [], found: found)
+        (r.rebuild, r.cleanedParts) = (.pdf, pictures)
+        return r
+    }
+
+    /// Writes `source` cleaned at `destination` (a new file).
+    static func write(from source: String, to destination: String) throws {
+        let pdf = try QPDFDocument(path: source)
+        guard !pdf.isEncrypted else { throw encrypted }
+        _ = try walk(pdf, apply: true)
+        try pdf.write(to: destination)
+    }
+
+    /// An encrypted PDF cannot be rewritten without its password: it is said so, never sent as if clean.
+    static let encrypted = MediaPrepError(.unsupportedFormat, "an encrypted PDF: what it says about its author cannot be taken out without its password")
+
+    /// Annotation types whose /T is the name of the person who wrote them (a widget's /T is its form field's name).
+    private static let markup: Set<String> = ["/Text", "/FreeText", "/Line", "/Square", "/Circle", "/Polygon", "/PolyLine", "/Highlight",
+                                              "/Underline", "/Squiggly", "/StrikeOut", "/Stamp", "/Caret", "/Ink", "/FileAttachment",
+                                              "/Sound", "/Redact", "/Popup"]
+    /// Keys that name the sender wherever they are, and what they are.
+    private static let privateKeys: [String: PrivateFields] = ["/Metadata": .xmp, "/PieceInfo": .other, "/Thumb": .thumbnail, "/LastModified": .dates]
+
+    /// Every object reachable from the trailer (what qpdf writes), each once, by an explicit stack: a
+    /// reference loop or a nesting thousands deep costs neither recursion nor a second visit.
+    private static func walk(_ pdf: QPDFDocument, apply: Bool) throws -> (PrivateFields, Int) {
+        var found: PrivateFields = []
+        var pictures = 0
+        let deadline = Deadline(seconds: timeLimit)
+        let trailer = pdf.trailer
+        let info = pdf.value(trailer, "/Info")
+        if pdf.isDictionary(info) {
+            for key in pdf.keys(info) {
+                switch key {
+                case "/Author": found.insert(.author)
+                case "/Title", "/Subject", "/Keywords": found.insert(.title)
+                case "/CreationDate", "/ModDate": found.insert(.dates)
+                default: found.insert(.other)  // Creator, Producer, an application's own keys
+                }
+            }
+            if apply { pdf.remove(trailer, "/Info") }
+        }
+        pdf.release(info)
+        var seen = Set<Int64>()
+        var stack: [qpdf_oh] = [trailer]
+        var visits = 0
+        while let oh = stack.popLast() {
+            defer { pdf.release(oh) }
+            visits += 1
+            if visits & 1023 == 0 {
+                pdf.drainWarnings()
+                if deadline.passed { throw MediaPrepError(.timeout, "the PDF's objects took longer than \(Int(timeLimit)) s to read") }
+            }
+            if let id = pdf.identity(oh) {
+                guard seen.insert(id).inserted else { continue }
+                guard seen.count <= maxObjects else {
+                    throw MediaPrepError(.tooLarge, "a PDF of more than \(maxObjects.formatted()) objects is not read")
+                }
+            }
+            if pdf.isArray(oh) {
+                for i in 0..<pdf.count(oh) { stack.append(pdf.item(oh, i)) }
+                continue
+            }
+            let isStream = pdf.isStream(oh)
+            guard isStream || pdf.isDictionary(oh) else { continue }
+            let dict = isStream ? pdf.streamDictionary(oh) : oh
+            defer { if isStream { pdf.release(dict) } }
+            var keys = pdf.keys(dict)
+            for (key, field) in privateKeys where keys.contains(key) {
+                found.insert(field)
+                if apply { pdf.remove(dict, key) }
+                keys.removeAll { $0 == key }
+            }
+            let subtype = pdf.value(dict, "/Subtype")
+            defer { pdf.release(subtype) }
+            if !isStream, markup.contains(where: { pdf.isName(subtype, $0) }) {
+                for (key, field) in [("/T", PrivateFields.author), ("/M", .dates), ("/CreationDate", .dates)] where keys.contains(key) {
+                    found.insert(field)
+                    if apply { pdf.remove(dict, key) }
+                    keys.removeAll { $0 == key }
+                }
+            }
+            if isStream, pdf.isName(subtype, "/Image"), let fields = try picture(pdf, oh, dict, apply: apply) {
+                found.formUnion(fields)
+                pictures += 1
+            }
+            // The trailer's /Info is handled above; /Parent leads back up a page tree already walked.
+            for key in keys where key != "/Info" && key != "/Parent" { stack.append(pdf.value(dict, key)) }
+        }
+        pdf.drainWarnings()
+        return (found, pictures)
+    }
+
+    /// A DCT image (a JPEG file as stored) without its Exif, XMP, IPTC and comments; its entropy-coded
+    /// data, and so its pixels, byte for byte. Nil when it carries none.
+    private static func picture(_ pdf: QPDFDocument, _ stream: qpdf_oh, _ dict: qpdf_oh, apply: Bool) throws -> PrivateFields? {
+        let filter = pdf.value(dict, "/Filter")
+        defer { pdf.release(filter) }
+        var dct = pdf.isName(filter, "/DCTDecode")
+        if !dct, pdf.isArray(filter), pdf.count(filter) == 1 {
+            let only = pdf.item(filter, 0)
+            dct = pdf.isName(only, "/DCTDecode")
+            pdf.release(only)
+        }
+        guard dct else { return nil }
+        let bytes = try pdf.rawData(stream)
+        let jpeg = try? JPEGSource(bytes, isWhole: true)
+        guard let jpeg, let rewrite = MetadataRewrite.picture(bytes, jpeg: jpeg, orientation: jpeg.orientation) else { return nil }
+        if apply {
+            let parameters = pdf.value(dict, "/DecodeParms")
+            pdf.replaceRawData(stream, rewrite.applied(to: bytes), filter: filter, parameters: parameters)
+            pdf.release(parameters)
+        }
+        return rewrite.found
+    }
+}
