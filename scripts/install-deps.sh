@@ -11,7 +11,7 @@ pkgs=(pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libavformat-de
       libdeflate-dev         # inflating a PNG read whole (opened on first use)
       libtiff-dev            # TIFF and BigTIFF (opened on first use)
       libraw-dev             # DNGs of sensor data alone (opened on first use)
-      libqpdf-dev            # PDFs: metadata out, one revision written (opened on first use)
+      libqpdf-dev qpdf       # PDFs: metadata out, one revision written (opened on first use); the CLI makes a test's encrypted PDF
       libzip-dev             # Office, OpenDocument, EPUB and ZIP packages (opened on first use)
       zsh fish               # the tests run the zsh and fish completion scripts in those shells
       python3-venv)          # contrib/dask's virtual environment (the Dask test starts a real cluster)
