@@ -3,7 +3,7 @@
 //   swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 import PackageDescription
 
-let targets = ["sniff", "exif", "jpeg", "png", "container", "plan", "heif", "jxl", "webp", "strip", "tiff"]
+let targets = ["sniff", "exif", "jpeg", "png", "container", "plan", "heif", "jxl", "webp", "strip", "tiff", "document"]
 
 let package = Package(
     name: "MediaPrepFuzz",

@@ -281,6 +281,14 @@ enum ZipBuild {
         #expect(out.count % 512 == 0)
     }
 
+    /// Fuzzing found it: a pax record whose length is shorter than its own length field.
+    @Test func aPaxRecordShorterThanItsLengthIsNoCrash() throws {
+        var tar = Self.tar()
+        let bad = Array("1 x".utf8)
+        tar.replaceSubrange(512..<(512 + bad.count), with: bad)
+        _ = try? TarRewrite.rewrite(ByteReader(tar))
+    }
+
     @Test func anHTMLPageLosesItsMetaAuthorAndKeepsItsLength() throws {
         let page = Array(#"<!DOCTYPE html><!-- saved from url=(0031)file:///home/jane/page.html --><html><head><meta name="author" content="Jane Sender"><meta name=generator content=Acme><meta charset="utf-8"><title>Trip</title></head><body>Photos</body></html>"#.utf8)
         let (item, out, _) = try preparedDocument(page, name: "page.html")

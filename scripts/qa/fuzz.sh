@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (Fuzz/Package.swift) with AddressSanitizer, seeded from testdata/.
-# usage: scripts/qa/fuzz.sh TARGET SECONDS      TARGET: sniff exif jpeg png container plan heif jxl webp strip tiff
+# usage: scripts/qa/fuzz.sh TARGET SECONDS      TARGET: sniff exif jpeg png container plan heif jxl webp strip tiff document
 # Crashes, leaks and hangs (> 10 s per input) land in Fuzz/findings/; the growing corpus in Fuzz/corpus/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target=${1:?usage: scripts/qa/fuzz.sh TARGET SECONDS}
 seconds=${2:?usage: scripts/qa/fuzz.sh TARGET SECONDS}
-case $target in sniff|exif|jpeg|png|container|plan|heif|jxl|webp|strip|tiff) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+case $target in sniff|exif|jpeg|png|container|plan|heif|jxl|webp|strip|tiff|document) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
 ./scripts/install-deps.sh
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 # SwiftPM keeps the path dependency's file list from the first build: a source file added since is
@@ -31,6 +31,7 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
   container) cp testdata/{h264.mp4,hevc.mp4,vp9.webm,rotated.mov,voice.m4a,voice.mp3,voice.ogg,truncated-faststart.mp4,h264.mkv,orient-gps.heic,p3.webp,anim-apng.png,voice.wav,voice.flac,anim.gif,camcorder.ts,flash.flv,program.mpg,movie.wmv,memo.wma,radio-aac.flv,radio-mp3.flv,radio-mp2.ts} "$seeds/"
              # Bare film sound (no fixture: their tests build frames): a few frames of each.
              for c in ac3:ac3 eac3:eac3 dca:dts truehd:thd; do ffmpeg -v error -y -f lavfi -i "sine=d=0.1" -strict -2 -c:a "${c%%:*}" "$seeds/seed.${c##*:}"; done ;;
+  document)  python3 scripts/qa/make-documents.py "$seeds" testdata/orient-6.jpg >/dev/null ;;
   strip)     cp testdata/{h264.mp4,voice.m4a,voice.mp3,voice.flac,voice.ogg,voice.wav,private-iphone.mov,private-android.mp4,private-memo.m4a,private-tagged.mp3,private-tagged.flac,private-tagged.opus.ogg,private-tagged.vorbis.ogg,private-tagged.wav,private-tagged.mkv,photo.jpg,screenshot.png,private-long.heic,private-long.avif,private-long.jxl,private-long.tif,private-long.gif,orient-gps.heic} "$seeds/"
              # Comments in Ogg FLAC and Speex, a FLAC behind ID3, an ID3v2 tag after an MP3's frames, an SVGZ.
              ffmpeg -v error -y -f lavfi -i "sine=d=0.1" -c:a flac -metadata artist=seed "$seeds/seed.oga"

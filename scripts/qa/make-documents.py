@@ -3,7 +3,7 @@
 dates and a home folder: the corpus for #55's figures (`measure-documents.sh`). Python's standard library,
 Ghostscript and exiftool; nothing here is committed output.
 
-    scripts/qa/make-documents.py OUT_DIR
+    scripts/qa/make-documents.py OUT_DIR [PHOTO]     (PHOTO: testdata/photo.jpg; a small one for fuzz seeds)
 """
 import io, os, subprocess, sys, tarfile, time, zipfile, zlib
 
@@ -14,7 +14,7 @@ MARKERS = ["Jane Marker", "Acme Secret Corp", "SN-4417-SECRET", "/home/jane", "C
 
 # A phone photo: testdata/photo.jpg (TestCam, GPS) with an artist, a serial and a date added.
 photo = os.path.join(OUT, "_photo.jpg")
-subprocess.run(["cp", os.path.join(HERE, "../../testdata/photo.jpg"), photo], check=True)
+subprocess.run(["cp", sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "../../testdata/photo.jpg"), photo], check=True)
 subprocess.run(["exiftool", "-q", "-overwrite_original", "-Artist=Jane Marker", "-SerialNumber=SN-4417-SECRET",
                 "-DateTimeOriginal=2023:04:05 10:11:12", photo], check=True)
 PHOTO = open(photo, "rb").read()

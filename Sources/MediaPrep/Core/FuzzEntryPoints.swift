@@ -291,6 +291,36 @@ import UploadPlanner
         _ = VorbisComments.classify(d, from: 0)
     }
 
+    /// The document walkers: a TAR's headers and pax records, an HTML page's tags, each package family's
+    /// XML parts, and (through one file a process) a ZIP read and written by libzip, a PDF by qpdf.
+    public static func document(_ d: [UInt8]) {
+        if let tar = try? TarRewrite.rewrite(ByteReader(d)) {
+            var at = 0
+            for piece in tar.pieces {
+                if case .source(let r) = piece { precondition(r.lowerBound >= at && r.upperBound <= d.count, "a TAR rewrite reads outside the file"); at = r.upperBound }
+            }
+        }
+        if let html = try? MetadataRewrite.html(ByteReader(d)) { precondition(html.outputSize == d.count, "an HTML rewrite changed the page's length") }
+        for (name, family) in [("word/document.xml", PackageFamily.office), ("_rels/.rels", .office), ("[Content_Types].xml", .office),
+                               ("docProps/core.xml", .office), ("xl/comments1.xml", .office), ("content.xml", .openDocument),
+                               ("META-INF/manifest.xml", .openDocument), ("OEBPS/content.opf", .epub), ("OEBPS/p.xhtml", .epub)] {
+            _ = PackageParts.clean(name, d, family, removed: ["docProps/custom.xml", "Thumbnails/thumbnail.png"])
+        }
+        let format = FormatSniffer.sniff(d)
+        guard format == .zip || format == .pdf else { return }
+        let input = "/tmp/mediaprep-fuzz-\(getpid()).\(format.rawValue)", output = input + ".out"
+        unlink(output)
+        defer { unlink(output) }
+        guard (try? Data(d).write(to: URL(fileURLWithPath: input))) != nil else { return }
+        if format == .pdf {
+            _ = try? PDFCleaner.rewrite(path: input, size: d.count)
+            try? PDFCleaner.write(from: input, to: output)
+        } else {
+            _ = try? ZipPackageCleaner.inspect(path: input, size: d.count)
+            try? ZipPackageCleaner.write(from: input, to: output)
+        }
+    }
+
     public static func plan(_ d: [UInt8]) {
         var b = d[...]
         func take(_ n: Int) -> UInt64 { let v = b.prefix(n).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }; b = b.dropFirst(n); return v }

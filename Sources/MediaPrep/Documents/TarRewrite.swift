@@ -92,7 +92,9 @@ enum TarRewrite {
         var hasSize = false
         var i = 0
         while i < d.count {
-            guard let space = d[i...].firstIndex(of: 0x20), let length = Int(String(decoding: d[i..<space], as: UTF8.self)), length > 0, i + length <= d.count else { break }
+            // "LENGTH key=value\n", LENGTH counting itself: a record shorter than its own length field is damage.
+            guard let space = d[i...].firstIndex(of: 0x20), let length = Int(String(decoding: d[i..<space], as: UTF8.self)),
+                  length > space - i + 1, length <= d.count - i else { break }
             let record = Array(d[i..<(i + length)])
             let body = record[(space - i + 1)...]
             let key = String(decoding: body.prefix { $0 != 0x3D }, as: UTF8.self)

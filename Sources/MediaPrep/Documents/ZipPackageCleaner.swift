@@ -54,7 +54,7 @@ enum ZipPackageCleaner {
         let zip = try ZipArchive(path: source)
         let plan = try survey(zip, size: size, depth: depth)
         if let reason = plan.asItCame { throw MediaPrepError(.unsupportedFormat, reason) }
-        let scratch = try Scratch(beside: destination)
+        let scratch = try Scratch()
         let out = try ZipArchive(path: destination, creating: true)
         let deadline = Deadline(seconds: timeLimit)
         for m in plan.members where m.drop == nil {
@@ -186,7 +186,7 @@ enum ZipPackageCleaner {
     /// Nested documents are written through files (qpdf and libzip read files): kept in a private folder
     /// beside the output, removed on every path.
     fileprivate static func nested(_ d: [UInt8], depth: Int, _ body: (String, String) throws -> Void) throws -> [UInt8] {
-        let scratch = try Scratch(beside: (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/mediaprep-nested")
+        let scratch = try Scratch()
         let input = try scratch.put(d)
         let output = input + ".out"
         try body(input, output)
@@ -246,14 +246,15 @@ enum EmbeddedDocument {
     }
 }
 
-/// A private folder for the members a rewrite writes before libzip reads them back, removed with
-/// everything in it when the rewrite is done.
+/// A private folder (in `TMPDIR`, never in `--out`) for the members a rewrite writes before libzip
+/// reads them back, removed with everything in it when the rewrite is done.
 final class Scratch {
     let path: String
     private var count = 0
 
-    init(beside file: String) throws {
-        var template = Array((file + ".parts-XXXXXX").utf8CString)
+    init() throws {
+        let file = (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/mediaprep-parts"
+        var template = Array((file + "-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
             throw MediaPrepError(.writeFailed, "cannot make a scratch folder beside \(file): \(String(cString: strerror(errno)))")
         }
