@@ -250,7 +250,23 @@ enum ZipBuild {
         let apk = ZipBuild.zip([.init(name: "AndroidManifest.xml", data: [1, 2, 3]), .init(name: "META-INF/CERT.RSA", data: [4])])
         let (item, out, reasons) = try preparedDocument(apk, name: "app.apk")
         #expect(item.route == .original && out == apk)
-        #expect(reasons.joined().contains("signature"), "\(reasons)")
+        #expect(reasons.joined().contains("signature") && reasons.joined().contains("sent as it came"), "\(reasons)")
+    }
+
+    /// `--strict`: what cannot be cleaned is refused, by `prepare` and `check` alike.
+    @Test func strictRefusesWhatCannotBeCleaned() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = try Fixture.write(Array("%PDF-1.4\n1 0 obj << /Author (Jane Sender) garbage".utf8), "broken.pdf", in: dir)
+        var media = MediaOptions()
+        media.refuseUncleaned = true
+        var preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
+        preparer.media = media
+        let item = preparer.prepare(path: path)
+        #expect(item.output == nil && item.error?.code == .unsupportedFormat && item.error?.message.contains("--strict") == true)
+        var check = SendCheck()
+        check.media = media
+        #expect(check.check(path: path).verdict == .cannotSend)
     }
 
     static func tar() -> [UInt8] {

@@ -118,10 +118,10 @@ enum ZipPackageCleaner {
         let names = Set(members.map(\.name))
         let family = try self.family(zip, members, names)
         var s = Survey(family: family, members: members, removed: [], found: found, asItCame: nil)
-        if encrypted { s.asItCame = "a ZIP with encrypted members: sent as it came, since what they hold cannot be read without the password" }
+        if encrypted { s.asItCame = "a ZIP with encrypted members: what they hold cannot be read without the password" }
         // A signed package (an APK, a signed JAR) no longer installs once rewritten.
         if names.contains("AndroidManifest.xml") || names.contains(where: { $0.hasPrefix("META-INF/") && [".SF", ".RSA", ".DSA", ".EC"].contains(where: $0.uppercased().hasSuffix) }) {
-            s.asItCame = "a signed package (an APK or a signed JAR): sent as it came, since rewriting it would break its signature"
+            s.asItCame = "a signed package (an APK or a signed JAR): rewriting it would break its signature"
         }
         for i in s.members.indices {
             let name = s.members[i].name

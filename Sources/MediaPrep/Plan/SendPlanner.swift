@@ -22,7 +22,14 @@ package enum SendPlanner {
             case .animatedImage: return try animated(s, rules)
             case .video: return try video(p, rules, forceTranscode: false, remux: s.withoutFileType)
             case .voice: return try voice(p, rules)
-            case .file: return try copy(p, rules, kind: .file, keepName: true, reasons: (s.sentAsFileBecause.map { [$0] } ?? [])
+            case .file:
+                var why = s.sentAsFileBecause
+                if p.format.isPackage, let reason = why {
+                    // A document whose metadata cannot be taken out: said so, or refused when asked.
+                    if rules.media.refuseUncleaned { throw MediaPrepError(.unsupportedFormat, "\(reason): refused (--strict), since its metadata cannot be taken out") }
+                    why = "\(reason): sent as it came, its metadata not removed"
+                }
+                return try copy(p, rules, kind: .file, keepName: true, reasons: (why.map { [$0] } ?? [])
                 + ["\(p.bytes.formatted) bytes within the \(Int(rules.limits.maxFileSizeXFTP).formatted)-byte limit"])
             }
         } catch let e as MediaPrepError {

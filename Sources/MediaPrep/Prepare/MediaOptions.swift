@@ -55,6 +55,9 @@ public struct MediaOptions: Sendable, Equatable {
     public var trimToFit = false
     /// A motion photo (Google's or Samsung's) goes as its still, as the app sends it, or as its video.
     public var motion = Motion.still
+    /// Refuse a document whose metadata cannot be taken out (an encrypted or damaged PDF, a signed
+    /// package, a ZIP of encrypted members) rather than send it as it came, said so.
+    public var refuseUncleaned = false
 
     public enum Motion: String, Sendable, CaseIterable {
         /// The photo, its video left out (said so).

@@ -375,7 +375,7 @@ extension MediaProbe {
             do {
                 s.rewrite = try PDFCleaner.rewrite(path: path, size: r.bytes)
             } catch let e as MediaPrepError where [.corrupt, .unsupportedFormat].contains(e.code) {
-                s.sentAsFileBecause = "\(e.message): sent as it came, its metadata not removed"
+                s.sentAsFileBecause = e.message
             }
         case .zip:
             switch try ZipPackageCleaner.inspect(path: path, size: r.bytes) {

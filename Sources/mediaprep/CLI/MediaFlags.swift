@@ -22,6 +22,8 @@ enum MediaFlags {
                                  help: "send only this part of each video (seconds or m:ss): from the keyframe at or before START as it is, exact to the frame when transcoded")
     static let motion = OptionSpec(names: ["--motion"], value: "still|video",
                                    help: "a motion photo (Google's, Samsung's): still (default) sends the photo; video sends its seconds of video, the photo its preview")
+    static let strictPrepare = OptionSpec(names: ["--strict"], value: nil,
+                                          help: "refuse a document whose metadata cannot be taken out (encrypted or damaged PDF, signed package) instead of sending it as it came")
     static let trimToFit = OptionSpec(names: ["--trim-to-fit"], value: nil,
                                       help: "a video that cannot fit its byte budget whole is sent as its first part that fits")
 
@@ -61,7 +63,8 @@ enum MediaFlags {
     /// `--auto-receive` first, then `--video`, `--video-max-bytes` and `--video-max-height` on top of
     /// it, then `--quality`'s limits where none was given (its image budget goes into `profile`).
     static func options<O>(_ a: Arguments<O>, profile: inout ImageProfile, video: O, videoMaxBytes: O, videoMaxHeight: O, autoReceive: O,
-                           audio: O, longImages: O, quality: O, maxBytes: O, trim trimOption: O, trimToFit trimToFitOption: O, motion motionOption: O) throws -> MediaOptions {
+                           audio: O, longImages: O, quality: O, maxBytes: O, trim trimOption: O, trimToFit trimToFitOption: O, motion motionOption: O,
+                           strict: O? = nil) throws -> MediaOptions {
         var m = a.has(autoReceive) ? MediaOptions.autoReceive() : MediaOptions()
         if let v = a.value(video) {
             guard let mode = MediaOptions.VideoMode(rawValue: v) else { throw UsageError(message: "--video takes compatible or original, got \(v)") }
@@ -85,6 +88,7 @@ enum MediaFlags {
             m.trim = start..<end
         }
         m.trimToFit = a.has(trimToFitOption)
+        if let strict, a.has(strict) { m.refuseUncleaned = true }
         if let v = a.value(motionOption) {
             guard let mode = MediaOptions.Motion(rawValue: v) else { throw UsageError(message: "--motion takes still or video, got \(v)") }
             m.motion = mode

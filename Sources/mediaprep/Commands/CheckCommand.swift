@@ -26,7 +26,7 @@ struct CheckCommand: Command {
             case .audio: return MediaFlags.audio
             case .longImages: return MediaFlags.longImages
             case .autoReceive: return MediaFlags.autoReceive
-            case .strict: return OptionSpec(names: ["--strict"], value: nil, help: "exit 1 also when a file would have to be changed")
+            case .strict: return OptionSpec(names: ["--strict"], value: nil, help: "exit 1 also when a file would have to be changed; a document whose metadata cannot be taken out cannot be sent (as prepare --strict)")
             case .format: return OptionSpec(names: ["--format"], value: "text|json|github|sarif", help: "output: text (default), one JSON document, GitHub Actions annotations, or SARIF 2.1.0")
             case .json: return OptionSpec(names: ["--json"], value: nil, help: "the same as --format json", inUsage: false)
             case .jsonl: return Bulk.jsonl
@@ -49,7 +49,7 @@ struct CheckCommand: Command {
         var profile = try MediaFlags.profile(a, profile: .profile, maxBytes: .maxBytes, maxSide: .maxSide, background: .background)
         let media = try MediaFlags.options(a, profile: &profile, video: .video, videoMaxBytes: .videoMaxBytes, videoMaxHeight: .videoMaxHeight,
                                            autoReceive: .autoReceive, audio: .audio, longImages: .longImages, quality: .quality, maxBytes: .maxBytes,
-                                           trim: .trim, trimToFit: .trimToFit, motion: .motion)
+                                           trim: .trim, trimToFit: .trimToFit, motion: .motion, strict: .strict)
         var c = SendCheck(profile: profile)
         c.media = media
         check = c

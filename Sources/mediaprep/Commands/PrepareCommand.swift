@@ -10,7 +10,7 @@ struct PrepareCommand: Command {
 
     enum Option: CommandOption {
         case out, profile, maxBytes, maxSide, background, maxPixels, pixelBudget, timeLimit, text, quote, mention, send, recipients, noXFTP
-        case quality, video, videoMaxBytes, videoMaxHeight, trim, trimToFit, motion, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
+        case quality, video, videoMaxBytes, videoMaxHeight, trim, trimToFit, motion, strict, audio, longImages, autoReceive, noLinkPreview, allowPrivateHosts, jobs, json, jsonl, quiet, followSymlinks, shard, null
         case resume, manifest, threads
         var spec: OptionSpec {
             switch self {
@@ -34,6 +34,7 @@ struct PrepareCommand: Command {
             case .trim: return MediaFlags.trim
             case .trimToFit: return MediaFlags.trimToFit
             case .motion: return MediaFlags.motion
+            case .strict: return MediaFlags.strictPrepare
             case .video: return MediaFlags.video
             case .videoMaxBytes: return MediaFlags.videoMaxBytes
             case .audio: return MediaFlags.audio
@@ -89,7 +90,7 @@ struct PrepareCommand: Command {
         o.threadsPerInput = try a.int(.threads, min: 1, max: 256).map(Int.init)
         o.media = try MediaFlags.options(a, profile: &o.profile, video: .video, videoMaxBytes: .videoMaxBytes, videoMaxHeight: .videoMaxHeight,
                                          autoReceive: .autoReceive, audio: .audio, longImages: .longImages, quality: .quality, maxBytes: .maxBytes,
-                                           trim: .trim, trimToFit: .trimToFit, motion: .motion)
+                                           trim: .trim, trimToFit: .trimToFit, motion: .motion, strict: .strict)
         if a.has(.noLinkPreview) {
             o.linkPreviews = nil
         } else {
