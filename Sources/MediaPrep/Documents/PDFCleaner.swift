@@ -8,6 +8,10 @@ enum PDFCleaner {
     /// Objects one walk visits at most: a real 500-page report has about 20,000; a file claiming more
     /// is a bomb, refused before qpdf is asked to write it.
     static let maxObjects = 2_000_000
+    /// Items of one array: a 10,000-page book's flat page tree has 10,000; /Nums of its page labels twice that.
+    static let maxArray = 1_000_000
+    /// References (array items and dictionary values) one walk follows at most.
+    static let maxReferences = 20_000_000
     static let timeLimit = 30.0
 
     /// What the document names, and how many pictures lose their Exif; nil when it names no one.
@@ -61,7 +65,24 @@ enum PDFCleaner {
         pdf.release(info)
         var seen = Set<Int64>()
         var stack: [qpdf_oh] = [trailer]
-        var visits = 0
+        var visits = 0, references = 0
+        // Only containers not yet walked wait on the stack; a scalar or an object already walked is let
+        // go at once (an array of 3,000,000 references to one object holds one handle, not 3,000,000).
+        func enqueue(_ oh: qpdf_oh) throws {
+            references += 1
+            if references & 0xFFFF == 0, deadline.passed {
+                pdf.release(oh)
+                throw MediaPrepError(.timeout, "the PDF's objects took longer than \(Int(timeLimit)) s to read")
+            }
+            guard references <= maxReferences else {
+                pdf.release(oh)
+                throw MediaPrepError(.tooLarge, "a PDF whose objects hold more than \(maxReferences.formatted()) references is not read")
+            }
+            if let id = pdf.identity(oh), seen.contains(id) { return pdf.release(oh) }
+            guard pdf.isArray(oh) || pdf.isDictionary(oh) || pdf.isStream(oh) else { return pdf.release(oh) }
+            stack.append(oh)
+        }
+        defer { for oh in stack { pdf.release(oh) } }
         while let oh = stack.popLast() {
             defer { pdf.release(oh) }
             visits += 1
@@ -76,7 +97,9 @@ enum PDFCleaner {
                 }
             }
             if pdf.isArray(oh) {
-                for i in 0..<pdf.count(oh) { stack.append(pdf.item(oh, i)) }
+                let n = pdf.count(oh)
+                guard n <= maxArray else { throw MediaPrepError(.tooLarge, "a PDF array of \(n.formatted()) items (over \(maxArray.formatted())) is not read") }
+                for i in 0..<n { try enqueue(pdf.item(oh, i)) }
                 continue
             }
             let isStream = pdf.isStream(oh)
@@ -103,7 +126,7 @@ enum PDFCleaner {
                 pictures += 1
             }
             // The trailer's /Info is handled above; /Parent leads back up a page tree already walked.
-            for key in keys where key != "/Info" && key != "/Parent" { stack.append(pdf.value(dict, key)) }
+            for key in keys where key != "/Info" && key != "/Parent" { try enqueue(pdf.value(dict, key)) }
         }
         pdf.drainWarnings()
         return (found, pictures)
