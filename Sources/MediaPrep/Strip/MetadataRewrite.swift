@@ -41,31 +41,13 @@ package struct MetadataRewrite: Sendable, Equatable {
     /// What `format` carries that can be taken out losslessly (nil: nothing, or a container this does
     /// not rewrite).
     package static func of(_ r: ByteReader, format: MediaFormat) throws -> MetadataRewrite? {
-        switch format {
-        case .mp4, .mov, .m4a: return try MP4MetadataStripper.rewrite(r)
-        case .matroska, .webm: return try MatroskaMetadataStripper.rewrite(r)
-        case .avi: return try AVIMetadataStripper.rewrite(r)
-        default: return try AudioTagStripper.rewrite(r, format: format)
-        }
+        try FormatRegistry.rewrite(r, format: format)
     }
 
-    /// A working document sent as a file (PSD, XCF, PaintShop Pro, OpenEXR, DPX, FITS, SVG, DICOM): what names its sender,
-    /// emptied in place; nil when it names no one.
+    /// A working document sent as a file (PSD, XCF, PaintShop Pro, OpenEXR, DPX, FITS, SVG, DICOM, TAR,
+    /// HTML): what names its sender, emptied in place; nil when it names no one.
     package static func document(_ r: ByteReader, format: MediaFormat) throws -> MetadataRewrite? {
-        switch format {
-        case .psd: return try psd(r)
-        case .xcf: return try xcf(r)
-        case .exr: return try exr(r)
-        case .dpx: return try dpx(r)
-        case .fits: return try fits(r)
-        case .svg: return try svg(r)
-        case .svgz: return try svgz(r)
-        case .dicom: return try dicom(r)
-        case .psp: return try psp(r)
-        case .tar: return try TarRewrite.rewrite(r)
-        case .html: return try html(r)
-        default: return nil
-        }
+        try FormatRegistry.rewrite(r, format: format)
     }
 
     /// The pieces of this rewrite of a file embedded at `offset` in another (a smart object's, a
