@@ -265,9 +265,9 @@ import UploadPlanner
     /// a HEIF, JPEG XL or TIFF rewrite never grows the file (it only cuts what follows the last box).
     public static func strip(_ d: [UInt8]) {
         let reader = ByteReader(d)
-        var rewrites = [MediaFormat.mp4, .matroska, .avi, .mp3, .flac, .wav, .ogg, .aiff, .caf].compactMap { try? MetadataRewrite.of(reader, format: $0) }
+        var rewrites = [MediaFormat.mp4, .matroska, .avi, .mp3, .flac, .wav, .ogg, .aiff, .caf].compactMap { try? FormatRegistry.rewrite(reader, format: $0) }
         for format in [MediaFormat.psd, .xcf, .psp, .exr, .dpx, .fits, .svg, .svgz, .dicom] {
-            guard let rewrite = try? MetadataRewrite.document(reader, format: format) else { continue }
+            guard let rewrite = try? FormatRegistry.rewrite(reader, format: format) else { continue }
             // An SVGZ is compressed again; every other document is rewritten in place.
             precondition(format == .svgz || rewrite.outputSize == d.count, "a document's in-place rewrite changed its size")
             rewrites.append(rewrite)

@@ -145,7 +145,7 @@ package struct AttachmentPreparer: Sendable {
         } else {
             let out = try staged.commit()
             item.output = out
-            item.transfer = rules.transfer(size: size, kind: item.kind, fileName: MessageSequencer.fileName(out))
+            item.transfer = rules.transfer(size: size, kind: item.kind, fileName: out.split(separator: "/").last.map(String.init) ?? out)
         }
     }
 

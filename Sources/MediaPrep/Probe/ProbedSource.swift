@@ -346,7 +346,7 @@ extension MediaProbe {
             case .ogg: try ContainerEnd.ogg(file.reader)
             default: break
             }
-            let rewrite = try MetadataRewrite.of(file.reader, format: format)
+            let rewrite = try FormatRegistry.rewrite(file.reader, format: format)
             let input = try MediaInput(path: path)
             try probeAV(input: input, path: path, into: &r)
             var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: input)
@@ -357,7 +357,7 @@ extension MediaProbe {
             return try document(path: path, file: file, r)
         case _ where format.isDocument:
             var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
-            s.rewrite = try MetadataRewrite.document(file.reader, format: format)
+            s.rewrite = try FormatRegistry.rewrite(file.reader, format: format)
             return s
         default:
             return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
@@ -387,7 +387,7 @@ extension MediaProbe {
                 s.sentAsFileBecause = reason
             }
         default:
-            s.rewrite = try MetadataRewrite.document(file.reader, format: r.format)
+            s.rewrite = try FormatRegistry.rewrite(file.reader, format: r.format)
         }
         return s
     }

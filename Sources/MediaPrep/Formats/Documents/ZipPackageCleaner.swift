@@ -237,10 +237,10 @@ enum EmbeddedDocument {
             guard let r = MetadataRewrite.picture(d, jpeg: jpeg, orientation: jpeg?.orientation ?? .up) else { return nil }
             return (r.applied(to: d), r.found)
         case _ where format.isAudioVisual:
-            guard let r = try MetadataRewrite.of(ByteReader(d), format: format) else { return nil }
+            guard let r = try FormatRegistry.rewrite(ByteReader(d), format: format) else { return nil }
             return (r.applied(to: d), r.found)
         default:
-            guard let r = try MetadataRewrite.document(ByteReader(d), format: format) else { return nil }
+            guard let r = try FormatRegistry.rewrite(ByteReader(d), format: format) else { return nil }
             return (r.applied(to: d), r.found)
         }
     }
