@@ -32,7 +32,7 @@ import Testing
     @Test func itsTagsAndCaptureDateAreBlankedInPlace() throws {
         let input = Self.avi()
         #expect(FormatSniffer.sniff(input) == .avi)
-        let rewrite = try #require(try MetadataRewrite.of(ByteReader(input), format: .avi))
+        let rewrite = try #require(try FormatRegistry.rewrite(ByteReader(input), format: .avi))
         #expect(rewrite.found.contains(.author) && rewrite.found.contains(.dates))
         let out = NothingPrivateTests.applied(rewrite, to: input)
         #expect(out.count == input.count)

@@ -196,8 +196,8 @@ enum ZipBuild {
         #expect(try zip.read(1, limit: 100) == Array("beach\n".utf8))
     }
 
-    @Test func anODTKeepsItsMimetypeFirstAndStoredAndLosesItsMeta() throws {
-        let input = ZipBuild.zip([
+    static func odt() -> [UInt8] {
+        ZipBuild.zip([
             .init(name: "mimetype", data: Array("application/vnd.oasis.opendocument.text".utf8)),
             .init(name: "META-INF/manifest.xml", data: Array(#"<manifest:manifest><manifest:file-entry manifest:full-path="content.xml"/><manifest:file-entry manifest:full-path="Thumbnails/thumbnail.png"/></manifest:manifest>"#.utf8)),
             .init(name: "meta.xml", data: Array("<office:document-meta><office:meta><meta:initial-creator>Jane Sender</meta:initial-creator></office:meta></office:document-meta>".utf8)),
@@ -205,7 +205,10 @@ enum ZipBuild {
             .init(name: "settings.xml", data: Array(#"<config:config-item config:name="PrinterName">Acme LaserJet</config:config-item>"#.utf8)),
             .init(name: "Thumbnails/thumbnail.png", data: Array("png".utf8)),
         ])
-        let (item, out, _) = try preparedDocument(input, name: "letter.odt")
+    }
+
+    @Test func anODTKeepsItsMimetypeFirstAndStoredAndLosesItsMeta() throws {
+        let (item, out, _) = try preparedDocument(Self.odt(), name: "letter.odt")
         #expect(item.format == .openDocument)
         #expect(Self.leaks(out) == [])
         // mimetype: the first member, stored, so its type sits at byte 38 as readers look for it.
@@ -219,11 +222,15 @@ enum ZipBuild {
 
     /// A book's title and author are its content and stay; the tool that made it, its dates and its
     /// identifier go.
-    @Test func anEPUBKeepsItsTitleAndAuthor() throws {
+    static func epub() -> [UInt8] {
         let opf = #"<package unique-identifier="uid"><metadata><dc:identifier id="uid">urn:isbn:SN-4417</dc:identifier><dc:title>Walks</dc:title><dc:creator>Ann Author</dc:creator><dc:contributor>Acme converter</dc:contributor><dc:date>2023-04-05</dc:date><meta property="dcterms:modified">2023-04-05T10:11:12Z</meta><meta name="cover" content="c"/></metadata></package>"#
         let input = ZipBuild.zip([.init(name: "mimetype", data: Array("application/epub+zip".utf8)), .init(name: "OEBPS/content.opf", data: Array(opf.utf8)),
                                   .init(name: "OEBPS/p.xhtml", data: Array(#"<html><head><meta name="author" content="Jane Sender"/></head><body>Walk one</body></html>"#.utf8))])
-        let (item, out, _) = try preparedDocument(input, name: "book.epub")
+        return input
+    }
+
+    @Test func anEPUBKeepsItsTitleAndAuthor() throws {
+        let (item, out, _) = try preparedDocument(Self.epub(), name: "book.epub")
         #expect(item.format == .epub)
         #expect(Self.leaks(out) == [])
         let kept = String(decoding: try Self.members(out)["OEBPS/content.opf"] ?? [], as: UTF8.self)
@@ -305,8 +312,10 @@ enum ZipBuild {
         _ = try? TarRewrite.rewrite(ByteReader(tar))
     }
 
+    static let page = Array(#"<!DOCTYPE html><!-- saved from url=(0031)file:///home/jane/page.html --><html><head><meta name="author" content="Jane Sender"><meta name=generator content=Acme><meta charset="utf-8"><title>Trip</title></head><body>Photos</body></html>"#.utf8)
+
     @Test func anHTMLPageLosesItsMetaAuthorAndKeepsItsLength() throws {
-        let page = Array(#"<!DOCTYPE html><!-- saved from url=(0031)file:///home/jane/page.html --><html><head><meta name="author" content="Jane Sender"><meta name=generator content=Acme><meta charset="utf-8"><title>Trip</title></head><body>Photos</body></html>"#.utf8)
+        let page = Self.page
         let (item, out, _) = try preparedDocument(page, name: "page.html")
         #expect(item.format == .html)
         #expect(out.count == page.count && Self.leaks(out) == [] && Bytes.contains(out, "<title>Trip</title>") && Bytes.contains(out, #"<meta charset="utf-8">"#))
