@@ -61,7 +61,7 @@ enum ZipBuild {
 
     /// A PDF as an office suite writes one and then saves again: Info, XMP, PieceInfo, a page thumbnail,
     /// an annotation by its author, the phone photo as a DCT image; an incremental update with a new Info.
-    static func pdf() -> [UInt8] {
+    static func pdf(photo: [UInt8] = photo) -> [UInt8] {
         let xmp = Array("<x:xmpmeta><dc:creator>Jane Sender</dc:creator></x:xmpmeta>".utf8)
         let content = Array("BT /F1 24 Tf 72 720 Td (Contract) Tj ET q 120 0 0 90 72 400 cm /Im1 Do Q".utf8)
         func stream(_ dict: String, _ data: [UInt8]) -> [UInt8] { Array("<< \(dict) /Length \(data.count) >>\nstream\n".utf8) + data + Array("\nendstream".utf8) }
@@ -112,6 +112,12 @@ enum ZipBuild {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let again = try Fixture.write(out, "again.pdf", in: dir)
         #expect(try PDFCleaner.rewrite(path: again, size: out.count) == nil)  // nothing left to take out
+    }
+
+    /// Bytes after a picture's end (a motion photo's video, an appended note) go too, zeroed in place.
+    @Test func aPDFsPictureLosesWhatFollowsItsEnd() throws {
+        let (_, out, _) = try preparedDocument(Self.pdf(photo: Self.photo + Array("appended by Jane Sender".utf8)), name: "tail.pdf")
+        #expect(Self.leaks(out) == [] && Self.has(out, Self.scan))
     }
 
     @Test func aPDFQpdfCannotReadGoesAsItCameAndSaysSo() throws {

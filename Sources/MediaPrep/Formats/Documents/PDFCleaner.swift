@@ -18,7 +18,7 @@ enum PDFCleaner {
     static func rewrite(path: String, size: Int) throws -> MetadataRewrite? {
         let pdf = try QPDFDocument(path: path)
         guard !pdf.isEncrypted else { throw encrypted }
-        let (found, pictures) = try walk(pdf, apply: false)
+        let (found, pictures, _) = try walk(pdf, apply: false)
         guard !found.isEmpty else { return nil }
         var r = MetadataRewrite(sourceSize: size, edits: [], found: found)
         (r.rebuild, r.cleanedParts) = (.pdf, pictures)
@@ -29,8 +29,10 @@ enum PDFCleaner {
     static func write(from source: String, to destination: String) throws {
         let pdf = try QPDFDocument(path: source)
         guard !pdf.isEncrypted else { throw encrypted }
-        _ = try walk(pdf, apply: true)
+        let (_, _, patches) = try walk(pdf, apply: true)
         try pdf.write(to: destination)
+        // The pictures, cleaned where qpdf wrote them (streams are written as they were stored).
+        try PDFPicturePatch.apply(patches, to: destination)
     }
 
     /// An encrypted PDF cannot be rewritten without its password: it is said so, never sent as if clean.
@@ -45,9 +47,10 @@ enum PDFCleaner {
 
     /// Every object reachable from the trailer (what qpdf writes), each once, by an explicit stack: a
     /// reference loop or a nesting thousands deep costs neither recursion nor a second visit.
-    private static func walk(_ pdf: QPDFDocument, apply: Bool) throws -> (PrivateFields, Int) {
+    private static func walk(_ pdf: QPDFDocument, apply: Bool) throws -> (PrivateFields, Int, [PDFPicturePatch]) {
         var found: PrivateFields = []
         var pictures = 0
+        var patches: [PDFPicturePatch] = []
         let deadline = Deadline(seconds: timeLimit)
         let trailer = pdf.trailer
         let info = pdf.value(trailer, "/Info")
@@ -121,20 +124,22 @@ enum PDFCleaner {
                     keys.removeAll { $0 == key }
                 }
             }
-            if isStream, pdf.isName(subtype, "/Image"), let fields = try picture(pdf, oh, dict, apply: apply) {
+            if isStream, pdf.isName(subtype, "/Image"), let (fields, patch) = try picture(pdf, oh, dict) {
                 found.formUnion(fields)
                 pictures += 1
+                if apply, let patch { patches.append(patch) }
             }
             // The trailer's /Info is handled above; /Parent leads back up a page tree already walked.
             for key in keys where key != "/Info" && key != "/Parent" { try enqueue(pdf.value(dict, key)) }
         }
         pdf.drainWarnings()
-        return (found, pictures)
+        return (found, pictures, patches)
     }
 
-    /// A DCT image (a JPEG file as stored) without its Exif, XMP, IPTC and comments; its entropy-coded
-    /// data, and so its pixels, byte for byte. Nil when it carries none.
-    private static func picture(_ pdf: QPDFDocument, _ stream: qpdf_oh, _ dict: qpdf_oh, apply: Bool) throws -> PrivateFields? {
+    /// A DCT image (a JPEG file as stored): what it carries (Exif, XMP, IPTC, comments), and the patch
+    /// that takes it out of the written file, its entropy-coded data, and so its pixels, byte for
+    /// byte. Nil when it carries none.
+    private static func picture(_ pdf: QPDFDocument, _ stream: qpdf_oh, _ dict: qpdf_oh) throws -> (PrivateFields, PDFPicturePatch?)? {
         let filter = pdf.value(dict, "/Filter")
         defer { pdf.release(filter) }
         var dct = pdf.isName(filter, "/DCTDecode")
@@ -147,11 +152,9 @@ enum PDFCleaner {
         let bytes = try pdf.rawData(stream)
         let jpeg = try? JPEGSource(bytes, isWhole: true)
         guard let jpeg, let rewrite = MetadataRewrite.picture(bytes, jpeg: jpeg, orientation: jpeg.orientation) else { return nil }
-        if apply {
-            let parameters = pdf.value(dict, "/DecodeParms")
-            pdf.replaceRawData(stream, rewrite.applied(to: bytes), filter: filter, parameters: parameters)
-            pdf.release(parameters)
-        }
-        return rewrite.found
+        // Comments of zeros are what a patch leaves: a PDF cleaned before has nothing more to lose.
+        let comments = JPEGMarkers(bytes).metadataSegments(in: bytes).filter { $0.marker == 0xFE }
+        if rewrite.found == .comment, comments.allSatisfy({ bytes[$0.payload].allSatisfy { $0 == 0 } }) { return nil }
+        return (rewrite.found, PDFPicturePatch(bytes, rewrite))
     }
 }

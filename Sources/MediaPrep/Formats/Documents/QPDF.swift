@@ -81,11 +81,6 @@ final class QPDFDocument {
         return Array(UnsafeBufferPointer(start: buffer, count: length))
     }
 
-    /// Replaces a stream's stored bytes, its filters and their parameters kept.
-    func replaceRawData(_ stream: qpdf_oh, _ bytes: [UInt8], filter: qpdf_oh, parameters: qpdf_oh) {
-        bytes.withUnsafeBufferPointer { q.qpdf_oh_replace_stream_data(handle, stream, $0.baseAddress, $0.count, filter, parameters) }
-    }
-
     /// Writes the document whole at `path`: one revision, only the objects reachable from the trailer,
     /// streams as they were compressed, object streams kept, a fresh /ID computed from the new content.
     func write(to path: String) throws {
