@@ -310,6 +310,13 @@ enum ZipBuild {
         #expect(out.count % 512 == 0)
     }
 
+    @Test func aCompressedTARIsCleanedInsideAndCompressedAgain() throws {
+        let (item, out, reasons) = try preparedDocument(try Gzip.compress(Self.tar()), name: "holiday.tgz")
+        #expect(item.format == .tarGzip && item.route == .stripped && reasons.joined().contains("owner names"), "\(reasons)")
+        let tar = try Gzip.inflate(out, limit: 1 << 24)
+        #expect(Self.leaks(tar) == [] && !Bytes.contains(tar, "janesender") && Self.has(tar, Self.scan))
+    }
+
     /// Fuzzing found it: a pax record whose length is shorter than its own length field.
     @Test func aPaxRecordShorterThanItsLengthIsNoCrash() throws {
         var tar = Self.tar()

@@ -219,6 +219,11 @@ with tarfile.open(os.path.join(OUT, "holiday.tar"), "w", format=tarfile.PAX_FORM
         i.pax_headers = {"comment": "taken by Jane Marker", "SCHILY.xattr.user.origin": "/home/jane/Pictures"}
         t.addfile(i, io.BytesIO(PHOTO))
 
+# --- The same TAR compressed with gzip, its header naming the archive and its time.
+import gzip
+with open(os.path.join(OUT, "holiday.tar"), "rb") as f, gzip.GzipFile(os.path.join(OUT, "holiday.tar.gz"), "wb", mtime=time.mktime((*T, 0, 0, -1))) as g:
+    g.write(f.read())
+
 # --- HTML: meta author, generator, dates, a "saved from" comment.
 open(os.path.join(OUT, "page.html"), "w").write(
     '<!DOCTYPE html>\n<!-- saved from url=(0031)file:///home/jane/drafts/page.html -->\n<html><head><meta charset="utf-8">'

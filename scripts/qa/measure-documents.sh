@@ -17,7 +17,7 @@ scan() {  # everything a file says, inflated: exiftool, bytes, PDF streams, arch
            mkdir -p "$t/img"; pdfimages -all "$f" "$t/img/i" 2>/dev/null; for i in "$t"/img/*; do [ -f "$i" ] && exiftool -a -G1 "$i"; done ;;
     *.zip|*.docx|*.xlsx|*.pptx|*.odt|*.epub) (cd "$t" && unzip -qq -o "$f" 2>/dev/null; zipinfo -v "$f" 2>/dev/null)
            find "$t" -type f -exec sh -c 'strings -a "$1"; exiftool -a -G1 "$1" 2>/dev/null' _ {} \; ;;
-    *.tar) (cd "$t" && tar -xf "$f" 2>/dev/null; tar --list -v --full-time -f "$f"; python3 -c "import tarfile,sys;[print(m.pax_headers) for m in tarfile.open(sys.argv[1])]" "$f")
+    *.tar|*.tar.gz) (cd "$t" && tar -xf "$f" 2>/dev/null; tar --list -v --full-time -f "$f"; python3 -c "import tarfile,sys;[print(m.pax_headers) for m in tarfile.open(sys.argv[1])]" "$f"; gzip -l -N "$f" 2>/dev/null; gzip -dc "$f" 2>/dev/null | strings -a)
            find "$t" -type f -exec exiftool -a -G1 {} \; ;;
   esac
   rm -rf "$t"
@@ -38,7 +38,7 @@ for n in sorted(z.namelist()):
 PY
     ;;
     *.zip) unzip -Z1 "$1" ;;
-    *.tar) tar -tf "$1" ;;
+    *.tar|*.tar.gz) tar -tf "$1" ;;
     *.html) sed 's/<[^>]*>//g' "$1" | tr -s ' \n' ;;
   esac
 }

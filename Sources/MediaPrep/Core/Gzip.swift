@@ -65,10 +65,10 @@ enum Gzip {
         return out
     }
 
-    /// `data` as one gzip member at zlib's best compression: no name, no time, zlib's OS code.
-    static func compress(_ data: [UInt8]) throws -> [UInt8] {
+    /// `data` as one gzip member at zlib's `level` (its best by default): no name, no time, zlib's OS code.
+    static func compress(_ data: [UInt8], level: Int32 = 9) throws -> [UInt8] {
         var z = z_stream()
-        guard cpng_gzip_deflate_init(&z, 9) == Z_OK else { throw MediaPrepError(.outOfMemory, "zlib could not start compressing") }
+        guard cpng_gzip_deflate_init(&z, level) == Z_OK else { throw MediaPrepError(.outOfMemory, "zlib could not start compressing") }
         defer { deflateEnd(&z) }
         let bound = Int(deflateBound(&z, UInt(data.count)))
         var out = [UInt8](repeating: 0, count: bound)
@@ -82,7 +82,7 @@ enum Gzip {
                 rc = deflate(&z, Z_FINISH)
             }
         }
-        guard rc == Z_STREAM_END else { throw MediaPrepError(.encodeFailed, "zlib could not compress the drawing (error \(rc))") }
+        guard rc == Z_STREAM_END else { throw MediaPrepError(.encodeFailed, "zlib could not compress (error \(rc))") }
         out.removeLast(out.count - Int(z.total_out))
         return out
     }

@@ -53,6 +53,8 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Documents sent as files, what names their author taken out: a PDF (through qpdf), a ZIP and the
     /// documents that are ZIPs (Office Open XML, OpenDocument, EPUB, through libzip), a TAR, an HTML page.
     case pdf, zip, officeDocument, openDocument, epub, tar, html
+    /// A TAR compressed with gzip (.tar.gz, .tgz): cleaned as a TAR inside, compressed again.
+    case tarGzip
     case unknown
 
     /// Still or animatable image formats the image pipeline decodes.
@@ -86,7 +88,7 @@ public enum MediaFormat: String, Sendable, Codable {
     package var isDocument: Bool { [.psd, .xcf, .psp, .exr, .dpx, .fits, .svg, .svgz, .dicom].contains(self) }
 
     /// Documents and archives rewritten whole or member by member (`Documents/`).
-    package var isPackage: Bool { [.pdf, .zip, .officeDocument, .openDocument, .epub, .tar, .html].contains(self) }
+    package var isPackage: Bool { [.pdf, .zip, .officeDocument, .openDocument, .epub, .tar, .tarGzip, .html].contains(self) }
 
     /// Containers handed to FFmpeg as audio or video.
     public var isAudioVisual: Bool {

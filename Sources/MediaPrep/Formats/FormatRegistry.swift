@@ -40,7 +40,7 @@ enum FormatRegistry {
         PictureFormats.tiff, ISOFormats.ftyp, ISOFormats.quickTime, PictureFormats.jp2, PictureFormats.jxl,
         StreamFormats.ebml, AudioFormats.ogg, AudioFormats.flac, AudioFormats.id3, AudioFormats.frameSync, StreamFormats.transportStream,
         WorkingDocuments.dicom, DocumentFormats.pdf, DocumentFormats.zip, DocumentFormats.tar,
-        WorkingDocuments.svg, DocumentFormats.html, WorkingDocuments.svgz,
+        WorkingDocuments.svg, DocumentFormats.html, DocumentFormats.tarGzip, WorkingDocuments.svgz,
     ]
 
     /// What `data` is, by the first entry that recognises it.

@@ -300,6 +300,7 @@ import UploadPlanner
                 if case .source(let r) = piece { precondition(r.lowerBound >= at && r.upperBound <= d.count, "a TAR rewrite reads outside the file"); at = r.upperBound }
             }
         }
+        _ = try? TarRewrite.gzip(ByteReader(d))
         if let html = try? MetadataRewrite.html(ByteReader(d)) { precondition(html.outputSize == d.count, "an HTML rewrite changed the page's length") }
         for (name, family) in [("word/document.xml", PackageFamily.office), ("_rels/.rels", .office), ("[Content_Types].xml", .office),
                                ("docProps/core.xml", .office), ("xl/comments1.xml", .office), ("content.xml", .openDocument),

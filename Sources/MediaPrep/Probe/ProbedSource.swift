@@ -386,6 +386,12 @@ extension MediaProbe {
                 s.probe.format = family.format
                 s.sentAsFileBecause = reason
             }
+        case .tarGzip:
+            do {
+                s.rewrite = try FormatRegistry.rewrite(file.reader, format: .tarGzip)
+            } catch let e as MediaPrepError where e == TarRewrite.tooLargeToClean {
+                s.sentAsFileBecause = e.message
+            }
         default:
             s.rewrite = try FormatRegistry.rewrite(file.reader, format: r.format)
         }

@@ -15,6 +15,12 @@ enum DocumentFormats {
     /// POSIX and GNU tar: "ustar" at 257 in the first header.
     static let tar = FormatEntry(formats: [.tar], recognise: { h in h.data.count >= 263 && h.data[257..<262].elementsEqual("ustar".utf8) ? .tar : nil },
                                  rewrite: { r, _ in try TarRewrite.rewrite(r) })
+    /// gzip whose start inflates to a TAR header ("ustar" at 257).
+    static let tarGzip = FormatEntry(formats: [.tarGzip], recognise: { h in
+        guard Gzip.isGzip(h.b) else { return nil }
+        let start = Gzip.inflatePrefix(Array(h.data.prefix(1 << 16)), limit: 263)
+        return start.count >= 262 && start[257..<262].elementsEqual("ustar".utf8) ? .tarGzip : nil
+    }, rewrite: { r, _ in try TarRewrite.gzip(r) })
     static let html = FormatEntry(formats: [.html], recognise: { FormatSniffer.isHTML($0.data.prefix(FormatSniffer.svgLength)) ? .html : nil },
                                   rewrite: { r, _ in try MetadataRewrite.html(r) })
 }

@@ -229,6 +229,9 @@ enum EmbeddedDocument {
                 try ZipPackageCleaner.writeNested(from: input, to: output, depth: depth)
             }
             return (out, found)
+        case .tarGzip:
+            guard let r = try TarRewrite.gzip(ByteReader(d)) else { return nil }
+            return (r.applied(to: d), r.found)
         case .tar:
             guard let r = try TarRewrite.rewrite(ByteReader(d), depth: depth) else { return nil }
             return (r.applied(to: d), r.found)
