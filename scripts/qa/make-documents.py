@@ -78,12 +78,13 @@ def pdf_by_hand(path):
 
 pdf_by_hand(os.path.join(OUT, "contract.pdf"))
 
-# --- PDF by Ghostscript, with DOCINFO set through pdfmark and the photo placed by viewjpeg.
-ps = os.path.join(OUT, "_gs.ps")
-open(ps, "w").write("[ /Author (Jane Marker) /Title (Holiday) /Subject (Acme Secret Corp) /Keywords (SN-4417-SECRET) /DOCINFO pdfmark\n"
-                    "/Helvetica findfont 20 scalefont setfont 72 720 moveto (A page by Ghostscript) show showpage\n")
-subprocess.run(["gs", "-q", "-dBATCH", "-dNOPAUSE", "-sDEVICE=pdfwrite", "-o", os.path.join(OUT, "ghostscript.pdf"), ps], check=True)
-os.remove(ps)
+# --- PDF by Ghostscript: DOCINFO through pdfmark, the phone photo placed by viewjpeg.ps (pdfwrite passes
+# a JPEG through as it is, its Exif with it).
+import glob
+viewjpeg = sorted(glob.glob("/usr/share/ghostscript/*/lib/viewjpeg.ps"))[-1]
+subprocess.run(["gs", "-q", "-dBATCH", "-dNOPAUSE", "-dNOSAFER", "-sDEVICE=pdfwrite", "-o", os.path.join(OUT, "ghostscript.pdf"), viewjpeg, "-c",
+                "[ /Author (Jane Marker) /Title (Holiday) /Subject (Acme Secret Corp) /Keywords (SN-4417-SECRET) /DOCINFO pdfmark "
+                f"({photo}) viewJPEG"], check=True)
 
 CT = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
       '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
