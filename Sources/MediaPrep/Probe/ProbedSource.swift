@@ -110,265 +110,335 @@ extension MediaProbe {
     /// header and transparency read once, a GIF's first frame decoded once, a video's container
     /// opened once. What it finds is what `SendPlanner` decides on.
     package static func source(path: String, depth: ProbeDepth = .whole, maxPixels: Int = 100_000_000) throws -> ProbedSource {
-        let file = try InputFile(path)
-        let size = file.size
-        var head = file.head(262_144)
+        var p = try ProbeRead(path: path, depth: depth, maxPixels: maxPixels)
+        switch p.format {
+        case .jpeg:
+            return try p.jpeg()
+        case .png:
+            return try p.png()
+        case .heic, .avif:
+            return try p.heif()
+        case .jxl:
+            return try p.jxl()
+        case .webp where WebPAnimation.isAnimated(p.head):
+            return try p.animatedWebP()
+        case .webp:
+            return try p.webp()
+        case .gif, .bmp, .tiff, .jp2, .cameraRaw:
+            return try p.decodedByOthers()
+        case _ where p.format.isAudioVisual:
+            return try p.audioVisual()
+        case _ where p.format.isPackage:
+            return try p.documentPackage()
+        case _ where p.format.isDocument:
+            return try p.workingDocument()
+        default:
+            return try p.other()
+        }
+    }
+}
+
+/// A file being probed: the bytes read so far (its head, or all of it) and what is known of it, with
+/// one probe per family of formats.
+private struct ProbeRead {
+    let path: String
+    let file: InputFile
+    let depth: ProbeDepth
+    let maxPixels: Int
+    /// What its bytes are (a FLAC behind an ID3 tag told as a FLAC).
+    let format: MediaFormat
+    var head: [UInt8]
+    var whole: Bool
+    var r: ProbeResult
+
+    init(path: String, depth: ProbeDepth, maxPixels: Int) throws {
+        file = try InputFile(path)
+        head = file.head(262_144)
         var format = FormatSniffer.sniff(head)
         if format == .mp3, let behind = FormatSniffer.behindID3(file.reader) { format = behind }
-        var r = ProbeResult(path: path, kind: .file, format: format, bytes: size)
-        var whole = head.count == size
-        func readWhole() throws {
-            if !whole { head = try file.whole(after: head); whole = true }
+        (self.path, self.depth, self.maxPixels, self.format) = (path, depth, maxPixels, format)
+        r = ProbeResult(path: path, kind: .file, format: format, bytes: file.size)
+        whole = head.count == file.size
+    }
+
+    var size: Int { file.size }
+
+    mutating func readWhole() throws {
+        if !whole { head = try file.whole(after: head); whole = true }
+    }
+
+    /// A long picture may go as a file with its own bytes (`--long-images file`): read whole,
+    /// and what names the sender planned out, as for any audio or video file.
+    mutating func asFile(_ s: ProbedSource, orientation: ExifOrientation? = nil) throws -> ProbedSource {
+        guard let w = s.probe.width, let h = s.probe.height, h > LongImage.maxAspect * w else { return s }
+        var s = s
+        if !whole {
+            try readWhole()
+            if format == .jpeg || format == .png { s = try MediaProbe.still(head, isWhole: true, &r) }
         }
-        /// A long picture may go as a file with its own bytes (`--long-images file`): read whole,
-        /// and what names the sender planned out, as for any audio or video file.
-        func asFile(_ s: ProbedSource, orientation: ExifOrientation? = nil) throws -> ProbedSource {
-            guard let w = s.probe.width, let h = s.probe.height, h > LongImage.maxAspect * w else { return s }
-            var s = s
-            if !whole {
-                try readWhole()
-                if format == .jpeg || format == .png { s = try still(head, isWhole: true, &r) }
-            }
-            s.rewrite = MetadataRewrite.picture(head, jpeg: s.jpeg, orientation: orientation ?? s.probe.orientation)
-            return s
+        s.rewrite = MetadataRewrite.picture(head, jpeg: s.jpeg, orientation: orientation ?? s.probe.orientation)
+        return s
+    }
+
+    mutating func jpeg() throws -> ProbedSource {
+        // A motion photo's video follows the picture: its header says so, and then it is read whole.
+        if !whole, MotionPhoto.claimed(head) { try readWhole() }
+        if case .headers(let limit) = depth, size > limit {
+            // Every segment sits before the first scan; a large Exif thumbnail can push the frame
+            // header past the first 256 KiB, and then the whole file is read after all.
+            if (try? JPEGDecoder.header(head)) == nil { try readWhole() }
+        } else if case .preparing = depth, !whole, let h = try? JPEGDecoder.header(head), JPEGDecoder.isStreamed(h) {
+            // Always shrunk on load: the decoder reads the rest from the file as it goes.
+        } else {
+            try readWhole()
         }
-        switch format {
-        case .jpeg:
-            // A motion photo's video follows the picture: its header says so, and then it is read whole.
-            if !whole, MotionPhoto.claimed(head) { try readWhole() }
-            if case .headers(let limit) = depth, size > limit {
-                // Every segment sits before the first scan; a large Exif thumbnail can push the frame
-                // header past the first 256 KiB, and then the whole file is read after all.
-                if (try? JPEGDecoder.header(head)) == nil { try readWhole() }
-            } else if case .preparing = depth, !whole, let h = try? JPEGDecoder.header(head), JPEGDecoder.isStreamed(h) {
-                // Always shrunk on load: the decoder reads the rest from the file as it goes.
-            } else {
-                try readWhole()
-            }
-            var s = try asFile(still(head, isWhole: whole, &r))
-            if whole, let j = s.jpeg, let v = MotionPhoto.video(in: head, jpegEnd: j.tail?.end) { s.motionVideo = (v, motionSeconds(head, v)) }
-            return s
-        case .png:
-            if let info = AnimationHeaders.apng(head), let (w, h) = PNGHeader.size(head) {
-                // An APNG: FFmpeg's decoder composes its frames (blend and dispose ops).
-                (r.kind, r.animated, r.frameCount, r.videoCodec) = (.animatedImage, true, info.frames, "apng")
-                (r.width, r.height) = (w, h)
-                r.hasAlpha = PNGHeader.mayHaveAlpha(head)
-                var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
-                try readWhole()  // its text and eXIf chunks may follow the frames
-                try ContainerEnd.png(head)
-                s.metadata = JPEGMetadata(png: head)
-                s.animation = try FFmpegAnimation(path: path, data: FFmpegAnimation.apngFrames(head), width: w, height: h,
-                                                  plays: info.plays, maxPixels: maxPixels)
-                return s
-            }
-            switch depth {
-            case .whole: try readWhole()
-            case .preparing where !PNGHeader.isStreamed(head): try readWhole()
-            default: break
-            }
-            return try asFile(still(head, isWhole: whole, &r))
-        case .heic, .avif:
-            // The header only: the decode waits for `prepare`, inside the batch's pixel budget.
-            try readWhole()
-            try ContainerEnd.isoBMFF(head)
-            let h = try HEIFDecoder.header(head, format: format, maxPixels: maxPixels)
-            // An animated AVIF (browsers', `avifenc`'s): its frames through FFmpeg, as an APNG's are,
-            // made a GIF. Its still stays what goes where the frames would lose something FFmpeg 5.1
-            // cannot join or map: transparency (a second, auxiliary track) or HDR.
-            if format == .avif, h.hdr == nil, !h.hasAlpha, h.orientation == .up, AnimationHeaders.avifSequence(head) {
-                // Read from the bytes already read whole, here and in `prepare`: the file is read once.
-                if let (frames, w, ht) = try FFmpegAnimation.singleTrack(data: head, path: path) {
-                    (r.kind, r.animated, r.frameCount, r.videoCodec) = (.animatedImage, true, frames, "av1")
-                    (r.width, r.height, r.hasAlpha) = (w, ht, false)
-                    var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
-                    s.metadata = h.metadata
-                    s.animation = try FFmpegAnimation(path: path, data: head, width: w, height: ht, plays: 0, maxPixels: maxPixels)
-                    return s
-                }
-            }
-            (r.width, r.height) = h.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
-            (r.kind, r.frameCount, r.hasAlpha) = (.image, 1, h.hasAlpha)
-            var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil,
-                                 colour: h.colour.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
-            s.metadata = h.metadata
-            s.hdr = h.hdr
-            s.heifOrientation = h.orientation
-            if let v = MotionPhoto.video(in: head, jpegEnd: nil) { s.motionVideo = (v, motionSeconds(head, v)) }
-            return try asFile(s, orientation: h.orientation)
-        case .jxl:
-            try readWhole()
-            if !head.starts(with: [0xFF, 0x0A]) { try ContainerEnd.isoBMFF(head) }  // the container; a bare codestream has no sizes
-            let h = try JXLDecoder.header(head, maxPixels: maxPixels)
-            (r.width, r.height) = (h.width, h.height)
-            (r.kind, r.frameCount, r.hasAlpha) = (.image, 1, h.hasAlpha)
-            var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: SourceColour.inspect(h.iccProfile),
-                                 firstFrame: nil, media: nil)
-            s.hdr = h.hdr?.transfer
-            return try asFile(s)
-        case .webp where WebPAnimation.isAnimated(head):
-            // FFmpeg 5.1's WebP decoder has no animation: libwebpdemux composes the frames.
-            try readWhole()
-            try ContainerEnd.riff(head)
-            let animation = try WebPAnimation(head, maxPixels: maxPixels) { w, h, frames in
-                var claimed = r
-                (claimed.width, claimed.height, claimed.frameCount) = (w, h, frames)
-                try SendPlanner.checkDecodeCost(claimed)  // an animated WebP is always remade
-            }
-            let first = animation.firstFrame()
-            (r.width, r.height, r.frameCount) = (animation.width, animation.height, animation.frameCount)
-            (r.kind, r.animated, r.videoCodec) = (.animatedImage, true, format.rawValue)
-            r.hasAlpha = AlphaOps.hasRealAlpha(first)
-            var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil,
-                                 firstFrame: DecodedImage(pixels: first, format: format, sourceWidth: first.width,
-                                                          sourceHeight: first.height, orientation: .up), media: nil)
-            s.animation = animation
-            s.metadata = JPEGMetadata(webp: head)
-            return s
-        case .webp:
-            // Its EXIF and XMP may follow the image: read whole. Only the header is parsed here; the
-            // decode waits for `prepare`, which knows the size it needs (shrink-on-load).
-            try readWhole()
-            try ContainerEnd.riff(head)
-            let h = try WebPDecoder.header(head)
-            (r.width, r.height, r.hasAlpha) = (h.width, h.height, h.hasAlpha)
-            (r.kind, r.frameCount) = (.image, 1)
-            var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: SourceColour.inspect(WebPChunks.iccProfile(head)),
-                                 firstFrame: nil, media: nil)
-            s.webp = h
-            let m = JPEGMetadata(webp: head)
-            if !m.isEmpty { s.metadata = m }
-            return try asFile(s)
-        case .gif, .bmp, .tiff, .jp2, .cameraRaw:
-            // Comments and XMP may sit anywhere in a GIF.
-            if format == .gif {
-                try readWhole()
-                // FFmpeg drops a frame the file's end cuts and plays the rest: it would go as if whole.
-                let walk = GIFBlocks.walk(head)
-                if let walk, case .cut(let at) = walk.end {
-                    throw MediaPrepError(.truncated, "the GIF is cut off: its block at byte \(at) (after \(walk.frames) complete frame\(walk.frames == 1 ? "" : "s")) runs past the end of the file, \(head.count) bytes")
-                }
-                // One that every profile remakes (a loop over the frame pixels a phone is asked to decode)
-                // and that asks too much for it is refused before its first frame is decoded (a 6 KB GIF of
-                // 255 frames of a 4096² screen cost 243 MB first).
-                if let walk, head.count >= 10 {
-                    var claimed = r
-                    (claimed.width, claimed.height, claimed.frameCount) = (Bytes.le(head, 6, 2), Bytes.le(head, 8, 2), walk.frames)
-                    if SendPlanner.loopPixels(claimed) > SendPlanner.maxSentFramePixels {
-                        try SendPlanner.checkDecodeCost(claimed)
-                    }
-                }
-            }
-            /// A raw photo as LibRaw opens it (its sizes alone; `prepare` demosaics it), as `r.format` says it is.
-            func raw() throws -> ProbedSource {
-                try readWhole()
-                // From headers alone (`check`), the sensor data is read too: what `prepare` will decode.
-                var headersOnly = false
-                if case .headers = depth { headersOnly = true }
-                let header = try RawDecoder.header(head, maxPixels: maxPixels, readSamples: headersOnly)
-                (r.width, r.height) = header.displaySize
-                (r.kind, r.frameCount, r.hasAlpha, r.orientation, r.videoCodec) = (.image, 1, false, .up, r.format.rawValue)
-                var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
-                s.raw = header
-                return try asFile(s)
-            }
-            /// No rewrite takes a maker's raw apart (its Exif, GPS and serial sit in maker boxes and IFDs):
-            /// it leaves as LibRaw's pixels, or not at all.
-            func cameraRaw() throws -> ProbedSource {
-                r.format = .cameraRaw
-                do {
-                    return try raw()
-                } catch let e as MediaPrepError where [.codecUnavailable, .unsupportedFormat, .decodeFailed].contains(e.code) {
-                    throw MediaPrepError(e.code, "a camera raw photo that cannot be shown here (\(e.message)): not sent, since its camera's metadata (GPS, serial number) could not be taken out")
-                }
-            }
-            if format == .cameraRaw { return try cameraRaw() }
-            let d: FFmpegImageDecoder.Result
-            do {
-                if format == .tiff {
-                    // Its tags alone: nothing is decoded, or allocated for the pixels, before the plan accepts it
-                    // (a 12 KB 10000×10000 1-bit TIFF took 686 MB in `check`).
-                    let h = try TIFFDecoder.header(file, maxPixels: maxPixels)
-                    (r.width, r.height) = h.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
-                    (r.kind, r.frameCount, r.orientation, r.hasAlpha, r.videoCodec) = (.image, 1, h.orientation, h.mayHaveAlpha, format.rawValue)
-                    var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: SourceColour.inspect(h.iccProfile),
-                                         firstFrame: nil, media: nil)
-                    s.tiff = h
-                    return try asFile(s, orientation: h.orientation)
-                }
-                d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
-                                                  countFrames: format == .gif)
-            } catch let e as MediaPrepError where e == TIFFDecoder.cameraRaw {
-                return try cameraRaw()
-            } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
-                // Sensor data alone: demosaiced by LibRaw (its pixels are all that leaves). Where LibRaw is
-                // missing or does not take its layout, the DNG goes as a document, its camera, dates and GPS
-                // zeroed in place; damaged (LibRaw's data errors, a crash of its process, too few bytes for
-                // its sensor) it is refused.
-                do {
-                    return try raw()
-                } catch let why as MediaPrepError where ![.corrupt, .truncated, .timeout, .outOfMemory].contains(why.code) {
-                    r.kind = .file
-                    var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
-                    s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)
-                    s.sentAsFileBecause = "a DNG of raw sensor data only, with no preview to show: sent as a file (\(why.message))"
-                    return s
-                }
-            }
-            r.animated = d.frameCount > 1
-            r.kind = r.animated ? .animatedImage : .image
-            (r.width, r.height, r.orientation) = (d.image.displayWidth, d.image.displayHeight, d.image.orientation)
-            r.frameCount = d.frameCount
-            r.videoCodec = format.rawValue
-            r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
-            var s = ProbedSource(probe: r, data: format == .gif ? head : nil, isWhole: format == .gif, jpeg: nil,
-                                 colour: SourceColour.inspect(d.image.iccProfile ?? (format == .jp2 ? EmbeddedProfile.fromJP2(head) : nil)),
-                                 firstFrame: d.image, media: nil)
-            if format == .gif, let stripped = GIFStripper.strip(head), !stripped.isUnchanged {
-                var m = JPEGMetadata(jpeg: [])
-                let removed = stripped.removed
-                (m.comment, m.xmp, m.iccProfile, m.other) = (removed.contains("comment"), removed.contains("XMP"),
-                                                             removed.contains("ICC profile"), removed.contains("application data"))
-                m.trailingBytes = stripped.trailingBytes
-                s.metadata = m
-            }
-            if r.animated {
-                s.animation = try FFmpegAnimation(path: path, width: d.image.pixels.width, height: d.image.pixels.height,
-                                                  plays: AnimationHeaders.gifPlays(head), maxPixels: maxPixels)
-                return s
-            }
-            return try asFile(s)
-        case _ where format.isAudioVisual:
-            // Our own walk of the container first: it names what is cut or broken where FFmpeg can only
-            // say it cannot open the file (an MP4 cut before its index at the end).
-            switch format {
-            case .matroska, .webm: try ContainerEnd.matroska(file.reader)
-            case .ogg: try ContainerEnd.ogg(file.reader)
-            default: break
-            }
-            let rewrite = try FormatRegistry.rewrite(file.reader, format: format)
-            let input = try MediaInput(path: path)
-            try probeAV(input: input, path: path, into: &r)
-            var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: input)
-            s.rewrite = rewrite
-            s.withoutFileType = format == .mov && !(head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8))
-            return s
-        case _ where format.isPackage:
-            return try document(path: path, file: file, r)
-        case _ where format.isDocument:
+        var s = try asFile(MediaProbe.still(head, isWhole: whole, &r))
+        if whole, let j = s.jpeg, let v = MotionPhoto.video(in: head, jpegEnd: j.tail?.end) { s.motionVideo = (v, motionSeconds(head, v)) }
+        return s
+    }
+
+    mutating func png() throws -> ProbedSource {
+        if let info = AnimationHeaders.apng(head), let (w, h) = PNGHeader.size(head) {
+            // An APNG: FFmpeg's decoder composes its frames (blend and dispose ops).
+            (r.kind, r.animated, r.frameCount, r.videoCodec) = (.animatedImage, true, info.frames, "apng")
+            (r.width, r.height) = (w, h)
+            r.hasAlpha = PNGHeader.mayHaveAlpha(head)
             var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
-            s.rewrite = try FormatRegistry.rewrite(file.reader, format: format)
+            try readWhole()  // its text and eXIf chunks may follow the frames
+            try ContainerEnd.png(head)
+            s.metadata = JPEGMetadata(png: head)
+            s.animation = try FFmpegAnimation(path: path, data: FFmpegAnimation.apngFrames(head), width: w, height: h,
+                                              plays: info.plays, maxPixels: maxPixels)
             return s
-        default:
-            return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
         }
+        switch depth {
+        case .whole: try readWhole()
+        case .preparing where !PNGHeader.isStreamed(head): try readWhole()
+        default: break
+        }
+        return try asFile(MediaProbe.still(head, isWhole: whole, &r))
+    }
+
+    mutating func heif() throws -> ProbedSource {
+        // The header only: the decode waits for `prepare`, inside the batch's pixel budget.
+        try readWhole()
+        try ContainerEnd.isoBMFF(head)
+        let h = try HEIFDecoder.header(head, format: format, maxPixels: maxPixels)
+        // An animated AVIF (browsers', `avifenc`'s): its frames through FFmpeg, as an APNG's are,
+        // made a GIF. Its still stays what goes where the frames would lose something FFmpeg 5.1
+        // cannot join or map: transparency (a second, auxiliary track) or HDR.
+        if format == .avif, h.hdr == nil, !h.hasAlpha, h.orientation == .up, AnimationHeaders.avifSequence(head) {
+            // Read from the bytes already read whole, here and in `prepare`: the file is read once.
+            if let (frames, w, ht) = try FFmpegAnimation.singleTrack(data: head, path: path) {
+                (r.kind, r.animated, r.frameCount, r.videoCodec) = (.animatedImage, true, frames, "av1")
+                (r.width, r.height, r.hasAlpha) = (w, ht, false)
+                var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+                s.metadata = h.metadata
+                s.animation = try FFmpegAnimation(path: path, data: head, width: w, height: ht, plays: 0, maxPixels: maxPixels)
+                return s
+            }
+        }
+        (r.width, r.height) = h.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
+        (r.kind, r.frameCount, r.hasAlpha) = (.image, 1, h.hasAlpha)
+        var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil,
+                             colour: h.colour.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
+        s.metadata = h.metadata
+        s.hdr = h.hdr
+        s.heifOrientation = h.orientation
+        if let v = MotionPhoto.video(in: head, jpegEnd: nil) { s.motionVideo = (v, motionSeconds(head, v)) }
+        return try asFile(s, orientation: h.orientation)
+    }
+
+    mutating func jxl() throws -> ProbedSource {
+        try readWhole()
+        if !head.starts(with: [0xFF, 0x0A]) { try ContainerEnd.isoBMFF(head) }  // the container; a bare codestream has no sizes
+        let h = try JXLDecoder.header(head, maxPixels: maxPixels)
+        (r.width, r.height) = (h.width, h.height)
+        (r.kind, r.frameCount, r.hasAlpha) = (.image, 1, h.hasAlpha)
+        var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: SourceColour.inspect(h.iccProfile),
+                             firstFrame: nil, media: nil)
+        s.hdr = h.hdr?.transfer
+        return try asFile(s)
+    }
+
+    mutating func animatedWebP() throws -> ProbedSource {
+        // FFmpeg 5.1's WebP decoder has no animation: libwebpdemux composes the frames.
+        try readWhole()
+        try ContainerEnd.riff(head)
+        let animation = try WebPAnimation(head, maxPixels: maxPixels) { w, h, frames in
+            var claimed = r
+            (claimed.width, claimed.height, claimed.frameCount) = (w, h, frames)
+            try SendPlanner.checkDecodeCost(claimed)  // an animated WebP is always remade
+        }
+        let first = animation.firstFrame()
+        (r.width, r.height, r.frameCount) = (animation.width, animation.height, animation.frameCount)
+        (r.kind, r.animated, r.videoCodec) = (.animatedImage, true, format.rawValue)
+        r.hasAlpha = AlphaOps.hasRealAlpha(first)
+        var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil,
+                             firstFrame: DecodedImage(pixels: first, format: format, sourceWidth: first.width,
+                                                      sourceHeight: first.height, orientation: .up), media: nil)
+        s.animation = animation
+        s.metadata = JPEGMetadata(webp: head)
+        return s
+    }
+
+    mutating func webp() throws -> ProbedSource {
+        // Its EXIF and XMP may follow the image: read whole. Only the header is parsed here; the
+        // decode waits for `prepare`, which knows the size it needs (shrink-on-load).
+        try readWhole()
+        try ContainerEnd.riff(head)
+        let h = try WebPDecoder.header(head)
+        (r.width, r.height, r.hasAlpha) = (h.width, h.height, h.hasAlpha)
+        (r.kind, r.frameCount) = (.image, 1)
+        var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: SourceColour.inspect(WebPChunks.iccProfile(head)),
+                             firstFrame: nil, media: nil)
+        s.webp = h
+        let m = JPEGMetadata(webp: head)
+        if !m.isEmpty { s.metadata = m }
+        return try asFile(s)
+    }
+
+    /// A GIF read whole (comments and XMP may sit anywhere in it): one the file's end cuts is
+    /// refused, as is one whose frames ask too much to decode.
+    mutating func checkGIF() throws {
+        try readWhole()
+        // FFmpeg drops a frame the file's end cuts and plays the rest: it would go as if whole.
+        let walk = GIFBlocks.walk(head)
+        if let walk, case .cut(let at) = walk.end {
+            throw MediaPrepError(.truncated, "the GIF is cut off: its block at byte \(at) (after \(walk.frames) complete frame\(walk.frames == 1 ? "" : "s")) runs past the end of the file, \(head.count) bytes")
+        }
+        // One that every profile remakes (a loop over the frame pixels a phone is asked to decode)
+        // and that asks too much for it is refused before its first frame is decoded (a 6 KB GIF of
+        // 255 frames of a 4096² screen cost 243 MB first).
+        if let walk, head.count >= 10 {
+            var claimed = r
+            (claimed.width, claimed.height, claimed.frameCount) = (Bytes.le(head, 6, 2), Bytes.le(head, 8, 2), walk.frames)
+            if SendPlanner.loopPixels(claimed) > SendPlanner.maxSentFramePixels {
+                try SendPlanner.checkDecodeCost(claimed)
+            }
+        }
+    }
+
+    /// A raw photo as LibRaw opens it (its sizes alone; `prepare` demosaics it), as `r.format` says it is.
+    mutating func raw() throws -> ProbedSource {
+        try readWhole()
+        // From headers alone (`check`), the sensor data is read too: what `prepare` will decode.
+        var headersOnly = false
+        if case .headers = depth { headersOnly = true }
+        let header = try RawDecoder.header(head, maxPixels: maxPixels, readSamples: headersOnly)
+        (r.width, r.height) = header.displaySize
+        (r.kind, r.frameCount, r.hasAlpha, r.orientation, r.videoCodec) = (.image, 1, false, .up, r.format.rawValue)
+        var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+        s.raw = header
+        return try asFile(s)
+    }
+    /// No rewrite takes a maker's raw apart (its Exif, GPS and serial sit in maker boxes and IFDs):
+    /// it leaves as LibRaw's pixels, or not at all.
+    mutating func cameraRaw() throws -> ProbedSource {
+        r.format = .cameraRaw
+        do {
+            return try raw()
+        } catch let e as MediaPrepError where [.codecUnavailable, .unsupportedFormat, .decodeFailed].contains(e.code) {
+            throw MediaPrepError(e.code, "a camera raw photo that cannot be shown here (\(e.message)): not sent, since its camera's metadata (GPS, serial number) could not be taken out")
+        }
+    }
+
+    mutating func decodedByOthers() throws -> ProbedSource {
+        if format == .gif { try checkGIF() }
+        if format == .cameraRaw { return try cameraRaw() }
+        let d: FFmpegImageDecoder.Result
+        do {
+            if format == .tiff {
+                // Its tags alone: nothing is decoded, or allocated for the pixels, before the plan accepts it
+                // (a 12 KB 10000×10000 1-bit TIFF took 686 MB in `check`).
+                let h = try TIFFDecoder.header(file, maxPixels: maxPixels)
+                (r.width, r.height) = h.orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
+                (r.kind, r.frameCount, r.orientation, r.hasAlpha, r.videoCodec) = (.image, 1, h.orientation, h.mayHaveAlpha, format.rawValue)
+                var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: SourceColour.inspect(h.iccProfile),
+                                     firstFrame: nil, media: nil)
+                s.tiff = h
+                return try asFile(s, orientation: h.orientation)
+            }
+            d = try FFmpegImageDecoder.decode(path: path, format: format, options: DecodeOptions(maxPixels: maxPixels),
+                                              countFrames: format == .gif)
+        } catch let e as MediaPrepError where e == TIFFDecoder.cameraRaw {
+            return try cameraRaw()
+        } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly {
+            // Sensor data alone: demosaiced by LibRaw (its pixels are all that leaves). Where LibRaw is
+            // missing or does not take its layout, the DNG goes as a document, its camera, dates and GPS
+            // zeroed in place; damaged (LibRaw's data errors, a crash of its process, too few bytes for
+            // its sensor) it is refused.
+            do {
+                return try raw()
+            } catch let why as MediaPrepError where ![.corrupt, .truncated, .timeout, .outOfMemory].contains(why.code) {
+                r.kind = .file
+                var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+                s.rewrite = MetadataRewrite.picture(head, jpeg: nil, orientation: .up)
+                s.sentAsFileBecause = "a DNG of raw sensor data only, with no preview to show: sent as a file (\(why.message))"
+                return s
+            }
+        }
+        r.animated = d.frameCount > 1
+        r.kind = r.animated ? .animatedImage : .image
+        (r.width, r.height, r.orientation) = (d.image.displayWidth, d.image.displayHeight, d.image.orientation)
+        r.frameCount = d.frameCount
+        r.videoCodec = format.rawValue
+        r.hasAlpha = AlphaOps.hasRealAlpha(d.image.pixels)
+        var s = ProbedSource(probe: r, data: format == .gif ? head : nil, isWhole: format == .gif, jpeg: nil,
+                             colour: SourceColour.inspect(d.image.iccProfile ?? (format == .jp2 ? EmbeddedProfile.fromJP2(head) : nil)),
+                             firstFrame: d.image, media: nil)
+        if format == .gif, let stripped = GIFStripper.strip(head), !stripped.isUnchanged {
+            var m = JPEGMetadata(jpeg: [])
+            let removed = stripped.removed
+            (m.comment, m.xmp, m.iccProfile, m.other) = (removed.contains("comment"), removed.contains("XMP"),
+                                                         removed.contains("ICC profile"), removed.contains("application data"))
+            m.trailingBytes = stripped.trailingBytes
+            s.metadata = m
+        }
+        if r.animated {
+            s.animation = try FFmpegAnimation(path: path, width: d.image.pixels.width, height: d.image.pixels.height,
+                                              plays: AnimationHeaders.gifPlays(head), maxPixels: maxPixels)
+            return s
+        }
+        return try asFile(s)
+    }
+
+    mutating func audioVisual() throws -> ProbedSource {
+        // Our own walk of the container first: it names what is cut or broken where FFmpeg can only
+        // say it cannot open the file (an MP4 cut before its index at the end).
+        switch format {
+        case .matroska, .webm: try ContainerEnd.matroska(file.reader)
+        case .ogg: try ContainerEnd.ogg(file.reader)
+        default: break
+        }
+        let rewrite = try FormatRegistry.rewrite(file.reader, format: format)
+        let input = try MediaInput(path: path)
+        try MediaProbe.probeAV(input: input, path: path, into: &r)
+        var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: input)
+        s.rewrite = rewrite
+        s.withoutFileType = format == .mov && !(head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8))
+        return s
+    }
+
+    mutating func documentPackage() throws -> ProbedSource {
+        return try MediaProbe.document(path: path, file: file, r)
+    }
+
+    mutating func workingDocument() throws -> ProbedSource {
+        var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
+        s.rewrite = try FormatRegistry.rewrite(file.reader, format: format)
+        return s
+    }
+
+    mutating func other() throws -> ProbedSource {
+        return ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
     }
 }
 
 extension MediaProbe {
     /// A PDF, a ZIP (a DOCX, an ODT, an EPUB…), a TAR or an HTML page: what names its author found,
     /// or why it goes as it came (encrypted, signed, unreadable to its library), said in its reasons.
-    private static func document(path: String, file: InputFile, _ r: ProbeResult) throws -> ProbedSource {
+    fileprivate static func document(path: String, file: InputFile, _ r: ProbeResult) throws -> ProbedSource {
         var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
         switch r.format {
         case .pdf:
@@ -417,7 +487,7 @@ extension MediaProbe {
     }
 
     /// JPEG and PNG: the header (and a JPEG's segments) parsed once, no pixel decoded.
-    private static func still(_ data: [UInt8], isWhole: Bool, _ r: inout ProbeResult) throws -> ProbedSource {
+    fileprivate static func still(_ data: [UInt8], isWhole: Bool, _ r: inout ProbeResult) throws -> ProbedSource {
         r.kind = .image
         r.frameCount = 1
         if r.format == .jpeg {

@@ -53,19 +53,7 @@ enum PDFCleaner {
         var patches: [PDFPicturePatch] = []
         let deadline = Deadline(seconds: timeLimit)
         let trailer = pdf.trailer
-        let info = pdf.value(trailer, "/Info")
-        if pdf.isDictionary(info) {
-            for key in pdf.keys(info) {
-                switch key {
-                case "/Author": found.insert(.author)
-                case "/Title", "/Subject", "/Keywords": found.insert(.title)
-                case "/CreationDate", "/ModDate": found.insert(.dates)
-                default: found.insert(.other)  // Creator, Producer, an application's own keys
-                }
-            }
-            if apply { pdf.remove(trailer, "/Info") }
-        }
-        pdf.release(info)
+        found.formUnion(info(pdf, trailer, apply: apply))
         var seen = Set<Int64>()
         var stack: [qpdf_oh] = [trailer]
         var visits = 0, references = 0
@@ -134,6 +122,24 @@ enum PDFCleaner {
         }
         pdf.drainWarnings()
         return (found, pictures, patches)
+    }
+
+    /// What the trailer's Info dictionary names (and it gone, when `apply`).
+    private static func info(_ pdf: QPDFDocument, _ trailer: qpdf_oh, apply: Bool) -> PrivateFields {
+        var found: PrivateFields = []
+        let info = pdf.value(trailer, "/Info")
+        defer { pdf.release(info) }
+        guard pdf.isDictionary(info) else { return [] }
+        for key in pdf.keys(info) {
+            switch key {
+            case "/Author": found.insert(.author)
+            case "/Title", "/Subject", "/Keywords": found.insert(.title)
+            case "/CreationDate", "/ModDate": found.insert(.dates)
+            default: found.insert(.other)  // Creator, Producer, an application's own keys
+            }
+        }
+        if apply { pdf.remove(trailer, "/Info") }
+        return found
     }
 
     /// A DCT image (a JPEG file as stored): what it carries (Exif, XMP, IPTC, comments), and the patch
