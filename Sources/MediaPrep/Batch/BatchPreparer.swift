@@ -50,9 +50,7 @@ public struct BatchPreparer: Sendable {
         if let relay { preparer.onProgress = { path, f in relay.fraction(f, of: path) } }
         let prep = preparer
         let started = StartCounter()
-        var sequencer = MessageSequencer(options: opts)
-        var summary = BatchSummary()
-        var resumeNames = Set<String>()
+        var delivery = Delivery(options: opts, rules: prep.rules)
         var runnerProgress: (@Sendable (BatchProgress) -> Void)? = nil
         if let relay { runnerProgress = { p in relay.runner(p) } }
         let ran = await BatchRunner(jobs: opts.jobs).run(inputs, cancellation: cancellation, progress: runnerProgress,
@@ -66,62 +64,10 @@ public struct BatchPreparer: Sendable {
             }
             return p.prepare(path: path)
         }) { index, _, prepared in
-            summary.inputs += 1
-            var failure = prepared.error
-            // A long screenshot's parts follow it, each its own item and message.
-            var first = prepared
-            first.parts = []
-            var parts = [first] + prepared.parts
-            if let name = opts.resumeName, failure == nil {
-                // Named after the input, the last part first: the first part's name then proves them all.
-                let base = name(prepared.input)
-                if !resumeNames.insert(base).inserted {
-                    failure = MediaPrepError(.invalidArgument, "\(prepared.input) has the same name in the output folder as an earlier input (\(base))")
-                }
-                for i in parts.indices.reversed() where failure == nil {
-                    guard let staged = parts[i].staged else { continue }
-                    parts[i].staged = nil
-                    let suffix = parts.count > 1 ? "_part\(i + 1)" : ""
-                    do {
-                        parts[i].output = try staged.commit(replacing: opts.outputDirectory + "/" + base + suffix + "." + staged.ext)
-                    } catch {
-                        failure = (error as? MediaPrepError) ?? MediaPrepError(.writeFailed, "\(error)")
-                    }
-                }
-                if let failure {
-                    for i in parts.indices {
-                        parts[i].staged?.discard()
-                        parts[i].staged = nil
-                        parts[i].output = nil
-                        parts[i].error = failure
-                    }
-                }
-            }
-            if prepared.skipped { summary.skipped += 1 }
-            for part in parts {
-                var item = BatchItem(index: index, item: part)
-                // Files are named here, in input order, so `_1`, `_2` follow the input whatever finished first.
-                if let staged = part.staged {
-                    item.item.staged = nil
-                    do { item.item.output = try staged.commit() } catch {
-                        item.item.error = (error as? MediaPrepError) ?? MediaPrepError(.writeFailed, "\(error)")
-                        failure = failure ?? item.item.error
-                    }
-                }
-                // The preparer checked it can travel before staging it; its exact plan needs the final name.
-                if item.item.error == nil, !part.skipped, let out = item.item.output, let bytes = part.bytes {
-                    item.transfer = prep.rules.transfer(size: bytes, kind: part.kind, fileName: sequencer.fileName(out))
-                }
-                for e in sequencer.add(item) { await onEvent(e) }
-            }
-            // Counted once every part is named: a commit that fails fails the input.
-            if let failure {
-                summary.failed += 1
-                if failure.isEnvironmental { summary.environmentFailed += 1 }
-            } else if !prepared.skipped {
-                summary.prepared += 1
-            }
+            for e in delivery.deliver(index: index, prepared) { await onEvent(e) }
         }
+        var summary = delivery.summary
+        var sequencer = delivery.sequencer
         summary.interrupted = ran.cancelled
         // An interrupted batch sends no messages: its last item may not be the last the user meant.
         if !ran.cancelled {
