@@ -82,20 +82,8 @@ enum JXLDecoder {
                     }
                     format.num_channels = info.alpha_bits > 0 ? 4 : 3
                 case JXL_DEC_COLOR_ENCODING:
-                    var size = 0
-                    if cjxl_icc(&jxl, dec, nil, &size) == JXL_DEC_SUCCESS, size > 0 {
-                        var profile = [UInt8](repeating: 0, count: size)
-                        if cjxl_icc(&jxl, dec, &profile, &size) == JXL_DEC_SUCCESS { icc = profile }
-                    }
-                    var encoding = JxlColorEncoding()
-                    if cjxl_encoding(&jxl, dec, &encoding) == JXL_DEC_SUCCESS,
-                       let transfer: HDRToSDR.Transfer = encoding.transfer_function == JXL_TRANSFER_FUNCTION_PQ ? .pq
-                           : encoding.transfer_function == JXL_TRANSFER_FUNCTION_HLG ? .hlg : nil {
-                        // H.273's numbers: BT.2020, Display P3 (D65), else BT.709.
-                        let primaries = encoding.primaries == JXL_PRIMARIES_2100 ? 9 : encoding.primaries == JXL_PRIMARIES_P3 ? 12 : 1
-                        hdr = (transfer, primaries)
-                        format.data_type = JXL_TYPE_UINT16
-                    }
+                    (icc, hdr) = colour(&jxl, dec)
+                    if hdr != nil { format.data_type = JXL_TYPE_UINT16 }
                     if !wantPixels { return (header(), nil) }
                 case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                     var size = 0
@@ -108,27 +96,47 @@ enum JXLDecoder {
                 case JXL_DEC_FULL_IMAGE, JXL_DEC_SUCCESS:
                     guard !pixels.isEmpty else { throw MediaPrepError(.corrupt, "the JPEG XL file holds no image") }
                     let h = header()
-                    let layout: PixelLayout = format.num_channels == 4 ? .rgba : .rgb
-                    let bytes = format.data_type == JXL_TYPE_UINT16 ? 2 : 1
-                    guard pixels.count >= h.width * h.height * layout.channels * bytes else { throw MediaPrepError(.corrupt, "short JPEG XL output") }
-                    if let hdr {
-                        let channels = layout.channels
-                        let image = try pixels.withUnsafeBytes { raw in
-                            let samples = raw.assumingMemoryBound(to: UInt16.self)
-                            return try HDRStill.map(width: h.width, height: h.height, alpha: channels == 4, hdr, format: .jxl, orientation: .up,
-                                                    minimum: minimum) { y, x, c in samples[(y * h.width + x) * channels + c] }
-                        }
-                        return (h, image)
-                    }
-                    let image = DecodedImage(pixels: PixelBuffer(width: h.width, height: h.height, layout: layout, storage: pixels), format: .jxl,
-                                             sourceWidth: h.width, sourceHeight: h.height, orientation: .up)
-                    return (h, image)
+                    return (h, try image(pixels, format, h, minimum: minimum))
                 case JXL_DEC_NEED_MORE_INPUT:
                     throw MediaPrepError(.truncated, "the JPEG XL file is cut off")
                 default:
                     throw MediaPrepError(.corrupt, "the JPEG XL data is damaged")
                 }
             }
+        }
+    }
+
+    /// The colour encoding: its ICC profile, and PQ or HLG with its primaries (then decoded in 16 bits).
+    private static func colour(_ jxl: inout cjxl, _ dec: OpaquePointer) -> ([UInt8]?, (transfer: HDRToSDR.Transfer, primaries: Int)?) {
+        var icc: [UInt8]? = nil
+        var size = 0
+        if cjxl_icc(&jxl, dec, nil, &size) == JXL_DEC_SUCCESS, size > 0 {
+            var profile = [UInt8](repeating: 0, count: size)
+            if cjxl_icc(&jxl, dec, &profile, &size) == JXL_DEC_SUCCESS { icc = profile }
+        }
+        var encoding = JxlColorEncoding()
+        guard cjxl_encoding(&jxl, dec, &encoding) == JXL_DEC_SUCCESS,
+              let transfer: HDRToSDR.Transfer = encoding.transfer_function == JXL_TRANSFER_FUNCTION_PQ ? .pq
+                  : encoding.transfer_function == JXL_TRANSFER_FUNCTION_HLG ? .hlg : nil else { return (icc, nil) }
+        // H.273's numbers: BT.2020, Display P3 (D65), else BT.709.
+        let primaries = encoding.primaries == JXL_PRIMARIES_2100 ? 9 : encoding.primaries == JXL_PRIMARIES_P3 ? 12 : 1
+        return (icc, (transfer, primaries))
+    }
+
+    /// libjxl's output as the pipeline's image: 8-bit as it is, PQ or HLG mapped to SDR.
+    private static func image(_ pixels: [UInt8], _ format: JxlPixelFormat, _ h: Header, minimum: (width: Int, height: Int)?) throws -> DecodedImage {
+        let layout: PixelLayout = format.num_channels == 4 ? .rgba : .rgb
+        let bytes = format.data_type == JXL_TYPE_UINT16 ? 2 : 1
+        guard pixels.count >= h.width * h.height * layout.channels * bytes else { throw MediaPrepError(.corrupt, "short JPEG XL output") }
+        guard let hdr = h.hdr else {
+            return DecodedImage(pixels: PixelBuffer(width: h.width, height: h.height, layout: layout, storage: pixels), format: .jxl,
+                                sourceWidth: h.width, sourceHeight: h.height, orientation: .up)
+        }
+        let channels = layout.channels
+        return try pixels.withUnsafeBytes { raw in
+            let samples = raw.assumingMemoryBound(to: UInt16.self)
+            return try HDRStill.map(width: h.width, height: h.height, alpha: channels == 4, hdr, format: .jxl, orientation: .up,
+                                    minimum: minimum) { y, x, c in samples[(y * h.width + x) * channels + c] }
         }
     }
 }
