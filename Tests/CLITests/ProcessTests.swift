@@ -465,6 +465,20 @@ func jsonLines(_ s: String) throws -> [[String: Any]] {
         #expect(r.stdout.contains("sticker.png  mediaprep") && r.stdout.contains("failed: vips is not installed"))
     }
 
+    /// `bench --video`: a budgeted transcode timed beside its floor (the same frames decoded and
+    /// scaled, nothing encoded), as a ratio, for every video in the folder.
+    @Test func benchVideoPrintsTheFloorBesideTheTranscode() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.copyItem(atPath: testdata + "/vp9.webm", toPath: dir + "/vp9.webm")
+        let r = try run(["bench", dir, "--video", "--video-max-bytes", "30000", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let video = try #require((json?["videos"] as? [[String: Any]])?.first)
+        #expect((video["bytes"] as? Int ?? .max) <= 30000 && video["route"] as? String == "encoded")
+        #expect((video["floorSeconds"] as? Double ?? 0) > 0 && (video["overFloorRounds"] as? [Double])?.count == 2)
+    }
+
     @Test func sigtermExits143() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)

@@ -11,13 +11,15 @@ struct BenchCommand: Command {
     static let alternateUsage: String? = "--plans N [--json]"
 
     enum Option: CommandOption {
-        case jobs, compare, profile, `repeat`, plans, json, html
+        case jobs, compare, profile, `repeat`, plans, video, videoMaxBytes, json, html
         var spec: OptionSpec {
             switch self {
             case .jobs: return OptionSpec(names: ["--jobs", "-j"], value: "N", help: "images at once (default: the core count); 1 job is measured too, for the scaling")
             case .compare: return OptionSpec(names: ["--compare"], value: nil, help: "also run ImageMagick jpeg:extent and vips thumbnail, if installed; time and score ratios")
             case .profile: return OptionSpec(names: ["--profile"], value: "simplex|bluesky", help: "simplex (default) or bluesky")
             case .repeat: return OptionSpec(names: ["--repeat"], value: "N", help: "passes over the folder (default 1)")
+            case .video: return OptionSpec(names: ["--video"], value: nil, help: "instead: each video in DIR transcoded to --video-max-bytes, beside its floor (decode and scale of the same frames)")
+            case .videoMaxBytes: return OptionSpec(names: ["--video-max-bytes"], value: "N", help: "with --video: the byte budget (default 1,047,552, what recipients download without asking)")
             case .plans: return OptionSpec(names: ["--plans"], value: "N", help: "instead: time N transfer plans (UploadPlanner) in-process", inUsage: false)
             case .json: return Bulk.json
             case .html: return OptionSpec(names: ["--html"], value: "FILE", help: "also write a self-contained page: a row per image and tool (bytes, score, time) and plots")
@@ -26,6 +28,7 @@ struct BenchCommand: Command {
     }
 
     let dir: String, profile: ImageProfile, repeats: Int, json: Bool, plans: Int?, jobs: Int, compare: Bool, html: String?
+    let video: Bool, videoMaxBytes: Int
 
     init(_ a: Arguments<Option>) throws {
         guard a.positionals.count <= 1 else { throw UsageError(message: "bench takes at most one DIR") }
@@ -39,6 +42,8 @@ struct BenchCommand: Command {
         compare = a.has(.compare)
         json = a.has(.json)
         html = a.value(.html)
+        video = a.has(.video)
+        videoMaxBytes = Int(try a.int(.videoMaxBytes, min: 10_000) ?? 1_047_552)
     }
 
     /// One image's run: time, source megapixels, the prepared bytes (kept for scoring).
@@ -67,6 +72,7 @@ struct BenchCommand: Command {
 
     func run() async -> Int32 {
         if let n = plans { return benchPlans(n) }
+        if video { return benchVideo() }
         let files = InputWalker.expand([dir]).filter { p in (try? FormatSniffer.sniff(FileBytes.head(p)))?.isImage == true }
         guard !files.isEmpty else {
             Output.error("no images in \(dir)")
