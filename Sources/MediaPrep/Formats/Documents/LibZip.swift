@@ -26,6 +26,9 @@ final class ZipArchive {
             defer { z.zip_error_fini(&e) }
             let reason = z.zip_error_strerror(&e).map { String(cString: $0) } ?? "error \(code)"
             if creating { throw MediaPrepError(.writeFailed, "cannot create \(path): \(reason)") }
+            if code == ZIP_ER_EXISTS {
+                throw MediaPrepError(.corrupt, "a ZIP with two members of one name: which one a reader extracts is anyone's guess")
+            }
             if code == ZIP_ER_INCONS {
                 throw MediaPrepError(.corrupt, "a ZIP whose directory and members disagree (members that overlap, as in a ZIP bomb, or a damaged file): \(reason)")
             }
