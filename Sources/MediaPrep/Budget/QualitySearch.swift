@@ -255,26 +255,8 @@ struct QualitySearch: Sendable {
             let below = fits?.q ?? lo - 1, above = over?.q ?? hi + 1
             if above - below <= 1 { break }
             let bracketed = fits != nil && over != nil
-            var usedSlope = false
-            var est = (below + above) / 2
-            if let f = fits, let o = over {
-                // Secant on (log S(q), log bytes) between the bracket's ends.
-                est = Self.secant((f.q, f.size), (o.q, o.size), target: target) ?? est
-            } else if let slope = prior?.slope ?? RateModel.slope(RateModel.points(sizes, near: target))
-                        ?? (oneAtATime ? RateModel.defaultSlope : nil),
-                      let (q0, s0) = sizes.min(by: { abs(log(Double($0.value)) - target) < abs(log(Double($1.value)) - target) }) {
-                // The model's slope (or a fit over well-spread measurements) from the nearest point.
-                est = Self.quality(forLogScale: Self.logScale(q0) + (target - log(Double(s0))) / slope)
-                usedSlope = true
-            } else {
-                // Through the two measured points nearest the target (an extrapolation).
-                let known = sizes.sorted { abs(log(Double($0.value)) - target) < abs(log(Double($1.value)) - target) }
-                if known.count >= 2, let e = Self.secant((known[0].key, known[0].value), (known[1].key, known[1].value), target: target) {
-                    est = e
-                } else if fits == nil {
-                    est = max(lo, below + 1, first - 20)
-                }
-            }
+            var (est, usedSlope) = Self.estimate(fits: fits, over: over, sizes: sizes, target: target, prior: prior, oneAtATime: oneAtATime,
+                                                 open: (below, above), fallback: max(lo, below + 1, first - 20))
             if oneAtATime && bracketed {
                 // A secant can creep along one end of a bent curve; halve the bracket after two tries.
                 if bracketedRounds >= 2 { est = (below + above) / 2 }
@@ -297,6 +279,26 @@ struct QualitySearch: Sendable {
         }
         Trace.note("probes \(sizes.sorted { $0.key < $1.key }.map { "q\($0.key)=\($0.value)" }.joined(separator: " "))")
         return (fits?.q, sizes)
+    }
+
+    /// The next quality to try inside (below, above), and whether a slope (the prior's, or fitted over
+    /// the measurements) gave it.
+    private static func estimate(fits: (q: Int, size: Int)?, over: (q: Int, size: Int)?, sizes: [Int: Int], target: Double,
+                                 prior: RatePrior?, oneAtATime: Bool, open: (below: Int, above: Int), fallback: Int) -> (Int, Bool) {
+        let middle = (open.below + open.above) / 2
+        if let f = fits, let o = over {
+            // Secant on (log S(q), log bytes) between the bracket's ends.
+            return (secant((f.q, f.size), (o.q, o.size), target: target) ?? middle, false)
+        }
+        if let slope = prior?.slope ?? RateModel.slope(RateModel.points(sizes, near: target)) ?? (oneAtATime ? RateModel.defaultSlope : nil),
+           let (q0, s0) = sizes.min(by: { abs(log(Double($0.value)) - target) < abs(log(Double($1.value)) - target) }) {
+            // The model's slope (or a fit over well-spread measurements) from the nearest point.
+            return (quality(forLogScale: logScale(q0) + (target - log(Double(s0))) / slope), true)
+        }
+        // Through the two measured points nearest the target (an extrapolation).
+        let known = sizes.sorted { abs(log(Double($0.value)) - target) < abs(log(Double($1.value)) - target) }
+        if known.count >= 2, let e = secant((known[0].key, known[0].value), (known[1].key, known[1].value), target: target) { return (e, false) }
+        return (fits == nil ? fallback : middle, false)
     }
 
     /// The quality where the line through two (quality, bytes) points in (log S, log bytes) meets the target.
