@@ -74,12 +74,7 @@ package struct ImagePreparer: Sendable {
                          keep: PrepareRoute?, format: MediaFormat, decoded already: DecodedImage?, colour: SourceColour? = nil,
                          hdrStill: (width: Int, height: Int)? = nil) throws -> PreparedImage {
         try cancellation?.check()
-        if let j = jpeg, let route = keep, let kept = try Trace.time("keep the JPEG as it is", { try keepJPEG(data, j, route) }) {
-            return kept
-        }
-        if format == .png, let route = keep, let kept = try Trace.time("keep the PNG as it is", { try keepPNG(data, route) }) {
-            return kept
-        }
+        if let route = keep, let kept = try kept(data, jpeg: jpeg, format: format, route) { return kept }
         let options = decodeOptions(jpeg, webp: webp, colour: colour, fileBytes: fileBytes ?? data.count, hdrStill: hdrStill)
         // One search for the image: the decode makes the climb's candidates its sizes name.
         var search = BudgetSearch(profile: profile)
@@ -98,15 +93,8 @@ package struct ImagePreparer: Sendable {
         let shrunk = decoded.sourceWidth * decoded.sourceHeight / max(1, decoded.pixels.pixelCount)
         decoded.pixels = PixelBuffer(width: 0, height: 0, layout: .rgb, storage: [])
         let view = profile.viewSize(width: decoded.displayWidth, height: decoded.displayHeight)
-        search.threads = threads
-        // A PNG shrunk on load, and a JPEG read at a quarter or less, have their trials take turns.
-        // Chosen when every trial was a two-pass encode holding 2 bytes a sample of coefficients
-        // (59 MP PNG 85 → 68 MiB, 72 MP JPEG 79 → 73 MiB); trials are measured in one pass now, and
-        // side by side they would cost the same time and 0.3–1.5 MiB more (three runs each). At a
-        // half (12 MP photos, garden-noisy) the second core is worth more than the memory.
-        if (format == .png && shrunk > 1) || shrunk >= 16 { search.encodesAtOnce = 1 }
         let converted = colour != nil
-        search.fullChroma = converted
+        configure(&search, format: format, shrunk: shrunk, converted: converted)
 
         var work = Trace.time("alpha check") { AlphaOps.droppingOpaqueAlpha(upright) }
         upright = PixelBuffer(width: 0, height: 0, layout: .rgb, storage: [])
@@ -120,37 +108,13 @@ package struct ImagePreparer: Sendable {
         var pngPreview: Pending<String>? = nil
         var flattenedOnto: UInt32? = nil
         if work.layout == .rgba {
-            let rgbaView = threads > 1 ? try atView?.pixels() : nil
-            encoded = try Trace.time("png trials") {
-                try search.encodePNG(work: work, view: view, atView: rgbaView) { [threads] v in
-                    if threads > 1 { pngPreview = Pending { try PreviewMaker.make(from: v, maxLength: previewMaxLength, fullChroma: converted) } }
-                }
-            }
-            if encoded == nil {
-                work = Trace.time("flatten") { AlphaOps.flatten(work, onto: profile.background) }
-                flattenedOnto = profile.background
-                atView = nil  // flattening then scaling is not scaling then flattening
-            }
+            (encoded, pngPreview, flattenedOnto) = try transparentStage(&work, &atView, &search, view: view, fullChroma: converted)
         }
         // Text and flat graphics keep their chroma, or go as one gray channel (ContentDetector).
         var content: ContentDetector.Verdict? = nil
         if encoded == nil {
-            let verdict = Trace.time("content check") { ContentDetector.detect(work, threads: threads) }
-            content = verdict
-            let withinSide = max(work.width, work.height) <= (profile.maxSide ?? Int.max)
-            // Lossless only for what was captured losslessly (screenshots are PNG, some lossless WebP):
-            // a JPEG, HEIC, AVIF or lossy WebP carries its codec's noise, which a JPEG keeps as cheaply.
-            let losslessSource = [.png, .gif, .bmp, .tiff].contains(format) || webp?.isLossless == true
-            // …and only at its own size: a PNG shrunk on load was resampled already.
-            let withinPixels = work.pixelCount <= profile.maxSentPixels && decodedWhole
-            if verdict.isFlat, withinSide, withinPixels, losslessSource, let png = try Trace.time("lossless flat PNG", { try LosslessFlat.encode(work, maxBytes: profile.maxBytes, threads: threads) }) {
-                encoded = png
-            } else if verdict.isFlat && verdict.isGray && work.layout != .gray {
-                work = Trace.time("to gray") { work.grayscale(threads: threads) }
-                if let v = atView { atView = LazyView { [threads] in try v.pixels().grayscale(threads: threads) } }
-            } else if verdict.isFlat {
-                search.fullChroma = true
-            }
+            let lossless = [.png, .gif, .bmp, .tiff].contains(format) || webp?.isLossless == true
+            (content, encoded) = try contentStage(&work, &atView, &search, losslessSource: lossless, decodedWhole: decodedWhole)
         }
         let fullChroma = converted || search.fullChroma
         try cancellation?.check()
@@ -163,8 +127,7 @@ package struct ImagePreparer: Sendable {
         let previewSource: PixelBuffer?
         let result: EncodedImage
         if let png = encoded {
-            result = png
-            previewSource = work
+            (result, previewSource) = (png, work)
         } else {
             // Handed over: the search may free the pixels before its last candidate's encodes.
             let handing = BudgetSearch.Handover(consume work, planes: candidates)
@@ -173,24 +136,87 @@ package struct ImagePreparer: Sendable {
                 try search.encodeJPEG(handing: handing, view: view, atView: atView?.pixels, keepPreviewSource: previewJob == nil,
                                       preview: previewJob.map { job in { job.start($0) } })
             }
-            result = outcome.image
-            previewSource = outcome.previewSource
+            (result, previewSource) = (outcome.image, outcome.previewSource)
         }
         guard result.data.count <= profile.maxBytes else {
             throw MediaPrepError(.overLimit, "internal: \(result.data.count) bytes over \(profile.maxBytes)")
         }
         try cancellation?.check()
         if encoded == nil, let stale = pngPreview { _ = try? stale.wait() }  // made for a PNG that did not fit
-        let preview = try (encoded != nil ? pngPreview : previewJob?.job).map { job in try Trace.time("preview (made beside the search)") { try job.wait() } }
-            ?? Trace.time("preview") {
-                guard let source = previewSource else { throw MediaPrepError(.encodeFailed, "internal: no pixels left for the preview") }
-                return try PreviewMaker.make(from: source, maxLength: profile.previewMaxLength, fullChroma: fullChroma, threads: threads)
-            }
+        let preview = try preview(madeBeside: encoded != nil ? pngPreview : previewJob?.job, from: previewSource, fullChroma: fullChroma)
         var prepared = PreparedImage(data: result.data, format: result.format, width: result.width, height: result.height,
                                      quality: result.quality, route: .encoded, preview: preview, sourceFormat: format,
                                      content: content)
         prepared.flattenedOnto = flattenedOnto
         return prepared
+    }
+
+    /// A JPEG or PNG the plan keeps, as it is or without its metadata; nil when it must be encoded.
+    private func kept(_ data: [UInt8], jpeg: JPEGSource?, format: MediaFormat, _ route: PrepareRoute) throws -> PreparedImage? {
+        if let j = jpeg { return try Trace.time("keep the JPEG as it is") { try keepJPEG(data, j, route) } }
+        if format == .png { return try Trace.time("keep the PNG as it is") { try keepPNG(data, route) } }
+        return nil
+    }
+
+    /// The search's threads and turns. A PNG shrunk on load, and a JPEG read at a quarter or less,
+    /// have their trials take turns. Chosen when every trial was a two-pass encode holding 2 bytes a
+    /// sample of coefficients (59 MP PNG 85 → 68 MiB, 72 MP JPEG 79 → 73 MiB); trials are measured in
+    /// one pass now, and side by side they would cost the same time and 0.3–1.5 MiB more (three runs
+    /// each). At a half (12 MP photos, garden-noisy) the second core is worth more than the memory.
+    private func configure(_ search: inout BudgetSearch, format: MediaFormat, shrunk: Int, converted: Bool) {
+        search.threads = threads
+        if (format == .png && shrunk > 1) || shrunk >= 16 { search.encodesAtOnce = 1 }
+        search.fullChroma = converted
+    }
+
+    /// The preview: the one made beside the PNG's deflate or the search, else made now from the pixels left.
+    private func preview(madeBeside job: Pending<String>?, from source: PixelBuffer?, fullChroma: Bool) throws -> String {
+        if let job { return try Trace.time("preview (made beside the search)") { try job.wait() } }
+        return try Trace.time("preview") {
+            guard let source else { throw MediaPrepError(.encodeFailed, "internal: no pixels left for the preview") }
+            return try PreviewMaker.make(from: source, maxLength: profile.previewMaxLength, fullChroma: fullChroma, threads: threads)
+        }
+    }
+
+    /// A transparent picture: a PNG in the budget (its preview made beside the deflate, with a core to
+    /// spare), else flattened onto the profile's background for a JPEG.
+    private func transparentStage(_ work: inout PixelBuffer, _ atView: inout LazyView?, _ search: inout BudgetSearch, view: (width: Int, height: Int),
+                                  fullChroma: Bool) throws -> (EncodedImage?, Pending<String>?, UInt32?) {
+        var pngPreview: Pending<String>? = nil
+        let rgbaView = threads > 1 ? try atView?.pixels() : nil
+        let previewMaxLength = profile.previewMaxLength
+        let png = try Trace.time("png trials") { [work] in
+            try search.encodePNG(work: work, view: view, atView: rgbaView) { [threads] v in
+                if threads > 1 { pngPreview = Pending { try PreviewMaker.make(from: v, maxLength: previewMaxLength, fullChroma: fullChroma) } }
+            }
+        }
+        if let png { return (png, pngPreview, nil) }
+        work = Trace.time("flatten") { [work] in AlphaOps.flatten(work, onto: profile.background) }
+        atView = nil  // flattening then scaling is not scaling then flattening
+        return (nil, pngPreview, profile.background)
+    }
+
+    /// What the picture is (ContentDetector), and what that asks: flat graphics captured losslessly
+    /// sent as a lossless PNG when one fits, gray ones made one channel, other flat ones keeping their chroma.
+    private func contentStage(_ work: inout PixelBuffer, _ atView: inout LazyView?, _ search: inout BudgetSearch,
+                              losslessSource: Bool, decodedWhole: Bool) throws -> (ContentDetector.Verdict, EncodedImage?) {
+        let verdict = Trace.time("content check") { ContentDetector.detect(work, threads: threads) }
+        let withinSide = max(work.width, work.height) <= (profile.maxSide ?? Int.max)
+        // Lossless only for what was captured losslessly (screenshots are PNG, some lossless WebP):
+        // a JPEG, HEIC, AVIF or lossy WebP carries its codec's noise, which a JPEG keeps as cheaply;
+        // and only at its own size: a PNG shrunk on load was resampled already.
+        let withinPixels = work.pixelCount <= profile.maxSentPixels && decodedWhole
+        if verdict.isFlat, withinSide, withinPixels, losslessSource,
+           let png = try Trace.time("lossless flat PNG", { [work] in try LosslessFlat.encode(work, maxBytes: profile.maxBytes, threads: threads) }) {
+            return (verdict, png)
+        }
+        if verdict.isFlat && verdict.isGray && work.layout != .gray {
+            work = Trace.time("to gray") { [work] in work.grayscale(threads: threads) }
+            if let v = atView { atView = LazyView { [threads] in try v.pixels().grayscale(threads: threads) } }
+        } else if verdict.isFlat {
+            search.fullChroma = true
+        }
+        return (verdict, nil)
     }
 
     /// A JPEG the plan keeps: as it is, with its metadata segments cut out, or turned upright in the
