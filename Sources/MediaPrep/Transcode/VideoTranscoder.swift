@@ -84,24 +84,8 @@ struct VideoTranscoder {
         let muxer = try output.map { try MP4Muxer(ff: ff, format: "mp4", path: $0) }
         let venc = try video.open()
         let duration = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
-        if let frames, pass == 1 {
-            let fps = min(plan.maxFrameRate, vstream.pointee.avg_frame_rate.num > 0 ? av_q2d(vstream.pointee.avg_frame_rate) : 60)
-            let span = plan.trim.map { min($0.upperBound, duration) - $0.lowerBound } ?? duration
-            frames.cache = try FrameCache(width: video.width, height: video.height, frames: Int((span * fps * 1.1).rounded(.up)) + 16)
-            video.recorder = frames.cache
-        } else if let cache = frames?.cache, cache.usable, cache.frames > 0 {
-            cache.rewind()
-            video.replay = cache
-        }
-        if let muxer {
-            let st = try muxer.addStream(for: venc)
-            try muxer.copyDisplayMatrix(from: vstream, to: st)
-            video.output = st
-            if let a = audio { a.output = try muxer.addStream(for: a.encoder) }
-            try muxer.start()
-            video.sink = { p, st, tb in try muxer.write(p, stream: st, from: tb) }
-            audio?.sink = { p, st, tb in try muxer.write(p, stream: st, from: tb) }
-        }
+        if let frames { try attach(frames, to: video, pass: pass, stream: vstream, duration: duration) }
+        if let muxer { try connect(muxer, video: video, encoder: venc, audio: audio, stream: vstream) }
 
         if let trim = plan.trim, trim.lowerBound > 0 { input.seek(toKeyframeBefore: trim.lowerBound, stream: vstream) }
         var packet = ff.media.av_packet_alloc()
@@ -150,10 +134,33 @@ struct VideoTranscoder {
                 try a.drain()
             }
         }
+        try finish(video, decoder: vdec, audio: audio, input: input, muxer: muxer)
+        progress?(share.1)
+    }
+}
+
+extension VideoTranscoder {
+    /// A first pass records its scaled frames in `frames` (sized for the clip's span at the plan's frame
+    /// rate); a later pass replays them when the first kept every one.
+    fileprivate func attach(_ frames: CacheSlot, to video: VideoLane, pass: Int32, stream: UnsafeMutablePointer<AVStream>, duration: Double) throws {
+        if pass == 1 {
+            let fps = min(plan.maxFrameRate, stream.pointee.avg_frame_rate.num > 0 ? av_q2d(stream.pointee.avg_frame_rate) : 60)
+            let span = plan.trim.map { min($0.upperBound, duration) - $0.lowerBound } ?? duration
+            frames.cache = try FrameCache(width: video.width, height: video.height, frames: Int((span * fps * 1.1).rounded(.up)) + 16)
+            video.recorder = frames.cache
+        } else if let cache = frames.cache, cache.usable, cache.frames > 0 {
+            cache.rewind()
+            video.replay = cache
+        }
+    }
+
+    /// After the last packet: the decoders drained (or the cache replayed to its end), the encoders
+    /// flushed, the file closed; a pass with no frame, or a file shorter than it claims, fails.
+    fileprivate func finish(_ video: VideoLane, decoder: FrameDecoder, audio: AudioLane?, input: MediaInput, muxer: MP4Muxer?) throws {
         if video.replay != nil {
             try video.replayFrames(upTo: .infinity)
         } else {
-            _ = vdec.send(nil)
+            _ = decoder.send(nil)
             try video.drain()
         }
         try video.endOfFrames()
@@ -170,7 +177,17 @@ struct VideoTranscoder {
             try a.finish()
         }
         try muxer?.finish()
-        progress?(share.1)
+    }
+
+    /// The output's streams (the display matrix kept), and the lanes' packets sent to it.
+    fileprivate func connect(_ muxer: MP4Muxer, video: VideoLane, encoder: StreamEncoder, audio: AudioLane?, stream: UnsafeMutablePointer<AVStream>) throws {
+        let st = try muxer.addStream(for: encoder)
+        try muxer.copyDisplayMatrix(from: stream, to: st)
+        video.output = st
+        if let a = audio { a.output = try muxer.addStream(for: a.encoder) }
+        try muxer.start()
+        video.sink = { p, st, tb in try muxer.write(p, stream: st, from: tb) }
+        audio?.sink = { p, st, tb in try muxer.write(p, stream: st, from: tb) }
     }
 }
 
