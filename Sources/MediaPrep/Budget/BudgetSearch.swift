@@ -108,18 +108,9 @@ package struct BudgetSearch: Sendable {
         search.fullChroma = fullChroma
         var model = RateModel()
         let viewLong = max(view.width, view.height)
-        if triesSourceFirst(work: (work.width, work.height), view: view) {
-            var atLeast = QualitySearch(minQuality: sourceSideQuality, floorOnly: true, threads: min(threads, encodesAtOnce))
-            atLeast.fullChroma = fullChroma
-            let whole = try Trace.time("quality search at source") {
-                try atLeast.sampledTrials(handing.get(), maxBytes: profile.maxBytes, start: 88, beforeWhole: { if let p = try? handing.get() { preview?(p) } })
-            }
-            model.add(pixels: work.pixelCount, whole.sizes)
-            Trace.note("source \(work.width)x\(work.height) q=\(whole.result?.quality ?? -1)")
-            if let w = whole.result, w.quality >= sourceSideQuality {
-                let image = EncodedImage(data: w.data, format: .jpeg, width: work.width, height: work.height, quality: w.quality, score: nil)
-                return Outcome(image: image, previewSource: keepPreviewSource ? try handing.get() : nil)
-            }
+        if triesSourceFirst(work: (work.width, work.height), view: view),
+           let done = try atSource(handing, work, &model, keepPreviewSource: keepPreviewSource, preview: preview) {
+            return done
         }
         // Resize in RGB (through swscale's planar path), then TurboJPEG's own color conversion:
         // scaling straight into 4:2:0 was measured too, and lost 0.0005 SSIM on the 5120 px PNGs
@@ -179,18 +170,42 @@ package struct BudgetSearch: Sendable {
             return result
         }
         let maxLong = min(max(work.width, work.height), profile.maxSide ?? Int.max)
+        let current = try climb(from: viewLong, maxLong: maxLong, downToo: (first?.quality ?? 0) < stepDownBelow, candidate)
+        return Outcome(image: current, previewSource: previewSource, sidesScored: scored)
+    }
+
+    /// The whole picture at its own size, when the view is most of it: its JPEG if one fits at
+    /// `sourceSideQuality` or better, else nil (and what it measured goes into `model`).
+    private func atSource(_ handing: Handover, _ work: WorkSize, _ model: inout RateModel, keepPreviewSource: Bool,
+                          preview: ((PixelBuffer) -> Void)?) throws -> Outcome? {
+        var atLeast = QualitySearch(minQuality: sourceSideQuality, floorOnly: true, threads: min(threads, encodesAtOnce))
+        atLeast.fullChroma = fullChroma
+        let whole = try Trace.time("quality search at source") {
+            try atLeast.sampledTrials(handing.get(), maxBytes: profile.maxBytes, start: 88, beforeWhole: { if let p = try? handing.get() { preview?(p) } })
+        }
+        model.add(pixels: work.pixelCount, whole.sizes)
+        Trace.note("source \(work.width)x\(work.height) q=\(whole.result?.quality ?? -1)")
+        guard let w = whole.result, w.quality >= sourceSideQuality else { return nil }
+        let image = EncodedImage(data: w.data, format: .jpeg, width: work.width, height: work.height, quality: w.quality, score: nil)
+        return Outcome(image: image, previewSource: keepPreviewSource ? try handing.get() : nil)
+    }
+
+    /// The hill climb on measured SSIM: from the view's long side (down first until something fits),
+    /// up a step while the score rises, then down when going up never did and `downToo`.
+    private func climb(from viewLong: Int, maxLong: Int, downToo: Bool,
+                       _ candidate: (_ long: Int, _ last: Bool) throws -> EncodedImage?) throws -> EncodedImage {
         var bestLong = viewLong
-        var best = try candidate(viewLong)
+        var best = try candidate(viewLong, false)
         // Too big even at the lowest quality: shrink until something fits.
         var steps = 0
         while best == nil && bestLong > 16 {
             bestLong = Int(Double(bestLong) / sideStep)
-            best = try candidate(bestLong)
+            best = try candidate(bestLong, false)
         }
         guard var current = best else {
             throw MediaPrepError(.overLimit, "cannot fit this image in \(profile.maxBytes) bytes")
         }
-        let directions = (first?.quality ?? 0) >= stepDownBelow ? [sideStep] : [sideStep, 1 / sideStep]
+        let directions = downToo ? [sideStep, 1 / sideStep] : [sideStep]
         for (d, direction) in directions.enumerated() {
             var long = bestLong
             func step(_ from: Int) -> Int? { Self.nextSide(from, direction, maxLong: maxLong) }
@@ -198,14 +213,14 @@ package struct BudgetSearch: Sendable {
                 steps += 1
                 // Whatever it scores, nothing follows: no step after it, and no way back down.
                 let last = (steps >= maxSizeSteps || step(next) == nil) && (d == directions.count - 1 || bestLong != viewLong)
-                guard let c = try candidate(next, last: last), (c.score ?? 0) > (current.score ?? 0) else { break }
+                guard let c = try candidate(next, last), (c.score ?? 0) > (current.score ?? 0) else { break }
                 current = c
                 long = next
                 bestLong = next
             }
             if bestLong != viewLong { break }  // moved up: no need to look down
         }
-        return Outcome(image: current, previewSource: previewSource, sidesScored: scored)
+        return current
     }
 
     /// A candidate's luma as the viewer sees it: decoded, and scaled to the view. With a core to
