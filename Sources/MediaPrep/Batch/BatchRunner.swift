@@ -113,18 +113,26 @@ package struct BatchRunner: Sendable {
                     start()
                     pull()
                 }
-                // Cancelled: inputs never started leave gaps; emit what did run, in order.
-                for i in results.indices() {
-                    if let r = results.take(i) {
-                        await emit(i, paths.removeValue(forKey: i) ?? "", r)
-                        emitted += 1
-                    }
-                }
+                emitted += await Self.emitRest(results, &paths, emit)
                 return Summary(emitted: emitted, cancelled: cancellation.isCancelled)
             }
         } onCancel: {
             cancellation.cancel()
         }
+    }
+}
+
+extension BatchRunner {
+    /// Cancelled: inputs never started leave gaps; what did run is emitted, in order. How many were.
+    fileprivate static func emitRest<R: Sendable>(_ results: ResultStore<R>, _ paths: inout [Int: String],
+                                                  _ emit: (_ index: Int, _ path: String, _ result: R) async -> Void) async -> Int {
+        var emitted = 0
+        for i in results.indices() {
+            guard let r = results.take(i) else { continue }
+            await emit(i, paths.removeValue(forKey: i) ?? "", r)
+            emitted += 1
+        }
+        return emitted
     }
 }
 
