@@ -82,4 +82,19 @@ import Testing
         }
         #expect(total > 0)
     }
+
+    /// `refusal` (checked before a file is named) says no exactly when `plan` rejects, in the same words.
+    @Test func refusalAgreesWithThePlan() {
+        for xftp in [true, false] {
+            let planner = TransferPlanner(xftpAvailable: xftp)
+            for size: Int64 in [-1, 0, 1, 15_000, 260_000, 1_047_552, 8_388_608, 1_073_741_824, 1_073_741_825, 4_000_000_000] {
+                for kind in UploadContentKind.allCases {
+                    for recipients in [0, 1, 5] {
+                        let plan = planner.plan(size: size, kind: kind, fileName: "IMG_20260101_000000.jpg", recipients: recipients)
+                        #expect(planner.refusal(size: size, kind: kind, recipients: recipients) == (plan.method == .rejected ? plan.reason : nil))
+                    }
+                }
+            }
+        }
+    }
 }

@@ -23,4 +23,9 @@ extension SendRules {
     func transfer(size: Int, kind: UploadContentKind, fileName: String) -> TransferPlan {
         TransferPlanner(limits: limits, xftpAvailable: xftp).plan(size: Int64(size), kind: kind, fileName: fileName, recipients: recipients)
     }
+
+    /// Why a file of `size` cannot travel at all (checked before it is named), or nil.
+    func refusal(size: Int, kind: UploadContentKind) -> String? {
+        TransferPlanner(limits: limits, xftpAvailable: xftp).refusal(size: Int64(size), kind: kind, recipients: recipients)
+    }
 }

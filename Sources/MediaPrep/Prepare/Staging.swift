@@ -7,10 +7,10 @@ extension AttachmentPreparer {
     /// The last step of every kind: checked to be sendable (nothing is named that cannot go), then
     /// named now, or left for a batch to name in input order.
     func place(_ item: inout PreparedItem, _ staged: StagedFile, size: Int) throws {
-        let transfer = rules.transfer(size: size, kind: item.kind, fileName: staged.base + "." + staged.ext)
-        guard transfer.method != .rejected else {
+        // Whether it can travel at all; its transfer is planned once, on the name it is given.
+        if let why = rules.refusal(size: size, kind: item.kind) {
             staged.discard()
-            throw MediaPrepError(.overLimit, transfer.reason ?? "cannot be sent")
+            throw MediaPrepError(.overLimit, why)
         }
         if stagesOutputs {
             item.staged = staged

@@ -19,24 +19,12 @@ public struct TransferPlanner: Sendable {
         let mode = InlineFileMode.decide(kind: kind, chunks: chunks, recipients: recipients, config: inline)
         var p = TransferPlan(method: .rejected, inlineMode: mode, chunkSizes: [], encryptedSize: 0, padding: 0,
                              reason: nil, smpChunks: chunks, recipientKeys: 0)
-        if size < 0 {
-            p.reason = "a file size cannot be negative"
+        if let why = refusal(size: size, kind: kind, recipients: recipients, encrypted: encrypted) {
+            p.reason = why
             return p
         }
-        guard xftpAvailable else {
-            if size > limits.maxFileSizeSMP {
-                p.reason = "\(size) bytes is over the \(limits.maxFileSizeSMP)-byte limit for files sent without XFTP"
-                return p
-            }
+        if !xftpAvailable || (!encrypted && (mode == .sent || recipients <= 0)) {
             p.method = mode == .sent ? .smpInline : .smp
-            return p
-        }
-        if !encrypted && (mode == .sent || recipients <= 0) {
-            p.method = mode == .sent ? .smpInline : .smp
-            return p
-        }
-        if size > limits.maxFileSizeXFTP {
-            p.reason = "\(size) bytes is over the \(limits.maxFileSizeXFTP)-byte XFTP file limit"
             return p
         }
         let x = XFTPChunkPlan(fileSize: size, fileName: fileName)
@@ -46,5 +34,17 @@ public struct TransferPlanner: Sendable {
         p.padding = x.padding
         p.recipientKeys = XFTPChunkPlan.recipientKeys(recipients: recipients)
         return p
+    }
+
+    /// Why a file of `size` cannot travel at all, or nil: what `plan` rejects, without the chunk plan
+    /// (which needs the file's final name), so a preparer can check before it names the file.
+    public func refusal(size: Int64, kind: UploadContentKind, recipients: Int = 1, encrypted: Bool = false) -> String? {
+        if size < 0 { return "a file size cannot be negative" }
+        guard xftpAvailable else {
+            return size > limits.maxFileSizeSMP ? "\(size) bytes is over the \(limits.maxFileSizeSMP)-byte limit for files sent without XFTP" : nil
+        }
+        let mode = InlineFileMode.decide(kind: kind, chunks: InlineFileMode.chunkCount(fileSize: size, config: inline), recipients: recipients, config: inline)
+        if !encrypted && (mode == .sent || recipients <= 0) { return nil }
+        return size > limits.maxFileSizeXFTP ? "\(size) bytes is over the \(limits.maxFileSizeXFTP)-byte XFTP file limit" : nil
     }
 }
