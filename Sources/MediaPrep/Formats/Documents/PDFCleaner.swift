@@ -164,3 +164,11 @@ enum PDFCleaner {
         return (rewrite.found, PDFPicturePatch(bytes, rewrite))
     }
 }
+
+extension DocumentFormats {
+    /// "%PDF-" within the first 64 bytes (readers accept a little junk before it).
+    static let pdf = FormatEntry(formats: [.pdf]) { h in
+        let b = h.b
+        return b.count >= 8 && (0...(b.count - 5)).contains(where: { b[$0] == 0x25 && b[$0..<$0 + 5].elementsEqual("%PDF-".utf8) }) ? .pdf : nil
+    }
+}

@@ -171,18 +171,17 @@ enum TarRewrite {
     }
 }
 
-extension MetadataRewrite {
-    static let maxHTMLBytes = 64 << 20
+extension DocumentFormats {
+    /// POSIX and GNU tar: "ustar" at 257 in the first header.
+    static let tar = FormatEntry(formats: [.tar], recognise: { h in h.data.count >= 263 && h.data[257..<262].elementsEqual("ustar".utf8) ? .tar : nil },
+                                 rewrite: { r, _ in try TarRewrite.rewrite(r) })
+}
 
-    /// An HTML page's `<meta>` author, generator and dates and its comments, blanked with spaces.
-    static func html(_ r: ByteReader) throws -> MetadataRewrite? {
-        guard r.size <= maxHTMLBytes else {
-            throw MediaPrepError(.tooLarge, "an HTML page over \(maxHTMLBytes >> 20) MiB is not read for the names it may hold")
-        }
-        let d = try r.read(0, r.size)
-        let e = PackageParts.htmlEdits(d)
-        guard !e.edits.isEmpty else { return nil }
-        // The edits made as spaces (line breaks kept): the page keeps its length and its line numbers.
-        return MetadataRewrite(sourceSize: r.size, edits: e.edits.map { range, _ in (range, [.bytes(d[range].map { $0 == 0x0A || $0 == 0x0D ? $0 : 0x20 })]) }, found: e.found)
-    }
+extension DocumentFormats {
+    /// gzip whose start inflates to a TAR header ("ustar" at 257).
+    static let tarGzip = FormatEntry(formats: [.tarGzip], recognise: { h in
+        guard Gzip.isGzip(h.b) else { return nil }
+        let start = Gzip.inflatePrefix(Array(h.data.prefix(1 << 16)), limit: 263)
+        return start.count >= 262 && start[257..<262].elementsEqual("ustar".utf8) ? .tarGzip : nil
+    }, rewrite: { r, _ in try TarRewrite.gzip(r) })
 }

@@ -294,3 +294,11 @@ final class Scratch {
         return out
     }
 }
+
+extension DocumentFormats {
+    /// A local file header, or the end record of an empty archive; its family (DOCX, ODT, EPUB…) is
+    /// told from its members when opened.
+    static let zip = FormatEntry(formats: [.zip, .officeDocument, .openDocument, .epub]) { h in
+        h.starts([0x50, 0x4B, 0x03, 0x04]) || h.starts([0x50, 0x4B, 0x05, 0x06]) ? .zip : nil
+    }
+}

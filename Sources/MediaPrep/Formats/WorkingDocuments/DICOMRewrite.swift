@@ -151,3 +151,9 @@ extension MetadataRewrite {
         private static func isLongVR(_ vr: String) -> Bool { MetadataRewrite.longVRs.contains(vr) }
     }
 }
+
+extension WorkingDocuments {
+    /// DICOM: a 128-byte preamble, then "DICM" (past the 64 bytes the magics above look at).
+    static let dicom = FormatEntry(formats: [.dicom], recognise: { h in h.data.count >= 132 && h.data[128..<132].elementsEqual("DICM".utf8) ? .dicom : nil },
+                                   rewrite: { r, _ in try MetadataRewrite.dicom(r) })
+}

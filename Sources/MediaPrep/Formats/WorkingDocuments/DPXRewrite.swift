@@ -60,3 +60,9 @@ extension MetadataRewrite {
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found)
     }
 }
+
+extension WorkingDocuments {
+    /// DPX's magic in either byte order, then its version ("V1.0", "V2.0").
+    static let dpx = FormatEntry(formats: [.dpx], recognise: { h in (h.at(0, "SDPX") || h.at(0, "XPDS")) && (h.at(8, "V") || h.at(8, "v")) ? .dpx : nil },
+                                 rewrite: { r, _ in try MetadataRewrite.dpx(r) })
+}

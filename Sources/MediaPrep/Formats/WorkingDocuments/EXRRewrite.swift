@@ -110,3 +110,9 @@ extension MetadataRewrite {
         return [UInt8](repeating: 0x78, count: length - digits.count) + digits
     }
 }
+
+extension WorkingDocuments {
+    /// OpenEXR's magic and version 2.
+    static let exr = FormatEntry(formats: [.exr], recognise: { h in h.starts([0x76, 0x2F, 0x31, 0x01]) && h.b.count >= 8 && h.b[4] == 2 ? .exr : nil },
+                                 rewrite: { r, _ in try MetadataRewrite.exr(r) })
+}

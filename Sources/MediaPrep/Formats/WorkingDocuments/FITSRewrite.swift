@@ -110,3 +110,10 @@ extension MetadataRewrite {
         return r.partialValue
     }
 }
+
+extension WorkingDocuments {
+    /// FITS's first card, SIMPLE = T.
+    static let fits = FormatEntry(formats: [.fits], recognise: { h in
+        h.at(0, "SIMPLE  =") && h.b.count >= 30 && h.b[29] == 0x54 && h.b[9..<29].allSatisfy({ $0 == 0x20 }) ? .fits : nil
+    }, rewrite: { r, _ in try MetadataRewrite.fits(r) })
+}

@@ -94,3 +94,10 @@ extension MetadataRewrite {
         return found.isEmpty ? .other : found
     }
 }
+
+extension WorkingDocuments {
+    /// Photoshop: "8BPS", version 1 (PSD) or 2 (PSB), six reserved zero bytes.
+    static let psd = FormatEntry(formats: [.psd], recognise: { h in
+        h.at(0, "8BPS") && h.b.count >= 12 && [1, 2].contains(Bytes.be(h.b, 4, 2)) && h.b[6..<12].allSatisfy({ $0 == 0 }) ? .psd : nil
+    }, rewrite: { r, _ in try MetadataRewrite.psd(r) })
+}

@@ -55,3 +55,8 @@ extension MetadataRewrite {
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found)
     }
 }
+
+extension WorkingDocuments {
+    static let psp = FormatEntry(formats: [.psp], recognise: { h in h.b.count >= 32 && Array(h.b.prefix(32)) == MetadataRewrite.pspSignature ? .psp : nil },
+                                 rewrite: { r, _ in try MetadataRewrite.psp(r) })
+}

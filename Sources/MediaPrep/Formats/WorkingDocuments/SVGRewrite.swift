@@ -226,3 +226,15 @@ struct SVGTags {
         return nil
     }
 }
+
+extension WorkingDocuments {
+    static let svg = FormatEntry(formats: [.svg], recognise: { FormatSniffer.isSVG($0.data.prefix(FormatSniffer.svgLength)) ? .svg : nil },
+                                 rewrite: { r, _ in try MetadataRewrite.svg(r) })
+}
+
+extension WorkingDocuments {
+    /// SVGZ: gzip whose start inflates to an SVG's (a .tar.gz or a gzipped log is no drawing).
+    static let svgz = FormatEntry(formats: [.svgz], recognise: { h in
+        Gzip.isGzip(h.b) && FormatSniffer.isSVG(Gzip.inflatePrefix(Array(h.data.prefix(1 << 16)), limit: FormatSniffer.svgLength)) ? .svgz : nil
+    }, rewrite: { r, _ in try MetadataRewrite.svgz(r) })
+}

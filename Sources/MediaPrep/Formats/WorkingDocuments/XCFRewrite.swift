@@ -60,3 +60,9 @@ extension MetadataRewrite {
         return edits.isEmpty ? nil : MetadataRewrite(sourceSize: r.size, edits: edits, found: found)
     }
 }
+
+extension WorkingDocuments {
+    /// GIMP: "gimp xcf ", a version ("file", "v001"…) and its terminating zero.
+    static let xcf = FormatEntry(formats: [.xcf], recognise: { h in h.at(0, "gimp xcf ") && h.b.count >= 14 && h.b[13] == 0 ? .xcf : nil },
+                                 rewrite: { r, _ in try MetadataRewrite.xcf(r) })
+}
