@@ -265,11 +265,14 @@ import UploadPlanner
     /// a HEIF, JPEG XL or TIFF rewrite never grows the file (it only cuts what follows the last box).
     public static func strip(_ d: [UInt8]) {
         let reader = ByteReader(d)
-        var rewrites = [MediaFormat.mp4, .matroska, .avi, .mp3, .flac, .wav, .ogg, .aiff, .caf].compactMap { try? FormatRegistry.rewrite(reader, format: $0) }
-        for format in [MediaFormat.psd, .xcf, .psp, .exr, .dpx, .fits, .svg, .svgz, .dicom] {
+        // Every rewrite the registry holds, so a format registered is a format fuzzed; a working
+        // document is rewritten in place (an SVGZ and a TAR.GZ are compressed again, a TAR's members may change size).
+        var rewrites: [MetadataRewrite] = []
+        var formats: [MediaFormat] = []
+        for entry in FormatRegistry.entries where entry.rewrite != nil { formats += entry.formats.filter { !formats.contains($0) } }
+        for format in formats {
             guard let rewrite = try? FormatRegistry.rewrite(reader, format: format) else { continue }
-            // An SVGZ is compressed again; every other document is rewritten in place.
-            precondition(format == .svgz || rewrite.outputSize == d.count, "a document's in-place rewrite changed its size")
+            precondition(!format.isDocument || format == .svgz || rewrite.outputSize == d.count, "a document's in-place rewrite changed its size")
             rewrites.append(rewrite)
         }
         let jpeg = try? JPEGSource(d, isWhole: true)
