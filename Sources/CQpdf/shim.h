@@ -11,7 +11,7 @@
     X(qpdf_oh_is_dictionary) X(qpdf_oh_is_stream) X(qpdf_oh_is_array) X(qpdf_oh_is_indirect) X(qpdf_oh_is_name_and_equals) \
     X(qpdf_oh_get_object_id) X(qpdf_oh_get_generation) X(qpdf_oh_get_array_n_items) X(qpdf_oh_get_array_item) \
     X(qpdf_oh_begin_dict_key_iter) X(qpdf_oh_dict_more_keys) X(qpdf_oh_dict_next_key) X(qpdf_oh_has_key) X(qpdf_oh_get_key) \
-    X(qpdf_oh_remove_key) X(qpdf_oh_get_dict) X(qpdf_oh_get_stream_data) \
+    X(qpdf_oh_remove_key) X(qpdf_oh_get_dict) X(qpdf_oh_get_stream_data) X(qpdf_oh_replace_stream_data) X(qpdf_oh_new_null) \
     X(qpdf_init_write) X(qpdf_set_object_stream_mode) X(qpdf_set_stream_data_mode) X(qpdf_set_deterministic_ID) \
     X(qpdf_set_suppress_original_object_IDs) X(qpdf_write)
 

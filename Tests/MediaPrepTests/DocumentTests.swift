@@ -120,6 +120,32 @@ enum ZipBuild {
         #expect(Self.leaks(out) == [] && Self.has(out, Self.scan))
     }
 
+    /// A file attached to a PDF (its /EmbeddedFiles): its dates go, and its content is cleaned as its
+    /// own kind (here the phone photo, GPS and camera), stored again.
+    @Test func aPDFsAttachmentLosesItsDatesAndItsPhotosExif() throws {
+        func stream(_ dict: String, _ data: [UInt8]) -> [UInt8] { Array("<< \(dict) /Length \(data.count) >>\nstream\n".utf8) + data + Array("\nendstream".utf8) }
+        let objects: [[UInt8]] = [
+            Array("<< /Type /Catalog /Pages 2 0 R /Names << /EmbeddedFiles << /Names [(IMG_0001.jpg) 4 0 R] >> >> >>".utf8),
+            Array("<< /Type /Pages /Kids [3 0 R] /Count 1 >>".utf8),
+            Array("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>".utf8),
+            Array("<< /Type /Filespec /F (IMG_0001.jpg) /UF (IMG_0001.jpg) /EF << /F 5 0 R >> >>".utf8),
+            stream("/Type /EmbeddedFile /Params << /ModDate (D:20230405101112) /Size \(Self.photo.count) >>", Self.photo),
+        ]
+        var pdf = Array("%PDF-1.7\n".utf8), offsets: [Int] = []
+        for (i, body) in objects.enumerated() {
+            offsets.append(pdf.count)
+            pdf += Array("\(i + 1) 0 obj\n".utf8) + body + Array("\nendobj\n".utf8)
+        }
+        let xref = pdf.count
+        pdf += Array("xref\n0 \(objects.count + 1)\n0000000000 65535 f \n".utf8)
+        for o in offsets { pdf += Array(String(format: "%010d 00000 n \n", o).utf8) }
+        pdf += Array("trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
+        #expect(!Self.leaks(pdf).isEmpty)
+        let (item, out, reasons) = try preparedDocument(pdf, name: "invoice.pdf")
+        #expect(item.route == .stripped && reasons.joined().contains("location") && reasons.joined().contains("dates"), "\(reasons)")
+        #expect(Self.leaks(out) == [] && !Bytes.contains(out, "/ModDate") && Self.has(out, Self.scan))
+    }
+
     @Test func aPDFQpdfCannotReadGoesAsItCameAndSaysSo() throws {
         let input = Array("%PDF-1.4\n1 0 obj << /Author (Jane Sender) garbage".utf8) + [UInt8](repeating: 0x41, count: 300)
         let (item, out, reasons) = try preparedDocument(input, name: "broken.pdf")

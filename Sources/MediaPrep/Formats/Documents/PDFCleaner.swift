@@ -112,6 +112,12 @@ enum PDFCleaner {
                     keys.removeAll { $0 == key }
                 }
             }
+            let type = pdf.value(dict, "/Type")
+            defer { pdf.release(type) }
+            if isStream, pdf.isName(type, "/EmbeddedFile"), let fields = try attachment(pdf, oh, dict, keys: &keys, apply: apply) {
+                found.formUnion(fields)
+                pictures += 1
+            }
             if isStream, pdf.isName(subtype, "/Image"), let (fields, patch) = try picture(pdf, oh, dict) {
                 found.formUnion(fields)
                 pictures += 1
@@ -122,6 +128,31 @@ enum PDFCleaner {
         }
         pdf.drainWarnings()
         return (found, pictures, patches)
+    }
+
+    /// A file attached to the PDF: its /Params (dates, checksum, the Mac's creator) gone, and its
+    /// content cleaned as its own kind (a photo, a DOCX, another PDF), stored again unfiltered. Over
+    /// `ZipPackageCleaner.maxMemberBytes`, or under a filter qpdf does not undo, it is refused.
+    private static func attachment(_ pdf: QPDFDocument, _ stream: qpdf_oh, _ dict: qpdf_oh, keys: inout [String], apply: Bool) throws -> PrivateFields? {
+        var found: PrivateFields = []
+        if keys.contains("/Params") {
+            found.insert(.dates)
+            if apply { pdf.remove(dict, "/Params") }
+            keys.removeAll { $0 == "/Params" }
+        }
+        guard let data = try pdf.decodedData(stream) else {
+            throw MediaPrepError(.unsupportedFormat, "a file attached to the PDF is stored in a way qpdf cannot undo, so what it says cannot be taken out")
+        }
+        guard data.count <= ZipPackageCleaner.maxMemberBytes else {
+            throw MediaPrepError(.tooLarge, "a file attached to the PDF is over \(ZipPackageCleaner.maxMemberBytes >> 20) MiB")
+        }
+        let format = FormatSniffer.sniff(data)
+        if format != .unknown, format.isImage || format.isAudioVisual || format.isDocument || format.isPackage,
+           let (cleaned, fields) = try EmbeddedDocument.clean(data, format: format, depth: 1) {
+            found.formUnion(fields)
+            if apply { pdf.replaceData(stream, cleaned) }
+        }
+        return found.isEmpty ? nil : found
     }
 
     /// What the trailer's Info dictionary names (and it gone, when `apply`).

@@ -81,6 +81,27 @@ final class QPDFDocument {
         return Array(UnsafeBufferPointer(start: buffer, count: length))
     }
 
+    /// A stream's bytes with its general filters undone (Flate, LZW, ASCII85…); nil when one of its
+    /// filters is one qpdf does not undo.
+    func decodedData(_ stream: qpdf_oh) throws -> [UInt8]? {
+        var buffer: UnsafeMutablePointer<UInt8>? = nil
+        var length = 0
+        var filtered: QPDF_BOOL = QPDF_FALSE
+        let rc = q.qpdf_oh_get_stream_data(handle, stream, qpdf_dl_generalized, &filtered, &buffer, &length)
+        defer { free(buffer) }
+        guard rc & QPDF_ERRORS == 0 else { throw MediaPrepError(.corrupt, "a PDF stream qpdf cannot read: \(lastError() ?? "unknown error")") }
+        guard filtered != QPDF_FALSE, let buffer else { return nil }
+        return Array(UnsafeBufferPointer(start: buffer, count: length))
+    }
+
+    /// Replaces a stream's data with `bytes` stored as they are (no filter): qpdf keeps them until
+    /// the document is written, so only small ones (an attachment) go this way.
+    func replaceData(_ stream: qpdf_oh, _ bytes: [UInt8]) {
+        let none = q.qpdf_oh_new_null(handle)
+        defer { release(none) }
+        bytes.withUnsafeBufferPointer { q.qpdf_oh_replace_stream_data(handle, stream, $0.baseAddress, $0.count, none, none) }
+    }
+
     /// Writes the document whole at `path`: one revision, only the objects reachable from the trailer,
     /// streams as they were compressed, object streams kept, a fresh /ID computed from the new content.
     func write(to path: String) throws {
