@@ -478,6 +478,8 @@ static inline void cpng_flatten(const unsigned char *s, unsigned char *d, size_t
 /* gzip streams (an SVGZ drawing) through the zlib libpng links: inflateInit2 and deflateInit2 are
    macros Swift cannot import. 15 + 16: a 32 KiB window, gzip header and trailer. */
 static inline int cpng_gzip_inflate_init(z_stream *s) { return inflateInit2(s, 15 + 16); }
+/* A zlib stream (a PDF's FlateDecode), header and Adler-32 checked. */
+static inline int cpng_zlib_inflate_init(z_stream *s) { return inflateInit2(s, 15); }
 static inline int cpng_gzip_deflate_init(z_stream *s, int level) {
     return deflateInit2(s, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CPng
 @testable import MediaPrep
 
 /// ZIPs built in tests: stored members, each with the time, the Unix owner extra field and the comment
@@ -59,6 +60,24 @@ enum ZipBuild {
         return Array(photo[sos...])
     }
 
+    static func pdfStream(_ dict: String, _ data: [UInt8]) -> [UInt8] {
+        Array("<< \(dict) /Length \(data.count) >>\nstream\n".utf8) + data + Array("\nendstream".utf8)
+    }
+
+    /// Objects 1… (1 the catalog) with their cross-reference table and trailer; the file and where its table starts.
+    static func pdfFile(_ objects: [[UInt8]], trailer: String = "") -> ([UInt8], Int) {
+        var out = Array("%PDF-1.7\n%\u{E2}\u{E3}\n".utf8), offsets: [Int] = []
+        for (i, body) in objects.enumerated() {
+            offsets.append(out.count)
+            out += Array("\(i + 1) 0 obj\n".utf8) + body + Array("\nendobj\n".utf8)
+        }
+        let xref = out.count
+        out += Array("xref\n0 \(objects.count + 1)\n0000000000 65535 f \n".utf8)
+        for o in offsets { out += Array(String(format: "%010d 00000 n \n", o).utf8) }
+        out += Array("trailer\n<< /Size \(objects.count + 1) /Root 1 0 R \(trailer) >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
+        return (out, xref)
+    }
+
     /// A PDF as an office suite writes one and then saves again: Info, XMP, PieceInfo, a page thumbnail,
     /// an annotation by its author, the phone photo as a DCT image; an incremental update with a new Info.
     static func pdf(photo: [UInt8] = photo) -> [UInt8] {
@@ -77,15 +96,8 @@ enum ZipBuild {
             stream("/Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8", [0x80]),
             Array("<< /Author (Jane Sender) /Producer (Acme Writer SN-4417) /CreationDate (D:20230405101112) >>".utf8),
         ]
-        var out = Array("%PDF-1.7\n%\u{E2}\u{E3}\n".utf8), offsets: [Int] = []
-        for (i, body) in objects.enumerated() {
-            offsets.append(out.count)
-            out += Array("\(i + 1) 0 obj\n".utf8) + body + Array("\nendobj\n".utf8)
-        }
-        let xref = out.count
-        out += Array("xref\n0 \(objects.count + 1)\n0000000000 65535 f \n".utf8)
-        for o in offsets { out += Array(String(format: "%010d 00000 n \n", o).utf8) }
-        out += Array("trailer\n<< /Size \(objects.count + 1) /Root 1 0 R /Info 10 0 R >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
+        let (file, xref) = pdfFile(objects, trailer: "/Info 10 0 R")
+        var out = file
         let o11 = out.count
         out += Array("11 0 obj\n<< /Author (Jane Q. Sender) >>\nendobj\n".utf8)
         let xref2 = out.count
@@ -120,27 +132,28 @@ enum ZipBuild {
         #expect(Self.leaks(out) == [] && Self.has(out, Self.scan))
     }
 
-    /// A file attached to a PDF (its /EmbeddedFiles): its dates go, and its content is cleaned as its
-    /// own kind (here the phone photo, GPS and camera), stored again.
-    @Test func aPDFsAttachmentLosesItsDatesAndItsPhotosExif() throws {
-        func stream(_ dict: String, _ data: [UInt8]) -> [UInt8] { Array("<< \(dict) /Length \(data.count) >>\nstream\n".utf8) + data + Array("\nendstream".utf8) }
+    /// zlib's own format (a PDF's FlateDecode), through libpng's zlib.
+    static func zlib(_ d: [UInt8]) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Int(compressBound(uLong(d.count))))
+        var length = uLong(out.count)
+        try #require(compress2(&out, &length, d, uLong(d.count), 6) == Z_OK)
+        return Array(out.prefix(Int(length)))
+    }
+
+    /// A file attached to a PDF (its /EmbeddedFiles, stored as it is or deflated, as writers store
+    /// them): its dates go, and its content is cleaned as its own kind (here the phone photo, GPS and
+    /// camera), stored again.
+    @Test(arguments: [false, true]) func aPDFsAttachmentLosesItsDatesAndItsPhotosExif(deflated: Bool) throws {
+        let stored = deflated ? try Self.zlib(Self.photo) : Self.photo
         let objects: [[UInt8]] = [
             Array("<< /Type /Catalog /Pages 2 0 R /Names << /EmbeddedFiles << /Names [(IMG_0001.jpg) 4 0 R] >> >> >>".utf8),
             Array("<< /Type /Pages /Kids [3 0 R] /Count 1 >>".utf8),
             Array("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>".utf8),
             Array("<< /Type /Filespec /F (IMG_0001.jpg) /UF (IMG_0001.jpg) /EF << /F 5 0 R >> >>".utf8),
-            stream("/Type /EmbeddedFile /Params << /ModDate (D:20230405101112) /Size \(Self.photo.count) >>", Self.photo),
+            Self.pdfStream("/Type /EmbeddedFile \(deflated ? "/Filter /FlateDecode " : "")/Params << /ModDate (D:20230405101112) /Size \(Self.photo.count) >>", stored),
         ]
-        var pdf = Array("%PDF-1.7\n".utf8), offsets: [Int] = []
-        for (i, body) in objects.enumerated() {
-            offsets.append(pdf.count)
-            pdf += Array("\(i + 1) 0 obj\n".utf8) + body + Array("\nendobj\n".utf8)
-        }
-        let xref = pdf.count
-        pdf += Array("xref\n0 \(objects.count + 1)\n0000000000 65535 f \n".utf8)
-        for o in offsets { pdf += Array(String(format: "%010d 00000 n \n", o).utf8) }
-        pdf += Array("trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
-        #expect(!Self.leaks(pdf).isEmpty)
+        let (pdf, _) = Self.pdfFile(objects)
+        #expect(!Self.leaks(deflated ? Self.photo : pdf).isEmpty)
         let (item, out, reasons) = try preparedDocument(pdf, name: "invoice.pdf")
         #expect(item.route == .stripped && reasons.joined().contains("location") && reasons.joined().contains("dates"), "\(reasons)")
         #expect(Self.leaks(out) == [] && !Bytes.contains(out, "/ModDate") && Self.has(out, Self.scan))

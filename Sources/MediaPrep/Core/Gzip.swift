@@ -19,20 +19,26 @@ enum Gzip {
         try inflate(data, limit: limit, whole: true)
     }
 
-    private static func inflate(_ data: [UInt8], limit: Int, whole: Bool) throws -> [UInt8] {
+    /// What one zlib stream (a PDF's FlateDecode) inflates to, with the same bounds and errors.
+    static func inflateZlib(_ data: [UInt8], limit: Int) throws -> [UInt8] {
+        try inflate(data, limit: limit, whole: true, zlib: true)
+    }
+
+    private static func inflate(_ data: [UInt8], limit: Int, whole: Bool, zlib: Bool = false) throws -> [UInt8] {
+        let what = zlib ? "the zlib stream" : "the gzip stream"
         var out: [UInt8] = []
         var consumed = 0
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while consumed < data.count {
             // Zeros after a member are padding some writers leave, no second member.
-            guard isGzip(data[consumed...]) else {
+            guard zlib || isGzip(data[consumed...]) else {
                 guard data[consumed...].allSatisfy({ $0 == 0 }) else {
                     throw MediaPrepError(.corrupt, "the gzip stream is followed by \(data.count - consumed) bytes that are no gzip member")
                 }
                 break
             }
             var z = z_stream()
-            guard cpng_gzip_inflate_init(&z) == Z_OK else { throw MediaPrepError(.outOfMemory, "zlib could not start inflating") }
+            guard (zlib ? cpng_zlib_inflate_init(&z) : cpng_gzip_inflate_init(&z)) == Z_OK else { throw MediaPrepError(.outOfMemory, "zlib could not start inflating") }
             defer { inflateEnd(&z) }
             var rc: Int32 = Z_OK
             try data.withUnsafeBufferPointer { input in
@@ -50,16 +56,16 @@ enum Gzip {
                     out += chunk[0..<produced]
                     guard out.count <= limit else {
                         if !whole { out.removeLast(out.count - limit); return }
-                        throw MediaPrepError(.tooLarge, "the gzip stream inflates to over \(limit) bytes")
+                        throw MediaPrepError(.tooLarge, "\(what) inflates to over \(limit) bytes")
                     }
                     if rc == Z_BUF_ERROR && z.avail_in == 0 { break }
                 } while rc == Z_OK
             }
             if !whole { return out }
             switch rc {
-            case Z_STREAM_END: consumed = data.count - Int(z.avail_in)
-            case Z_BUF_ERROR, Z_OK: throw MediaPrepError(.truncated, "the gzip stream is cut off after \(out.count) inflated bytes")
-            default: throw MediaPrepError(.corrupt, "the gzip stream is damaged (zlib: \(z.msg.map { String(cString: $0) } ?? "error \(rc)"))")
+            case Z_STREAM_END: consumed = zlib ? data.count : data.count - Int(z.avail_in)  // one zlib stream; what follows is the PDF's padding
+            case Z_BUF_ERROR, Z_OK: throw MediaPrepError(.truncated, "\(what) is cut off after \(out.count) inflated bytes")
+            default: throw MediaPrepError(.corrupt, "\(what) is damaged (zlib: \(z.msg.map { String(cString: $0) } ?? "error \(rc)"))")
             }
         }
         return out

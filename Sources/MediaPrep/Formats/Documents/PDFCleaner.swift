@@ -140,9 +140,24 @@ enum PDFCleaner {
             if apply { pdf.remove(dict, "/Params") }
             keys.removeAll { $0 == "/Params" }
         }
-        guard let data = try pdf.decodedData(stream) else {
-            throw MediaPrepError(.unsupportedFormat, "a file attached to the PDF is stored in a way qpdf cannot undo, so what it says cannot be taken out")
+        // Stored as it is, or deflated (as every writer stores them): inflated here within the member
+        // cap, never by qpdf, which would inflate a bomb whole. Any other filter leaves the PDF as it came.
+        let filter = pdf.value(dict, "/Filter"), parameters = pdf.value(dict, "/DecodeParms")
+        defer { pdf.release(filter); pdf.release(parameters) }
+        var flate = false
+        if pdf.isArray(filter) {
+            guard pdf.count(filter) == 1 else { throw unfiltered }
+            let only = pdf.item(filter, 0)
+            defer { pdf.release(only) }
+            guard pdf.isName(only, "/FlateDecode") else { throw unfiltered }
+            flate = true
+        } else if pdf.isNameOrArray(filter) {
+            guard pdf.isName(filter, "/FlateDecode") else { throw unfiltered }
+            flate = true
         }
+        guard !pdf.isDictionary(parameters) else { throw unfiltered }
+        let raw = try pdf.rawData(stream)
+        let data = flate ? try Gzip.inflateZlib(raw, limit: ZipPackageCleaner.maxMemberBytes) : raw
         guard data.count <= ZipPackageCleaner.maxMemberBytes else {
             throw MediaPrepError(.tooLarge, "a file attached to the PDF is over \(ZipPackageCleaner.maxMemberBytes >> 20) MiB")
         }
@@ -154,6 +169,8 @@ enum PDFCleaner {
         }
         return found.isEmpty ? nil : found
     }
+
+    static let unfiltered = MediaPrepError(.unsupportedFormat, "a file attached to the PDF is stored under a filter other than Flate, so what it says cannot be taken out")
 
     /// What the trailer's Info dictionary names (and it gone, when `apply`).
     private static func info(_ pdf: QPDFDocument, _ trailer: qpdf_oh, apply: Bool) -> PrivateFields {

@@ -49,6 +49,8 @@ final class QPDFDocument {
     func isStream(_ oh: qpdf_oh) -> Bool { q.qpdf_oh_is_stream(handle, oh) != 0 }
     func isArray(_ oh: qpdf_oh) -> Bool { q.qpdf_oh_is_array(handle, oh) != 0 }
     func isName(_ oh: qpdf_oh, _ name: String) -> Bool { q.qpdf_oh_is_name_and_equals(handle, oh, name) != 0 }
+    /// A name of any kind, or an array: what a /Filter holds when it holds anything.
+    func isNameOrArray(_ oh: qpdf_oh) -> Bool { q.qpdf_oh_is_name(handle, oh) != 0 || isArray(oh) }
     /// An indirect object's number and generation as one key; nil for a direct object.
     func identity(_ oh: qpdf_oh) -> Int64? {
         guard q.qpdf_oh_is_indirect(handle, oh) != 0 else { return nil }
@@ -78,19 +80,6 @@ final class QPDFDocument {
         guard rc & QPDF_ERRORS == 0, let buffer else {
             throw MediaPrepError(.corrupt, "a PDF stream qpdf cannot read: \(lastError() ?? "unknown error")")
         }
-        return Array(UnsafeBufferPointer(start: buffer, count: length))
-    }
-
-    /// A stream's bytes with its general filters undone (Flate, LZW, ASCII85…); nil when one of its
-    /// filters is one qpdf does not undo.
-    func decodedData(_ stream: qpdf_oh) throws -> [UInt8]? {
-        var buffer: UnsafeMutablePointer<UInt8>? = nil
-        var length = 0
-        var filtered: QPDF_BOOL = QPDF_FALSE
-        let rc = q.qpdf_oh_get_stream_data(handle, stream, qpdf_dl_generalized, &filtered, &buffer, &length)
-        defer { free(buffer) }
-        guard rc & QPDF_ERRORS == 0 else { throw MediaPrepError(.corrupt, "a PDF stream qpdf cannot read: \(lastError() ?? "unknown error")") }
-        guard filtered != QPDF_FALSE, let buffer else { return nil }
         return Array(UnsafeBufferPointer(start: buffer, count: length))
     }
 
