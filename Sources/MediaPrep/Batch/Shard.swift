@@ -24,9 +24,7 @@ package struct Shard: Sendable, Equatable {
     }
 
     static func hash(_ s: String) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in FileNameBytes.bytes(s) { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        return h
+        Bytes.fnv1a(FileNameBytes.bytes(s))
     }
 }
 

@@ -51,6 +51,11 @@ extension InputFile {
 
 /// Big- and little-endian fields of container headers.
 enum Bytes {
+    /// FNV-1a: a stable 64-bit hash of bytes, the same in every process and on every machine.
+    static func fnv1a<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+        bytes.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
+    }
+
     static func be(_ b: [UInt8], _ at: Int, _ n: Int) -> Int {
         guard at >= 0, at + n <= b.count else { return 0 }
         return b[at..<at + n].reduce(0) { $0 << 8 | Int($1) }

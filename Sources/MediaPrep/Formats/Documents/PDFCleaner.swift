@@ -15,10 +15,11 @@ enum PDFCleaner {
     static let timeLimit = 30.0
 
     /// What the document names, and how many pictures lose their Exif; nil when it names no one.
-    static func rewrite(path: String, size: Int) throws -> MetadataRewrite? {
+    /// - Parameter depth: how deep inside other documents it is (its attachments one deeper).
+    static func rewrite(path: String, size: Int, depth: Int = 0) throws -> MetadataRewrite? {
         let pdf = try QPDFDocument(path: path)
         guard !pdf.isEncrypted else { throw encrypted }
-        let (found, pictures, _) = try walk(pdf, apply: false)
+        let (found, pictures, _) = try walk(pdf, apply: false, depth: depth)
         guard !found.isEmpty else { return nil }
         var r = MetadataRewrite(sourceSize: size, edits: [], found: found)
         (r.rebuild, r.cleanedParts) = (.pdf, pictures)
@@ -26,10 +27,10 @@ enum PDFCleaner {
     }
 
     /// Writes `source` cleaned at `destination` (a new file).
-    static func write(from source: String, to destination: String) throws {
+    static func write(from source: String, to destination: String, depth: Int = 0) throws {
         let pdf = try QPDFDocument(path: source)
         guard !pdf.isEncrypted else { throw encrypted }
-        let (_, _, patches) = try walk(pdf, apply: true)
+        let (_, _, patches) = try walk(pdf, apply: true, depth: depth)
         try pdf.write(to: destination)
         // The pictures, cleaned where qpdf wrote them (streams are written as they were stored).
         try PDFPicturePatch.apply(patches, to: destination)
@@ -47,7 +48,10 @@ enum PDFCleaner {
 
     /// Every object reachable from the trailer (what qpdf writes), each once, by an explicit stack: a
     /// reference loop or a nesting thousands deep costs neither recursion nor a second visit.
-    private static func walk(_ pdf: QPDFDocument, apply: Bool) throws -> (PrivateFields, Int, [PDFPicturePatch]) {
+    private static func walk(_ pdf: QPDFDocument, apply: Bool, depth: Int) throws -> (PrivateFields, Int, [PDFPicturePatch]) {
+        guard depth <= ZipPackageCleaner.maxDepth else {
+            throw MediaPrepError(.tooLarge, "documents nested more than \(ZipPackageCleaner.maxDepth) deep (a bomb?) are not opened")
+        }
         var found: PrivateFields = []
         var pictures = 0
         var patches: [PDFPicturePatch] = []
@@ -114,7 +118,7 @@ enum PDFCleaner {
             }
             let type = pdf.value(dict, "/Type")
             defer { pdf.release(type) }
-            if isStream, pdf.isName(type, "/EmbeddedFile"), let fields = try attachment(pdf, oh, dict, keys: &keys, apply: apply) {
+            if isStream, pdf.isName(type, "/EmbeddedFile"), let fields = try attachment(pdf, oh, dict, keys: &keys, apply: apply, depth: depth) {
                 found.formUnion(fields)
                 pictures += 1
             }
@@ -133,7 +137,7 @@ enum PDFCleaner {
     /// A file attached to the PDF: its /Params (dates, checksum, the Mac's creator) gone, and its
     /// content cleaned as its own kind (a photo, a DOCX, another PDF), stored again unfiltered. Over
     /// `ZipPackageCleaner.maxMemberBytes`, or under a filter qpdf does not undo, it is refused.
-    private static func attachment(_ pdf: QPDFDocument, _ stream: qpdf_oh, _ dict: qpdf_oh, keys: inout [String], apply: Bool) throws -> PrivateFields? {
+    private static func attachment(_ pdf: QPDFDocument, _ stream: qpdf_oh, _ dict: qpdf_oh, keys: inout [String], apply: Bool, depth: Int) throws -> PrivateFields? {
         var found: PrivateFields = []
         if keys.contains("/Params") {
             found.insert(.dates)
@@ -163,7 +167,7 @@ enum PDFCleaner {
         }
         let format = FormatSniffer.sniff(data)
         if format != .unknown, format.isImage || format.isAudioVisual || format.isDocument || format.isPackage,
-           let (cleaned, fields) = try EmbeddedDocument.clean(data, format: format, depth: 1) {
+           let (cleaned, fields) = try EmbeddedDocument.clean(data, format: format, depth: depth + 1) {
             found.formUnion(fields)
             if apply { pdf.replaceData(stream, cleaned) }
         }

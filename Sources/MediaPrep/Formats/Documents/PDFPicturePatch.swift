@@ -28,13 +28,9 @@ struct PDFPicturePatch {
             headEnd = whole.upperBound
         }
         let keptEnd = kept.map(\.upperBound).max() ?? jpeg.count
-        tail = keptEnd < jpeg.count && !isKept(keptEnd..<jpeg.count) ? (keptEnd..<jpeg.count, Self.hash(jpeg[keptEnd...])) : nil
+        tail = keptEnd < jpeg.count && !isKept(keptEnd..<jpeg.count) ? (keptEnd..<jpeg.count, Bytes.fnv1a(jpeg[keptEnd...])) : nil
         guard !edits.isEmpty || tail != nil else { return nil }
         (self.edits, head) = (edits, Array(jpeg.prefix(max(headEnd, 32))))
-    }
-
-    static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
-        bytes.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
     }
 
     /// Finds each picture in the file at `path` (a JPEG's start, then its head byte for byte) and
@@ -80,7 +76,7 @@ struct PDFPicturePatch {
         guard try read(fd, &head, at: at) == head.count, head == p.head else { return false }
         if let tail = p.tail {
             var bytes = [UInt8](repeating: 0, count: tail.range.count)
-            guard try read(fd, &bytes, at: at + tail.range.lowerBound) == bytes.count, hash(bytes) == tail.hash else { return false }
+            guard try read(fd, &bytes, at: at + tail.range.lowerBound) == bytes.count, Bytes.fnv1a(bytes) == tail.hash else { return false }
             try write(fd, [UInt8](repeating: 0, count: tail.range.count), at: at + tail.range.lowerBound)
         }
         for e in p.edits { try write(fd, e.bytes, at: at + e.at) }

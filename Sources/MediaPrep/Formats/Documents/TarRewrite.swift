@@ -66,20 +66,13 @@ enum TarRewrite {
 
     /// A .tar.gz: the TAR inside cleaned as a TAR is, compressed again (zlib level 6), without the
     /// gzip header's name and time.
-    static func gzip(_ r: ByteReader) throws -> MetadataRewrite? {
+    /// - Parameter depth: how deep inside other archives it is (its members one deeper).
+    static func gzip(_ r: ByteReader, depth: Int = 0) throws -> MetadataRewrite? {
         guard r.size <= maxInflatedBytes else { throw tooLargeToClean }
         let packed = try r.read(0, r.size)
         let tar: [UInt8]
         do { tar = try Gzip.inflate(packed, limit: maxInflatedBytes) } catch let e as MediaPrepError where e.code == .tooLarge { throw tooLargeToClean }
-        let inner = try rewrite(ByteReader(tar))
-        // FLG's FEXTRA, FNAME and FCOMMENT bits, and MTIME.
-        let header = packed.count >= 10 && (packed[3] & 0x1C != 0 || packed[4..<8].contains { $0 != 0 })
-        guard inner != nil || header else { return nil }
-        var found = inner?.found ?? []
-        if header { found.formUnion(packed[4..<8].contains { $0 != 0 } ? [.dates, .other] : .other) }
-        var cleaned = MetadataRewrite(sourceSize: r.size, edits: [(0..<r.size, [.bytes(try Gzip.compress(inner?.applied(to: tar) ?? tar, level: 6))])], found: found)
-        cleaned.cleanedParts = inner?.cleanedParts ?? 0
-        return cleaned
+        return try MetadataRewrite.recompressed(packed, tar, inner: try rewrite(ByteReader(tar), depth: depth), level: 6)
     }
 
     static let tooLargeToClean = MediaPrepError(.tooLarge, "a compressed TAR inflating past \(maxInflatedBytes >> 20) MiB: its members are not read")

@@ -24,16 +24,17 @@ enum ZipPackageCleaner {
         case asItCame(String, PackageFamily)
     }
 
-    static func inspect(path: String, size: Int) throws -> Verdict {
+    /// - Parameter depth: how deep inside other archives it is (its members one deeper).
+    static func inspect(path: String, size: Int, depth: Int = 0) throws -> Verdict {
         let zip = try ZipArchive(path: path)
-        let plan = try survey(zip, size: size, depth: 0)
+        let plan = try survey(zip, size: size, depth: depth)
         if let reason = plan.asItCame { return .asItCame(reason, plan.family) }
         var found = plan.found
         var parts = 0
         let deadline = Deadline(seconds: timeLimit)
         for m in plan.members where m.drop == nil {
             if deadline.passed { throw MediaPrepError(.timeout, "the ZIP's members took longer than \(Int(timeLimit)) s to read") }
-            if let (_, fields, part) = try cleaned(zip, m, plan, depth: 0) {
+            if let (_, fields, part) = try cleaned(zip, m, plan, depth: depth) {
                 found.formUnion(fields)
                 parts += part ? 1 : 0
             }
@@ -44,13 +45,8 @@ enum ZipPackageCleaner {
         return .clean(r, plan.family)
     }
 
-    static func write(from source: String, to destination: String) throws {
-        try write(from: source, to: destination, depth: 0)
-    }
-
-    private static func write(from source: String, to destination: String, depth: Int) throws {
-        let (input, size) = try InputFile.openRegular(source)
-        close(input)
+    static func write(from source: String, to destination: String, depth: Int = 0) throws {
+        let size = try FileBytes.size(source)
         let zip = try ZipArchive(path: source)
         let plan = try survey(zip, size: size, depth: depth)
         if let reason = plan.asItCame { throw MediaPrepError(.unsupportedFormat, reason) }
@@ -183,29 +179,14 @@ enum ZipPackageCleaner {
         return d
     }
 
-    /// Nested documents are written through files (qpdf and libzip read files): kept in a private folder
-    /// beside the output, removed on every path.
+    /// Nested documents are written through files (qpdf and libzip read files): kept in a private
+    /// folder (`Scratch`), removed on every path.
     fileprivate static func nested(_ d: [UInt8], depth: Int, _ body: (String, String) throws -> Void) throws -> [UInt8] {
         let scratch = try Scratch()
         let input = try scratch.put(d)
         let output = input + ".out"
         try body(input, output)
-        return try Scratch.read(output)
-    }
-
-    fileprivate static func writeNested(from source: String, to destination: String, depth: Int) throws {
-        try write(from: source, to: destination, depth: depth)
-    }
-
-    fileprivate static func inspectNested(path: String, size: Int, depth: Int) throws -> PrivateFields? {
-        let zip = try ZipArchive(path: path)
-        let plan = try survey(zip, size: size, depth: depth)
-        if let reason = plan.asItCame { throw MediaPrepError(.unsupportedFormat, reason) }
-        var found = plan.found
-        for m in plan.members where m.drop == nil {
-            if let (_, fields, _) = try cleaned(zip, m, plan, depth: depth) { found.formUnion(fields) }
-        }
-        return found
+        return try FileBytes.read(output, limit: .max)
     }
 }
 
@@ -217,20 +198,23 @@ enum EmbeddedDocument {
         case .pdf:
             var found: PrivateFields = []
             let out = try ZipPackageCleaner.nested(d, depth: depth) { input, output in
-                guard let r = try PDFCleaner.rewrite(path: input, size: d.count) else { return }
+                guard let r = try PDFCleaner.rewrite(path: input, size: d.count, depth: depth) else { return }
                 found = r.found
-                try PDFCleaner.write(from: input, to: output)
+                try PDFCleaner.write(from: input, to: output, depth: depth)
             }
             return found.isEmpty ? nil : (out, found)
         case .zip, .officeDocument, .openDocument, .epub:
             var found: PrivateFields = []
             let out = try ZipPackageCleaner.nested(d, depth: depth) { input, output in
-                found = try ZipPackageCleaner.inspectNested(path: input, size: d.count, depth: depth) ?? []
-                try ZipPackageCleaner.writeNested(from: input, to: output, depth: depth)
+                switch try ZipPackageCleaner.inspect(path: input, size: d.count, depth: depth) {
+                case .asItCame(let reason, _): throw MediaPrepError(.unsupportedFormat, reason)
+                case .clean(let r, _): found = r?.found ?? []
+                }
+                try ZipPackageCleaner.write(from: input, to: output, depth: depth)
             }
             return (out, found)
         case .tarGzip:
-            guard let r = try TarRewrite.gzip(ByteReader(d)) else { return nil }
+            guard let r = try TarRewrite.gzip(ByteReader(d), depth: depth) else { return nil }
             return (r.applied(to: d), r.found)
         case .tar:
             guard let r = try TarRewrite.rewrite(ByteReader(d), depth: depth) else { return nil }
@@ -238,9 +222,6 @@ enum EmbeddedDocument {
         case _ where format.isImage:
             let jpeg = format == .jpeg ? try? JPEGSource(d, isWhole: true) : nil
             guard let r = MetadataRewrite.picture(d, jpeg: jpeg, orientation: jpeg?.orientation ?? .up) else { return nil }
-            return (r.applied(to: d), r.found)
-        case _ where format.isAudioVisual:
-            guard let r = try FormatRegistry.rewrite(ByteReader(d), format: format) else { return nil }
             return (r.applied(to: d), r.found)
         default:
             guard let r = try FormatRegistry.rewrite(ByteReader(d), format: format) else { return nil }
@@ -278,20 +259,6 @@ final class Scratch {
         defer { close(fd) }
         guard PosixIO.writeAll(fd, bytes) else { throw MediaPrepError(.writeFailed, "cannot write \(file): \(String(cString: strerror(errno)))") }
         return file
-    }
-
-    /// A file the rewrite wrote, read back whole.
-    static func read(_ file: String) throws -> [UInt8] {
-        let (fd, size) = try InputFile.openRegular(file)
-        defer { close(fd) }
-        var out = [UInt8](repeating: 0, count: size)
-        var got = 0
-        while got < size {
-            let n = out.withUnsafeMutableBytes { b in b.baseAddress.map { pread(fd, $0 + got, size - got, off_t(got)) } ?? 0 }
-            guard n > 0 else { throw MediaPrepError(.writeFailed, "cannot read back \(file)") }
-            got += n
-        }
-        return out
     }
 }
 

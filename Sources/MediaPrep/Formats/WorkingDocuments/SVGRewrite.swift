@@ -90,14 +90,21 @@ extension MetadataRewrite {
         }
         let packed = try r.read(0, r.size)
         let drawing = try Gzip.inflate(packed, limit: maxSVGBytes)
-        let inner = try svg(ByteReader(drawing))
+        return try recompressed(packed, drawing, inner: try svg(ByteReader(drawing)), level: 9)
+    }
+
+    /// A gzip file whose content `inner` cleans (nil: nothing inside to take out), compressed again at
+    /// `level` without the gzip header's original name, comment and time; nil when nothing goes.
+    static func recompressed(_ packed: [UInt8], _ content: [UInt8], inner: MetadataRewrite?, level: Int32) throws -> MetadataRewrite? {
         // FLG's FEXTRA, FNAME and FCOMMENT bits, and MTIME.
         let header = packed.count >= 10 && (packed[3] & 0x1C != 0 || packed[4..<8].contains { $0 != 0 })
         guard inner != nil || header else { return nil }
         var found = inner?.found ?? []
         if header { found.formUnion(packed[4..<8].contains { $0 != 0 } ? [.dates, .other] : .other) }
-        let cleaned = try Gzip.compress(inner?.applied(to: drawing) ?? drawing)
-        return MetadataRewrite(sourceSize: r.size, edits: [(0..<r.size, [.bytes(cleaned)])], found: found)
+        let cleaned = try Gzip.compress(inner?.applied(to: content) ?? content, level: level)
+        var r = MetadataRewrite(sourceSize: packed.count, edits: [(0..<packed.count, [.bytes(cleaned)])], found: found)
+        r.cleanedParts = inner?.cleanedParts ?? 0
+        return r
     }
 
     /// A link to a file on the sender's disk (`/home/…`, `file:…`, `C:\…`, `~/…`): its path names them.
