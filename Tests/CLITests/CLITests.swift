@@ -10,6 +10,19 @@ let testdata: String = {
 }()
 
 @Suite struct ArgumentParserTests {
+    @Test func byteSizesWithUnitsAndSpaces() {
+        #expect(ByteSize.parse("261120") == 261_120)
+        #expect(ByteSize.parse(" 1.5 MB ") == 1_500_000)
+        #expect(ByteSize.parse("1MiB") == 1_048_576)
+        #expect(ByteSize.parse("\t250 kib") == 256_000)
+        #expect(ByteSize.parse("2 GB\t") == 2_000_000_000)
+        #expect(ByteSize.parse("") == nil)
+        #expect(ByteSize.parse("MB") == nil)
+        #expect(ByteSize.parse("5 furlongs") == nil)
+        #expect(ByteSize.parse("-5") == nil)
+        #expect(ByteSize.parse("٣") == nil)  // digits of other scripts are not Double's
+    }
+
     @Test func valuesFlagsAndPositionals() throws {
         let a = try Arguments<PrepareCommand.Option>.parse(["a.jpg", "-o", "out", "--json", "--mention=bob=3", "--mention", "al=2", "--", "--b.jpg"])
         #expect(a.positionals == ["a.jpg", "--b.jpg"])

@@ -225,7 +225,7 @@ private final class TemporaryFiles: @unchecked Sendable {
     func scratch() throws -> String {
         try lock.withLock {
             if let s = scratchPath { return s }
-            let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            let base = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
             OutputWriter.sweep(base)
             var template = Array((base + "/" + OutputWriter.ownPrefix + "XXXXXX").utf8CString)
             guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {

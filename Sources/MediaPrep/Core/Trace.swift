@@ -5,7 +5,7 @@ import Foundation
 /// A stage inside another is indented two spaces per level, so the unindented lines add up to the
 /// whole run (`scripts/trace-coverage.py` checks that they cover ≥ 90 % of wall time per image).
 package enum Trace {
-    static let enabled = ProcessInfo.processInfo.environment["MEDIAPREP_TRACE"] != nil
+    static let enabled = Environment.value("MEDIAPREP_TRACE") != nil
     private static let state = State()
 
     /// Runs `body` as a stage named `label`, timing it when tracing is on.
@@ -47,7 +47,7 @@ package enum Trace {
         clock_gettime(CLOCK_MONOTONIC, &t)
         let now = UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
         // A reading from the last minute is a spawn time; anything else ("1") just turns tracing on.
-        if let spawned = ProcessInfo.processInfo.environment["MEDIAPREP_TRACE"].flatMap(UInt64.init),
+        if let spawned = Environment.value("MEDIAPREP_TRACE").flatMap(UInt64.init),
            spawned < now, now - spawned < 60_000_000_000 {
             emit(0, "startup (spawn to main)", Double(now - spawned) / 1e6)
             return
@@ -73,7 +73,7 @@ package enum Trace {
 
     /// MEDIAPREP_TRACE_MEMORY=1 adds the peak resident size after each stage (how memory per
     /// megapixel was measured); its lines do not end in "ms", so timing parsers skip them.
-    private static let withMemory = ProcessInfo.processInfo.environment["MEDIAPREP_TRACE_MEMORY"] != nil
+    private static let withMemory = Environment.value("MEDIAPREP_TRACE_MEMORY") != nil
 
 
     /// Nesting level (stages run on one thread at a time; parallel jobs inside a stage are not

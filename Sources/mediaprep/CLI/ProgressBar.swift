@@ -14,7 +14,7 @@ final class ProgressBar: @unchecked Sendable {
 
     /// The bar is drawn for people only: not into pipes, files or CI logs, and not with --quiet.
     static func wanted(quiet: Bool, stderrIsTerminal: Bool = isatty(STDERR_FILENO) == 1) -> Bool {
-        !quiet && stderrIsTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        !quiet && stderrIsTerminal && Environment.value("TERM") != "dumb"
     }
 
     /// Installs a bar when wanted; returns the progress callback to hand the batch (nil if none).

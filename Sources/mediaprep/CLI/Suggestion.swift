@@ -32,15 +32,19 @@ enum Suggestion {
 /// `5MB`, `1.5GiB`, `261120`: a byte count as people write it (SI and binary units, B optional).
 enum ByteSize {
     static func parse(_ s: String) -> Int64? {
-        let t = s.trimmingCharacters(in: .whitespaces)
-        let digits = t.prefix { $0.isNumber || $0 == "." }
+        // Trimmed by hand: Foundation's trimmingCharacters bridges through NSString, 19 % of
+        // `plan --size 1000`'s instructions (callgrind).
+        let t = s.drop { $0 == " " || $0 == "\t" }
+        let digits = t.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
         guard !digits.isEmpty, let value = Double(digits), value >= 0 else { return nil }
-        let unit = t.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).lowercased()
+        var unit = t.dropFirst(digits.count).drop { $0 == " " || $0 == "\t" }
+        while let last = unit.last, last == " " || last == "\t" { unit = unit.dropLast() }
+        let lower = unit.lowercased()
         let factors: [String: Double] = [
             "": 1, "b": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
             "kib": 1024, "mib": 1_048_576, "gib": 1_073_741_824, "tib": 1_099_511_627_776,
         ]
-        guard let f = factors[unit] else { return nil }
+        guard let f = factors[lower] else { return nil }
         let bytes = (value * f).rounded()
         guard bytes <= Double(Int64.max / 2) else { return nil }
         return Int64(bytes)

@@ -284,7 +284,7 @@ struct BenchCommand: Command {
     static func peakResidentMiB() -> Double { Double(PosixIO.peakResidentKiB() ?? 0) / 1024 }
 
     static func which(_ exe: String) -> String? {
-        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        let dirs = (Environment.value("PATH") ?? "/usr/bin:/bin").split(separator: ":")
         return dirs.map { "\($0)/\(exe)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
