@@ -135,6 +135,40 @@ enum HEIFBuild {
         #expect(try Self.verdicts(renamed, "renamed.heic") == [.corrupt, .corrupt, .corrupt])
     }
 
+    /// quadrants.jxl (a bare codestream, 64×48) with its SizeHeader, the 9 bits after FF 0A, rewritten
+    /// to claim `side`×`side`: the rest of the stream follows the new header bit for bit.
+    static func jxlClaiming(_ side: Int) throws -> [UInt8] {
+        let d = try Fixture.bytes("quadrants.jxl")
+        func bit(_ i: Int) -> Int { Int(d[2 + i / 8] >> (i % 8)) & 1 }
+        var bits: [Int] = [0, 0, 1]                                    // not small; ysize_minus_1 as Bits(18)
+        bits += (0..<18).map { (side - 1) >> $0 & 1 } + [1, 0, 0]      // ratio 1: square
+        bits += (9..<((d.count - 2) * 8)).map(bit)
+        var out: [UInt8] = [0xFF, 0x0A]
+        for at in stride(from: 0, to: bits.count, by: 8) {
+            out.append(UInt8(bits[at..<min(at + 8, bits.count)].enumerated().reduce(0) { $0 | $1.element << $1.offset }))
+        }
+        return out
+    }
+
+    /// libjxl 0.7 decodes a frame whole, 5.8 bytes a pixel with its output, and its memory manager
+    /// sees none of it: the header is held against 300 MB for a file under 1 MB (an 11 KB flat
+    /// 9000×9000 took 490 MB), the same verdict from all three.
+    @Test func aSmallJPEGXLClaimingTooMuchIsRefusedFromItsHeader() throws {
+        let big = try Self.jxlClaiming(9000)
+        #expect(big.count < 2000)
+        #expect(throws: MediaPrepError.self) { _ = try JXLDecoder.header(big, maxPixels: 100_000_000) }
+        #expect(try Self.verdicts(big, "big.jxl") == [.tooManyPixels, .tooManyPixels, .tooManyPixels])
+        // The rewritten header is read as written: a claim within the limit gets past it to the frame.
+        let within = try Self.jxlClaiming(1000)
+        #expect(try JXLDecoder.header(within, maxPixels: 100_000_000).width == 1000)
+        // The limit is the file's: the same 81 MP in a file of 1 MB or more may cost 1 GB.
+        #expect(throws: Never.self) { try JXLDecoder.admit(9000, 9000, channels: 3, hdr: false, fileBytes: 1_000_000) }
+        #expect(throws: MediaPrepError.self) { try JXLDecoder.admit(9000, 9000, channels: 3, hdr: false, fileBytes: 999_999) }
+        #expect(throws: MediaPrepError.self) { try JXLDecoder.admit(10_000, 10_000, channels: 4, hdr: true, fileBytes: 50_000_000) }
+        // A phone's 24.9 MP photo in under 1 MB decodes (165 MB measured).
+        #expect(throws: Never.self) { try JXLDecoder.admit(5760, 4320, channels: 3, hdr: false, fileBytes: 960_569) }
+    }
+
     /// An AVIF grid of many small tiles: each tile costs a decoder's set-up however small it is.
     @Test func anAVIFGridOfTinyTilesIsRefused() throws {
         let av1 = try HEIFBuild.tile("quadrants.avif")

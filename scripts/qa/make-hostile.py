@@ -271,6 +271,17 @@ def id3v2(text):
     return b"ID3\x03\0\0" + bytes([size >> 21 & 0x7F, size >> 14 & 0x7F, size >> 7 & 0x7F, size & 0x7F]) + body
 
 
+def jxl_claiming(side):
+    """quadrants.jxl (bare codestream, 64x48) with its 9-bit SizeHeader rewritten to side x side."""
+    d = open(os.path.join(TESTDATA, "quadrants.jxl"), "rb").read()
+    bits = [0, 0, 1] + [(side - 1) >> i & 1 for i in range(18)] + [1, 0, 0]
+    bits += [d[2 + i // 8] >> (i % 8) & 1 for i in range(9, (len(d) - 2) * 8)]
+    out = bytearray(b"\xff\x0a")
+    for at in range(0, len(bits), 8):
+        out.append(sum(b << k for k, b in enumerate(bits[at:at + 8])))
+    return bytes(out)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -319,6 +330,8 @@ def main():
     at = mp4.find(b"stco")
     mp4[at + 8:at + 12] = struct.pack(">I", 1 << 31)
     write("mp4-stco-2g.mp4", bytes(mp4))
+    # 9000x9000 claimed in 1.3 KB: libjxl 0.7 decodes a frame whole (490 MB for a real flat one).
+    write("jxl-claims-9000.jxl", jxl_claiming(9000))
 
 
 if __name__ == "__main__":

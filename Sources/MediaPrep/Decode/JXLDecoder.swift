@@ -84,6 +84,7 @@ enum JXLDecoder {
                 case JXL_DEC_COLOR_ENCODING:
                     (icc, hdr) = colour(&jxl, dec)
                     if hdr != nil { format.data_type = JXL_TYPE_UINT16 }
+                    try admit(Int(info.xsize), Int(info.ysize), channels: Int(format.num_channels), hdr: hdr != nil, fileBytes: data.count)
                     if !wantPixels { return (header(), nil) }
                 case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                     var size = 0
@@ -103,6 +104,25 @@ enum JXLDecoder {
                     throw MediaPrepError(.corrupt, "the JPEG XL data is damaged")
                 }
             }
+        }
+    }
+
+    /// What a decode may cost: a file under 1 MB 300 MB, any file 1 GB (docs/hostile-input.md).
+    static let memoryLimit = (smallFile: 1_000_000, small: 300_000_000, any: 1_000_000_000)
+
+    /// Refuses, from the header, a picture whose decode would cost more than `memoryLimit`: libjxl 0.7
+    /// decodes the whole frame (no shrink-on-load) and holds 2.8 bytes a pixel of its own beside the
+    /// output (peak RSS: 9000×9000 flat, 11 KB, 490 MB; a 5760×4320 photo, 0.96 MB, 165 MB; 22 MB of
+    /// it the process). Its memory manager sees none of that in 0.7, so the header is the only bound.
+    static func admit(_ width: Int, _ height: Int, channels: Int, hdr: Bool, fileBytes: Int) throws {
+        // An HDR picture is decoded in 16 bits, then mapped to an 8-bit one.
+        let perPixel = 2.8 + Double(channels * (hdr ? 3 : 1))
+        let cost = Double(width) * Double(height) * perPixel + 24_000_000
+        let small = fileBytes < memoryLimit.smallFile
+        let limit = small ? memoryLimit.small : memoryLimit.any
+        guard cost <= Double(limit) else {
+            throw MediaPrepError(.tooManyPixels, "decoding this \(width)×\(height) JPEG XL whole (libjxl cannot shrink it on load) would take "
+                + "\(Int(cost / 1e6)) MB, over the \(limit / 1_000_000) MB \(small ? "a file under 1 MB" : "a picture") may cost")
         }
     }
 
