@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MediaPrep
 import UploadPlanner
 
@@ -12,7 +14,7 @@ enum Commands {
 
 func topHelp() -> String {
     var s = "mediaprep — prepares chat attachments the way SimpleX Chat sends them\n\nusage: mediaprep COMMAND [options]\n\ncommands:\n"
-    for c in Commands.all { s += "  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n" }
+    for c in Commands.all { s += "  " + c.name.padded(to: 12) + c.summary + "\n" }
     s += "\n'mediaprep COMMAND --help' shows a command's options; 'mediaprep --version' the version.\n"
     return s
 }
@@ -29,7 +31,7 @@ func runCLI(_ argv: [String]) async -> Int32 {
 func start(_ argv: [String]) -> Start {
     Trace.commandStarted()
     guard let first = argv.first else {
-        FileHandle.standardError.write(Data(topHelp().utf8))
+        PosixIO.writeStandardError(topHelp())
         return .done(2)
     }
     if first == "--version" || first == "-V" {

@@ -162,3 +162,13 @@ import MediaPrep
         #expect(ProgressBar.eta(done: 0, total: 3, elapsed: 1, current: nil, currentElapsed: 1) == nil)
     }
 }
+
+/// The CLI's `String(format:)` with `%@`, as Foundation's wrote the bench and probe lines.
+@Suite struct FormatStringTests {
+    @Test func stringsAndNumbersAsFoundationWroteThem() {
+        #expect(mediaprep.formatLine("%@: %.2f s, %d job%@", "ffmpeg", 1.234, 2, "s") == "ffmpeg: 1.23 s, 2 jobs")
+        #expect(mediaprep.formatLine("%-8@|%5@|", "ab", "cd") == "ab      |   cd|")
+        #expect(mediaprep.formatLine("100%% %.0f%%", 99.6) == "100% 100%")
+        #expect(mediaprep.formatLine("%d", Int64(1) << 40) == "1099511627776")
+    }
+}

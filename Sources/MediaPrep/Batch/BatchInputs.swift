@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import UploadPlanner
 
 /// The files a batch works through: a known list, or paths that keep arriving (a queue, stdin).
@@ -28,25 +30,28 @@ public struct BatchInputs: Sendable {
     /// (stdin for `-`), yielded as each arrives; names are bytes (`FileNameBytes`).
     public static func lines(fileDescriptor fd: Int32, separator: UInt8 = 0x0A) -> BatchInputs {
         let (stream, c) = AsyncStream<String>.makeStream()
-        let thread = Thread {
-            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
-            var pending = Data()
+        let started = PosixIO.detachThread {
+            var pending: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65536)
             while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                while let nl = pending.firstIndex(of: separator) {
-                    let line = FileNameBytes.string(pending[pending.startIndex..<nl])
-                    pending.removeSubrange(pending.startIndex...nl)
+                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                pending += chunk[0..<n]
+                var from = 0
+                while let nl = pending[from...].firstIndex(of: separator) {
+                    let line = FileNameBytes.string(pending[from..<nl])
+                    from = nl + 1
                     let path = separator == 0x0A && line.hasSuffix("\r") ? String(line.dropLast()) : line
                     if !path.isEmpty { c.yield(path) }
                 }
+                pending.removeFirst(from)
             }
             let last = FileNameBytes.string(pending)
             if !last.isEmpty { c.yield(last) }
             c.finish()
         }
-        thread.start()
+        if !started { c.finish() }
         return BatchInputs(stream: stream, count: nil)
     }
 }

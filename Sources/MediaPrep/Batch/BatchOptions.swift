@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import UploadPlanner
 
 /// Everything a send of many attachments needs to know, in one value a bot can keep and reuse.

@@ -1,5 +1,7 @@
 import Synchronization
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import UploadPlanner
 
 /// The compose bar's whole send flow for one file or a million: prepared files, transfer plans,

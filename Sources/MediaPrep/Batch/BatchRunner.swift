@@ -1,5 +1,7 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Runs one job per input on worker threads, `jobs` at a time, and hands results back in input
 /// order whatever finishes first; the engine under `prepare`, `check`, `probe` and `thumbnail`.

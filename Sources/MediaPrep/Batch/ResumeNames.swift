@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import UploadPlanner
 
 /// `--resume`: an input's output is `OUT/<name>.<ext>` (a long screenshot's `<name>_part1.<ext>`,
@@ -11,7 +13,7 @@ enum ResumeNames {
 
     /// The item for an input whose complete output an earlier attempt left, or nil to prepare it.
     static func existing(_ dir: String, _ name: String, input: String) -> PreparedItem? {
-        let own = (input as NSString).pathExtension
+        let own = FilePath.pathExtension(input)
         for ext in extensions + (own.isEmpty || extensions.contains(own) ? [] : [own]) {
             for candidate in [name + "." + ext, name + "_part1." + ext] {
                 let path = dir + "/" + candidate

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Finds the highest JPEG quality whose output fits a byte budget, in few rounds.
 ///

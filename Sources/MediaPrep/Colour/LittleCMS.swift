@@ -37,7 +37,7 @@ final class ICCHandle {
         let n = cms.cmsGetProfileInfoASCII(handle, cmsInfoDescription, "en", "US", &buffer, cmsUInt32Number(buffer.count))
         guard n > 0 else { return "an embedded profile" }
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return text.trimmingCharacters(in: .whitespaces).isEmpty ? "an embedded profile" : text
+        return text.trimmingSpaces().isEmpty ? "an embedded profile" : text
     }
 }
 
@@ -78,4 +78,6 @@ final class ColourTransform: @unchecked Sendable {
     }
 }
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch

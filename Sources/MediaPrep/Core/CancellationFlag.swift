@@ -1,5 +1,7 @@
 import Synchronization
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Lets blocking C work on worker threads see a Swift task's cancellation between stages, and one
 /// input's time limit run out.
@@ -42,7 +44,7 @@ public final class CancellationFlag: Sendable {
     /// Throws `timeout` once the input's time is up, `cancelled` once the flag is set.
     public func check() throws {
         if isPastDeadline, let t = timeLimit {
-            throw MediaPrepError(.timeout, "still decoding after \(t.formatted()) s, the time one picture or animation may take (--time-limit)")
+            throw MediaPrepError(.timeout, "still decoding after \(String(seconds: t)) s, the time one picture or animation may take (--time-limit)")
         }
         if isCancelled { throw MediaPrepError(.cancelled, "interrupted before this input finished") }
     }

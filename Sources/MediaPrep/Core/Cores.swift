@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// The cores this process may really use: its CPU affinity (`taskset`, a pinned engine worker) and
 /// its cgroup's CPU quota (a Kubernetes pod with `cpu: 1` on a 64-core node gets 1), never more than
@@ -21,7 +23,7 @@ package enum Cores {
 
     /// cgroup v2's `cpu.max` ("150000 100000": 1.5 CPUs, rounded up), or v1's quota and period.
     private static var quota: Int? {
-        func read(_ p: String) -> String? { PosixIO.kernelFile(p)?.trimmingCharacters(in: .whitespacesAndNewlines) }
+        func read(_ p: String) -> String? { PosixIO.kernelFile(p)?.trimmingWhitespace() }
         if let max = read("/sys/fs/cgroup/cpu.max")?.split(separator: " "), max.count == 2, let q = Double(max[0]), let p = Double(max[1]), p > 0 {
             return Int((q / p).rounded(.up))
         }

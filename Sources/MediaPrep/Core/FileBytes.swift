@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// File reading with errors typed for the CLI.
 package enum FileBytes {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import UploadPlanner
 
 /// Expands command-line arguments into files: folders walked recursively in sorted order, hidden
@@ -26,6 +28,12 @@ package enum InputWalker {
         }
         walk.skipped.forEach(skipped)
         return walk.out
+    }
+
+    /// True when something is at `path` (following links).
+    package static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return FileNameBytes.withCString(path) { stat($0, &st) } == 0
     }
 
     /// True when `path` names a folder (following links).

@@ -1,5 +1,7 @@
 import Synchronization
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import UploadPlanner
 
 /// Writes prepared files atomically under unique names, never replacing anything.
@@ -53,15 +55,20 @@ package enum OutputWriter {
         }
     }
 
+    /// $TMPDIR (else /tmp), ending in "/" as NSTemporaryDirectory gives it.
+    package static var temporaryDirectory: String {
+        let base = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return base.hasSuffix("/") ? base : base + "/"
+    }
+
     static func stage(directory dir: String, base: String, ext: String, cancellation: CancellationFlag?,
                       fill: (String) -> Bool) throws -> StagedFile {
         try cancellation?.check()
-        var isDir: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
+        if !InputWalker.exists(dir) {
             do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-                throw MediaPrepError(.writeFailed, "cannot create \(dir): \(error.localizedDescription)")
+                throw MediaPrepError(.writeFailed, "cannot create \(dir): \(error)")
             }
-        } else if !isDir.boolValue {
+        } else if !InputWalker.isDirectory(dir) {
             throw MediaPrepError(.writeFailed, "\(dir) is not a directory")
         }
         pending.sweepOnce(dir)
@@ -178,10 +185,10 @@ package struct StagedFile: Sendable {
     /// attempt left there; the rename is atomic, so the name always holds a complete file.
     package func commit(replacing path: String) throws -> String {
         defer { OutputWriter.discard(temporaryPath) }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = FilePath.parent(of: path)
         if !InputWalker.isDirectory(parent) {
             do { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
-                throw MediaPrepError(.writeFailed, "cannot create \(parent): \(error.localizedDescription)")
+                throw MediaPrepError(.writeFailed, "cannot create \(parent): \(error)")
             }
         }
         guard FileNameBytes.withCString(path, { rename(temporaryPath, $0) }) == 0 else {
@@ -197,7 +204,7 @@ package struct StagedFile: Sendable {
 /// The next `_N` to try for each name this process gave out.
 private final class NameCounters: @unchecked Sendable {
     static let shared = NameCounters()
-    private let lock = NSLock()
+    private let lock = PosixLock()
     private var next: [String: Int] = [:]
     func start(_ key: String) -> Int { lock.withLock { next[key] ?? 0 } }
     func used(_ key: String, _ n: Int) { lock.withLock { next[key] = max(next[key] ?? 0, n + 1) } }
@@ -205,11 +212,11 @@ private final class NameCounters: @unchecked Sendable {
 
 /// Paths of temporary files in progress, guarded by a lock (workers add and remove them concurrently).
 ///
-/// `@unchecked Sendable` over an NSLock rather than `Synchronization.Mutex`: ThreadSanitizer does not see
+/// `@unchecked Sendable` over a PosixLock rather than `Synchronization.Mutex`: ThreadSanitizer does not see
 /// the Mutex's futex on Linux and reported two jobs staging outputs at once (a long screenshot's parts
 /// beside another image) as a race on the set; a pthread mutex it understands.
 private final class TemporaryFiles: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = PosixLock()
     private var paths = Set<String>()
     private var swept = Set<String>()
     private var scratchPath: String?
@@ -225,7 +232,7 @@ private final class TemporaryFiles: @unchecked Sendable {
     func scratch() throws -> String {
         try lock.withLock {
             if let s = scratchPath { return s }
-            let base = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            let base = String(OutputWriter.temporaryDirectory.dropLast())
             OutputWriter.sweep(base)
             var template = Array((base + "/" + OutputWriter.ownPrefix + "XXXXXX").utf8CString)
             guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {

@@ -1,5 +1,7 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Runs `count` independent jobs on the available cores and returns their results in order.
 enum Parallel {

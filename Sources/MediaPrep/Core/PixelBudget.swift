@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Bounds the decoded pixels a batch holds at once, so 500 photos of 50 MP never decode together.
 ///
@@ -6,7 +8,7 @@ import Foundation
 /// larger than the whole budget is charged the whole budget, so it runs, alone.
 package final class PixelBudget: @unchecked Sendable {
     package let capacity: Int
-    private let condition = NSCondition()
+    private let condition = PosixCondition()
     private var used = 0
 
     /// - Parameter capacity: pixels in flight at most (default: 192 MP, about 1.5 GB of pipeline buffers).
@@ -19,7 +21,7 @@ package final class PixelBudget: @unchecked Sendable {
         defer { condition.unlock() }
         while used + charge > capacity {
             if cancellation?.isCancelled == true { return nil }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+            condition.wait(seconds: 0.1)
         }
         used += charge
         return charge

@@ -20,6 +20,32 @@ package enum PosixIO {
         bytes.withUnsafeBytes { writeAll(fd, $0) }
     }
 
+    /// A line for people on stderr (a failed write there has nowhere to be told).
+    package static func writeStandardError(_ s: String) {
+        _ = writeAll(STDERR_FILENO, Array(s.utf8))
+    }
+
+    private final class ThreadBody { let run: @Sendable () -> Void; init(_ run: @escaping @Sendable () -> Void) { self.run = run } }
+
+    /// Runs `body` on a thread of its own, detached: for a loop that blocks in read(2), which would
+    /// hold one of the concurrency pool's few threads. False when no thread could be started.
+    @discardableResult
+    package static func detachThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+        let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<ThreadBody>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, box)
+        guard rc == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(box).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
+
     /// A kernel file (/proc, /sys, a cgroup's) read with read(2) until its end, at most `limit` bytes:
     /// its stated size is not its content, which Foundation's reader does not expect.
     package static func kernelFile(_ path: String, limit: Int = 8192) -> String? {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Stage timings on stderr when MEDIAPREP_TRACE is set; how the pipeline's costs were measured.
 ///
@@ -26,14 +28,14 @@ package enum Trace {
         guard enabled else { return try body() }
         let start = DispatchTime.now().uptimeNanoseconds
         let r = try body()
-        note(String(format: "%@ in %.1f ms", label, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6))
+        note(label + String(printf: " in %.1f ms", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6))
         return r
     }
 
     package static func note(_ s: @autoclosure () -> String) {
         guard enabled else { return }
         let indent = String(repeating: "  ", count: state.depth)
-        FileHandle.standardError.write(Data("trace \(indent)\(s())\n".utf8))
+        PosixIO.writeStandardError("trace \(indent)\(s())\n")
     }
 
     /// The time before `main` (exec, loading and linking 60 shared libraries) as a stage of its own.
@@ -64,11 +66,11 @@ package enum Trace {
 
     private static func emit(_ level: Int, _ label: String, _ ms: Double) {
         let name = String(repeating: "  ", count: level) + label
-        var line = String(format: "trace %-34@ %8.1f ms\n", name as NSString, ms)
+        var line = "trace " + name.padded(to: 34) + String(printf: " %8.1f ms\n", ms)
         if withMemory, let kib = PosixIO.peakResidentKiB() {
-            line += String(format: "trace %@  peak resident %.1f MiB\n", String(repeating: "  ", count: level), Double(kib) / 1024)
+            line += "trace " + String(repeating: "  ", count: level) + String(printf: "  peak resident %.1f MiB\n", Double(kib) / 1024)
         }
-        FileHandle.standardError.write(Data(line.utf8))
+        PosixIO.writeStandardError(line)
     }
 
     /// MEDIAPREP_TRACE_MEMORY=1 adds the peak resident size after each stage (how memory per

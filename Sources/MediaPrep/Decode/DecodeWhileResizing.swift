@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// A decoder that hands out rows top to bottom (libpng's row API, libjpeg's scanlines).
 protocol RowDecoder: AnyObject {
@@ -199,7 +201,7 @@ private final class BandScaler: @unchecked Sendable {
 
 /// Bands decoded and bands scaled, or that either side failed; one decoder, one scaler.
 private final class BandProgress: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = PosixCondition()
     private var decodedBands = 0, consumedBands = 0
     private var failed = false
 

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Picks the decoder for a file by its content: the single entry point for still images.
 package enum ImageLoader {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import CJpeg
 
 /// JPEG through TurboJPEG, shrinking in the DCT when the caller needs fewer pixels.

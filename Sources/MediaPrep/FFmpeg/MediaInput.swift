@@ -145,7 +145,7 @@ final class MediaInput {
     ///   GOP's timestamps). Sound alone: `ContainerEnd.soundSlack`.
     func requireClaimedEnd(covered: Double, slack: Double = 0.5) throws {
         if let claimed = durationSeconds(stream: nil), ContainerEnd.isCutShort(claimed: claimed, reached: covered, slack: slack) {
-            throw MediaPrepError(.truncated, String(format: "the file claims %.1f s but its media ends at %.1f s", claimed, covered))
+            throw MediaPrepError(.truncated, String(printf: "the file claims %.1f s but its media ends at %.1f s", claimed, covered))
         }
     }
 

@@ -1,5 +1,7 @@
 import CJpeg
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import Glibc
 import UploadPlanner
 

@@ -1,5 +1,7 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import Synchronization
 
 /// libcurl's entry points, opened the first time a link preview is fetched.
@@ -107,7 +109,7 @@ final class CurlTransfer: Sendable {
     private func header(_ p: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         guard let p else { return 0 }
         let line = String(decoding: UnsafeRawBufferPointer(start: p, count: count), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+            .trimmingWhitespace()
         return state.withLock { hop in
             if line.hasPrefix("HTTP/") {
                 hop = Hop()
@@ -116,7 +118,7 @@ final class CurlTransfer: Sendable {
             }
             guard let colon = line.firstIndex(of: ":") else { return count }
             let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingSpaces()
             switch name {
             case "location": hop.location = value
             case "content-type": hop.contentType = value

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// What a link card needs from a page's head: OpenGraph fields and their usual fallbacks.
 struct HTMLHead: Equatable {
@@ -29,17 +31,17 @@ struct HTMLHead: Equatable {
                     }
                 }
             } else if lower.hasPrefix("title"), title == nil {
-                if let end = text.range(of: "</title", options: .caseInsensitive, range: gt..<text.endIndex) {
+                if let end = text.rangeIgnoringASCIICase(of: "</title", from: gt) {
                     title = String(text[text.index(after: gt)..<end.lowerBound])
                 }
             } else if lower.hasPrefix("/head") || lower.hasPrefix("body") {
                 break
-            } else if lower.hasPrefix("!--"), let end = text.range(of: "-->", range: lt..<text.endIndex) {
+            } else if lower.hasPrefix("!--"), let end = text[lt...].firstRange(of: "-->") {
                 i = end.upperBound
                 continue
             } else if lower.hasPrefix("script") || lower.hasPrefix("style") {
                 let name = lower.hasPrefix("script") ? "</script" : "</style"
-                if let end = text.range(of: name, options: .caseInsensitive, range: gt..<text.endIndex) {
+                if let end = text.rangeIgnoringASCIICase(of: name, from: gt) {
                     i = end.upperBound
                     continue
                 }
@@ -63,8 +65,8 @@ struct HTMLHead: Equatable {
 
     /// `charset=` from a Content-Type value.
     static func charset(contentType: String?) -> String? {
-        guard let ct = contentType?.lowercased(), let r = ct.range(of: "charset=") else { return nil }
-        let v = ct[r.upperBound...].prefix { $0 != ";" && $0 != " " }.trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+        guard let ct = contentType?.lowercased(), let r = ct.firstRange(of: "charset=") else { return nil }
+        let v = ct[r.upperBound...].prefix { $0 != ";" && $0 != " " }.trimming { $0 == "\"" || $0 == "'" }
         return v.isEmpty ? nil : v
     }
 
@@ -73,7 +75,7 @@ struct HTMLHead: Equatable {
     static func metaCharset(_ bytes: [UInt8]) -> String? {
         let head = String(decoding: bytes.prefix(4096).map { $0 < 0x80 ? $0 : 0x20 }, as: UTF8.self).lowercased()
         var i = head.startIndex
-        while let r = head.range(of: "<meta", range: i..<head.endIndex) {
+        while let r = head[i...].firstRange(of: "<meta") {
             guard let gt = head[r.upperBound...].firstIndex(of: ">") else { break }
             let attrs = attributes(head[r.upperBound..<gt])
             if let c = attrs["charset"], !c.isEmpty { return c }
@@ -85,20 +87,19 @@ struct HTMLHead: Equatable {
 
     static func decode(_ bytes: [UInt8], charset: String?) -> String {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return String(decoding: bytes.dropFirst(3), as: UTF8.self) }
-        let data = Data(bytes)
         switch charset?.lowercased() {
         case "utf-8", "utf8", "unicode-1-1-utf-8":
             return String(decoding: bytes, as: UTF8.self)
         // WHATWG: these labels all mean windows-1252, a superset of Latin-1.
         case "iso-8859-1", "latin1", "l1", "iso8859-1", "iso_8859-1", "cp1252", "windows-1252", "us-ascii", "ascii", "cp819", "ibm819":
             return windows1252(bytes)
-        case "iso-8859-2", "latin2": return String(data: data, encoding: .isoLatin2) ?? windows1252(bytes)
-        case "windows-1251", "cp1251": return String(data: data, encoding: .windowsCP1251) ?? windows1252(bytes)
-        case "windows-1250", "cp1250": return String(data: data, encoding: .windowsCP1250) ?? windows1252(bytes)
-        case "shift_jis", "shift-jis", "sjis": return String(data: data, encoding: .shiftJIS) ?? windows1252(bytes)
-        case "euc-jp": return String(data: data, encoding: .japaneseEUC) ?? windows1252(bytes)
-        case "utf-16", "utf-16le": return String(data: data, encoding: .utf16LittleEndian) ?? windows1252(bytes)
-        case "utf-16be": return String(data: data, encoding: .utf16BigEndian) ?? windows1252(bytes)
+        case "iso-8859-2", "latin2": return Iconv.decode(bytes, from: "ISO-8859-2") ?? windows1252(bytes)
+        case "windows-1251", "cp1251": return Iconv.decode(bytes, from: "WINDOWS-1251") ?? windows1252(bytes)
+        case "windows-1250", "cp1250": return Iconv.decode(bytes, from: "WINDOWS-1250") ?? windows1252(bytes)
+        case "shift_jis", "shift-jis", "sjis": return Iconv.decode(bytes, from: "SHIFT_JIS") ?? windows1252(bytes)
+        case "euc-jp": return Iconv.decode(bytes, from: "EUC-JP") ?? windows1252(bytes)
+        case "utf-16", "utf-16le": return Iconv.decode(bytes, from: "UTF-16LE") ?? windows1252(bytes)
+        case "utf-16be": return Iconv.decode(bytes, from: "UTF-16BE") ?? windows1252(bytes)
         default:
             return String(validating: bytes, as: UTF8.self) ?? windows1252(bytes)
         }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import UploadPlanner
 
 /// Makes the card SimpleX shows for a URL (title, description, image) the way the app does,

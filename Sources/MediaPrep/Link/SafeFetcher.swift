@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// HTTP(S) GET through libcurl with the limits a bot needs: every hop's host checked (after
 /// resolution) before it is contacted, at most `maxRedirects` redirects, connect and total time

@@ -221,7 +221,7 @@ package enum SendPlanner {
         let (w, h, n) = (p.width ?? 0, p.height ?? 0, p.frameCount ?? 1)
         let cost = decodeCost(frames: n, width: w, height: h), limit = maxDecodedFramePixels(bytes: p.bytes)
         guard cost > limit else { return }
-        throw MediaPrepError(.tooManyPixels, "\(n) frames of \(w)×\(h) ask for \(cost == Int.max ? "more than Int.max" : cost.formatted()) frame pixels to decode (at least \(minimumFrameCost.formatted()) a frame), over the \(limit.formatted()) an animation of \(p.bytes.formatted()) bytes may take")
+        throw MediaPrepError(.tooManyPixels, "\(n) frames of \(w)×\(h) ask for \(cost == Int.max ? "more than Int.max" : cost.grouped) frame pixels to decode (at least \(minimumFrameCost.grouped) a frame), over the \(limit.grouped) an animation of \(p.bytes.grouped) bytes may take")
     }
 
     private static func checkPixels(_ decoded: Int, _ w: Int, _ h: Int, _ rules: SendRules) throws {
@@ -376,7 +376,7 @@ package enum SendPlanner {
     static func clock(_ s: Double) -> String {
         let tenths = Int((s * 10).rounded())
         let (m, rest) = (tenths / 600, tenths % 600)
-        return String(format: "%d:%02d", m, rest / 10) + (rest % 10 == 0 ? "" : ".\(rest % 10)")
+        return String(printf: "%d:%02d", m, rest / 10) + (rest % 10 == 0 ? "" : ".\(rest % 10)")
     }
 
     /// AAC in M4A/MP4 within the budget goes as it is; any other audio becomes the app's own format

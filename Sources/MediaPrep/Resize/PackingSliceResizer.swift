@@ -1,5 +1,7 @@
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Scales rows fed top to bottom in bands straight into a packed image: swscale's planar output
 /// (the precise path, see `Resizer`) passes through a ring of a few rows and is packed as it
@@ -33,7 +35,7 @@ final class PackingSliceResizer {
     private(set) var rowsOut = 0
     /// Rows this resizer packs: fewer once another thread takes the rest over (`takeOver`).
     private var limit: Int
-    private let lock = NSLock()
+    private let lock = PosixLock()
 
     /// - Parameter keeps: false when the caller takes each slice's rows itself (`feed(_:count:packingAt:)`):
     ///   then the scaled image is never whole here.

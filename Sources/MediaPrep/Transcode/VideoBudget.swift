@@ -28,7 +28,7 @@ package enum VideoBudget {
             let floorRate = Double(floorVideoRate + (source.hasAudio ? floorAudioRate : 0))
             let needs = overhead(seconds: seconds, fps: 15, audio: source.hasAudio) + Int(floorRate * seconds / 8 / 0.97)
             let fits = longestFitting(source, maxBytes: maxBytes)
-            throw MediaPrepError(.overLimit, String(format: "%.1f s of video cannot fit %d bytes even at 240p (needs at least %d bytes; its first %.1f s would fit: --trim-to-fit sends them)",
+            throw MediaPrepError(.overLimit, String(printf: "%.1f s of video cannot fit %d bytes even at 240p (needs at least %d bytes; its first %.1f s would fit: --trim-to-fit sends them)",
                                                     seconds, maxBytes, needs, fits))
         }
         let long = max(source.width, source.height), short = max(1, min(source.width, source.height))

@@ -145,7 +145,7 @@ extension Command {
             s += "\noptions:\n"
             for o in options {
                 let left = o.names.joined(separator: ", ") + (o.value.map { " " + $0 } ?? "")
-                s += "  " + left.padding(toLength: max(28, left.count + 2), withPad: " ", startingAt: 0) + o.help + "\n"
+                s += "  " + left.padded(to: max(28, left.count + 2)) + o.help + "\n"
             }
         }
         s += "  -h, --help                  show this help\n"
@@ -191,4 +191,6 @@ extension Command {
     }
 }
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch

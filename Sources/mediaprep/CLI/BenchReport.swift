@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MediaPrep
 import UploadPlanner
 
@@ -22,12 +24,12 @@ struct BenchRow {
 /// plot of quality against bytes, and one of time per tool.
 enum BenchReport {
     static func table(_ rows: [BenchRow]) -> [String] {
-        let name = max(5, rows.map { ($0.image as NSString).lastPathComponent.count }.max() ?? 5)
+        let name = max(5, rows.map { FilePath.lastComponent($0.image).count }.max() ?? 5)
         let tool = max(4, rows.map(\.tool.count).max() ?? 4)
-        func pad(_ s: String, _ n: Int) -> String { s.padding(toLength: n, withPad: " ", startingAt: 0) }
+        func pad(_ s: String, _ n: Int) -> String { s.padded(to: n) }
         var out = [pad("image", name) + "  " + pad("tool", tool) + "       bytes   score      ms"]
         for r in rows {
-            let file = (r.image as NSString).lastPathComponent
+            let file = FilePath.lastComponent(r.image)
             func right(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
             let figures = r.error.map { "  failed: \($0)" }
                 ?? "  " + right(r.bytes.map { "\($0)" } ?? "-", 10) + "  " + right(r.score.map { String(format: "%.4f", $0) } ?? "-", 6)
@@ -49,7 +51,7 @@ enum BenchReport {
         td,th{padding:2px 10px;border-bottom:1px solid #ddd;text-align:right}td:first-child,td:nth-child(2),th:first-child,th:nth-child(2){text-align:left}
         .failed{color:#b00}svg{border:1px solid #ccc;margin:1em 0}</style></head><body>
         <h1>mediaprep bench</h1>
-        <p>\(esc(dir)) — profile \(esc(profile.name)), budget \(profile.maxBytes) bytes. \(passes.map { String(format: "%d job%@: %d images in %.2f s", $0.jobs, ($0.jobs == 1 ? "" : "s") as NSString, $0.images, $0.seconds) }.joined(separator: "; ")).
+        <p>\(esc(dir)) — profile \(esc(profile.name)), budget \(profile.maxBytes) bytes. \(passes.map { String(format: "%d job%@: %d images in %.2f s", $0.jobs, ($0.jobs == 1 ? "" : "s"), $0.images, $0.seconds) }.joined(separator: "; ")).
         Score: SPEC §6 display-SSIM against the source.</p>
 
         """
@@ -62,7 +64,7 @@ enum BenchReport {
         }
         h += "<h2>Every image and tool</h2>\n<table><thead><tr><th>image</th><th>tool</th><th>bytes</th><th>score</th><th>ms</th><th>error</th></tr></thead><tbody>\n"
         for r in rows {
-            h += "<tr\(r.error == nil ? "" : " class=\"failed\"")><td>\(esc((r.image as NSString).lastPathComponent))</td><td>\(esc(r.tool))</td>"
+            h += "<tr\(r.error == nil ? "" : " class=\"failed\"")><td>\(esc(FilePath.lastComponent(r.image)))</td><td>\(esc(r.tool))</td>"
                 + "<td>\(r.bytes.map { "\($0)" } ?? "")</td><td>\(r.score.map { String(format: "%.4f", $0) } ?? "")</td>"
                 + "<td>\(r.ms.map { String(format: "%.0f", $0) } ?? "")</td><td>\(esc(r.error ?? ""))</td></tr>\n"
         }
@@ -118,7 +120,7 @@ enum BenchReport {
     static func q(_ v: Double) -> String { "\"" + String(format: "%.1f", v) + "\"" }
 
     static func esc(_ s: String) -> String {
-        FileNameBytes.display(s).replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        FileNameBytes.display(s).replacing("&", with: "&amp;").replacing("<", with: "&lt;")
+            .replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MediaPrep
 import UploadPlanner
 
@@ -81,13 +83,13 @@ extension Bulk {
 /// into cancellation of the batch: no temporary file is left, and the command exits 128 + the signal.
 final class SignalTrap: @unchecked Sendable {
     let cancellation = CancellationFlag()
-    private let lock = NSLock()
+    private let lock = PosixLock()
     private var caught: Int32 = 0
     private var sources: [DispatchSourceSignal] = []
     private var task: Task<Void, Never>?
 
     /// The trap of the command running now: a write to a closed pipe stops its batch (`Output`).
-    private static let currentLock = NSLock()
+    private static let currentLock = PosixLock()
     nonisolated(unsafe) private static weak var currentTrap: SignalTrap?
     static var current: SignalTrap? {
         get { currentLock.withLock { currentTrap } }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MediaPrep
 import UploadPlanner
 
@@ -10,7 +12,7 @@ final class Manifest: @unchecked Sendable {
     private let root: String
 
     init(path: String, outputDirectory: String) throws {
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = FilePath.parent(of: path)
         if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
         fd = FileNameBytes.withCString(path) { open($0, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw MediaPrepError(.writeFailed, "cannot open the manifest \(path): \(String(cString: strerror(errno)))") }

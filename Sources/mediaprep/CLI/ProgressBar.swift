@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MediaPrep
 
 /// done/total, the current file, files/s and ETA on stderr, only when stderr is a terminal.
@@ -71,7 +73,7 @@ final class ProgressBar: @unchecked Sendable {
 
     func clearLocked() {
         guard visible else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        _ = PosixIO.writeAll(STDERR_FILENO, Array("\r\u{1B}[K".utf8))
         visible = false
     }
 
@@ -99,7 +101,7 @@ final class ProgressBar: @unchecked Sendable {
             if let f = state.fraction { s += String(format: " %.0f%%", f * 100) }
         }
         if s.count > width - 1 { s = String(s.prefix(width - 1)) }
-        FileHandle.standardError.write(Data(s.utf8))
+        _ = PosixIO.writeAll(STDERR_FILENO, Array(s.utf8))
         visible = true
     }
 }

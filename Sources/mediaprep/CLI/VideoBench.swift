@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MediaPrep
 import UploadPlanner
 
@@ -12,7 +14,7 @@ extension BenchCommand {
             Output.error("no videos in \(dir)")
             return 1
         }
-        let scratch = NSTemporaryDirectory() + "mediaprep-bench-video-\(getpid())"
+        let scratch = OutputWriter.temporaryDirectory + "mediaprep-bench-video-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         var rows: [JSONValue] = []
         var failed = false

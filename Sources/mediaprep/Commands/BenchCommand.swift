@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MediaPrep
 import UploadPlanner
 
@@ -137,13 +139,13 @@ struct BenchCommand: Command {
         } else {
             for p in passes {
                 Output.line(String(format: "%d job%@: %d images in %.2f s: %.2f images/s, %.1f megapixels/s, p50 %.0f ms, p95 %.0f ms, max %.0f ms",
-                                   p.jobs, (p.jobs == 1 ? "" : "s") as NSString, p.ok.count, p.seconds, p.imagesPerSecond,
+                                   p.jobs, (p.jobs == 1 ? "" : "s"), p.ok.count, p.seconds, p.imagesPerSecond,
                                    p.megapixelsPerSecond, p.percentile(0.5), p.percentile(0.95), p.percentile(1)))
             }
             if passes.count > 1 { Output.line(String(format: "scaling 1 → %d jobs: %.2f×", best.jobs, scaling)) }
             Output.line(String(format: "decode floor %.2f s (read, probe and decode only, one image at a time, nothing scaled beside it): 1 job took %.2f× the floor%@",
-                               floor, floor > 0 ? one.seconds / floor : 0, Self.spread(roundRatios) as NSString))
-            Output.line(String(format: "peak memory %.0f MiB%@", peakMiB, failures > 0 ? " (\(failures) failed)" as NSString : "" as NSString))
+                               floor, floor > 0 ? one.seconds / floor : 0, Self.spread(roundRatios)))
+            Output.line(String(format: "peak memory %.0f MiB%@", peakMiB, failures > 0 ? " (\(failures) failed)" : ""))
             for c in comparison { Output.line(c.text) }
             if perImage { for line in BenchReport.table(rows) { Output.line(line) } }
         }
@@ -223,14 +225,14 @@ struct BenchCommand: Command {
                      .init("overLimit", .int(overLimit))])
         }
         var text: String {
-            String(format: "%@: %.2f s, %.2f× mediaprep's time; mean score %@ against mediaprep's %.4f%@", tool as NSString,
-                   seconds, seconds / max(oursSeconds, 1e-9), (score > 0 ? String(format: "%.4f", score) : "- (no output scored)") as NSString, oursScore,
-                   overLimit > 0 ? " (\(overLimit) outputs over the limit)" as NSString : "" as NSString)
+            String(format: "%@: %.2f s, %.2f× mediaprep's time; mean score %@ against mediaprep's %.4f%@", tool,
+                   seconds, seconds / max(oursSeconds, 1e-9), (score > 0 ? String(format: "%.4f", score) : "- (no output scored)"), oursScore,
+                   overLimit > 0 ? " (\(overLimit) outputs over the limit)" : "")
         }
     }
 
     func runComparison(_ files: [String], ours: Pass, rows: inout [BenchRow]) -> [Comparison] {
-        let tmp = NSTemporaryDirectory() + "mediaprep-bench-" + UUID().uuidString
+        let tmp = OutputWriter.temporaryDirectory + "mediaprep-bench-" + UUID().uuidString
         try? FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: tmp) }
         // Scored once, in the rows (mediaprep's 1-job pass).
@@ -253,20 +255,14 @@ struct BenchCommand: Command {
             for (i, f) in files.enumerated() {
                 let dst = tmp + "/\(exe)-\(i).jpg"
                 let t0 = DispatchTime.now().uptimeNanoseconds
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: path)
-                p.arguments = args(f, dst)
-                p.standardOutput = FileHandle.nullDevice
-                p.standardError = FileHandle.nullDevice
-                guard (try? p.run()) != nil else {
+                guard let status = Spawn.run(path, args(f, dst)) else {
                     rows.append(BenchRow(image: f, tool: label, bytes: nil, score: nil, ms: nil, error: "cannot start \(path)"))
                     continue
                 }
-                p.waitUntilExit()
                 let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
                 seconds += ms / 1000
-                guard p.terminationStatus == 0, let d = try? FileBytes.read(dst), let src = try? FileBytes.read(f) else {
-                    rows.append(BenchRow(image: f, tool: label, bytes: nil, score: nil, ms: ms, error: "\(exe) exited \(p.terminationStatus), no output"))
+                guard status == 0, let d = try? FileBytes.read(dst), let src = try? FileBytes.read(f) else {
+                    rows.append(BenchRow(image: f, tool: label, bytes: nil, score: nil, ms: ms, error: "\(exe) exited \(status), no output"))
                     continue
                 }
                 if d.count > profile.maxBytes { over += 1 }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import MediaPrep
 import UploadPlanner
 
@@ -151,11 +153,11 @@ struct CheckCommand: Command {
 
     /// GitHub's escaping for a workflow command's message and its properties.
     static func escapeData(_ s: String) -> String {
-        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+        s.replacing("%", with: "%25").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
     }
 
     static func escapeProperty(_ s: String) -> String {
-        escapeData(s).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+        escapeData(s).replacing(":", with: "%3A").replacing(",", with: "%2C")
     }
 }
 

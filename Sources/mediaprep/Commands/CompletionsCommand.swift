@@ -80,8 +80,8 @@ enum CompletionModel {
 
     static func zsh(_ commands: [Command]) -> String {
         func esc(_ t: String) -> String {
-            t.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
-                .replacingOccurrences(of: "[", with: "\\[").replacingOccurrences(of: "]", with: "\\]").replacingOccurrences(of: "'", with: "'\\''")
+            t.replacing("\\", with: "\\\\").replacing(":", with: "\\:")
+                .replacing("[", with: "\\[").replacing("]", with: "\\]").replacing("'", with: "'\\''")
         }
         var s = "#compdef mediaprep\n# zsh completion for mediaprep (mediaprep completions zsh)\n_mediaprep() {\n    local -a commands\n    commands=(\n"
         for c in commands { s += "        '\(c.name):\(esc(c.summary))'\n" }
@@ -106,7 +106,7 @@ enum CompletionModel {
     }
 
     static func fish(_ commands: [Command]) -> String {
-        func q(_ t: String) -> String { "'" + t.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'" }
+        func q(_ t: String) -> String { "'" + t.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'" }
         var s = "# fish completion for mediaprep (mediaprep completions fish)\ncomplete -c mediaprep -f\n"
         let all = commands.map(\.name).joined(separator: " ")
         for c in commands {

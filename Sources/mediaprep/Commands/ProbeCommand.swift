@@ -85,4 +85,6 @@ extension ProbeResult {
     }
 }
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch

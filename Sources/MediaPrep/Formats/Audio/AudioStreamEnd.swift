@@ -25,7 +25,7 @@ extension ContainerEnd {
         let claimed = Double(total) / Double(rate)
         let first = try AudioTagStripper.flacBlocks(r)  // where the frames start
         guard first < r.size else {
-            throw MediaPrepError(.truncated, String(format: "the recording is cut off: it claims %.1f s, and its frames are gone", claimed))
+            throw MediaPrepError(.truncated, String(printf: "the recording is cut off: it claims %.1f s, and its frames are gone", claimed))
         }
         // The last frames: twice the largest frame STREAMINFO gives (128 KiB when it gives none, at
         // most 4 MiB: a frame of 65,535 samples of 8 channels at 32 bits is 2 MiB).
@@ -47,7 +47,7 @@ extension ContainerEnd {
                     let end = header.firstSample + (close == .inside ? 0 : header.samples)
                     let reached = Double(end) / Double(rate)
                     if isCutShort(claimed: claimed, reached: reached, slack: soundSlack) {
-                        throw MediaPrepError(.truncated, String(format: "the recording is cut off: it claims %.1f s, its last whole frame ends at %.1f s",
+                        throw MediaPrepError(.truncated, String(printf: "the recording is cut off: it claims %.1f s, its last whole frame ends at %.1f s",
                                                                 claimed, reached))
                     }
                     return
@@ -110,7 +110,7 @@ extension ContainerEnd {
         func reached(_ held: Int) -> Double { claimed * Double(min(held, bytes)) / Double(bytes) }
         let withTags = audio.lowerBound > 0 && abs(audio.upperBound - bytes) <= Int(Double(bytes) * soundSlack / claimed)
         if isCutShort(claimed: claimed, reached: reached(audio.count), slack: soundSlack), !withTags {
-            throw MediaPrepError(.truncated, String(format: "the recording is cut off: its header claims %d bytes of frames (%.1f s), the file holds %d",
+            throw MediaPrepError(.truncated, String(printf: "the recording is cut off: its header claims %d bytes of frames (%.1f s), the file holds %d",
                                                     bytes, claimed, audio.count))
         }
     }

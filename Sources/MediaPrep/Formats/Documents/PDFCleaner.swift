@@ -71,7 +71,7 @@ enum PDFCleaner {
             }
             guard references <= maxReferences else {
                 pdf.release(oh)
-                throw MediaPrepError(.tooLarge, "a PDF whose objects hold more than \(maxReferences.formatted()) references is not read")
+                throw MediaPrepError(.tooLarge, "a PDF whose objects hold more than \(maxReferences.grouped) references is not read")
             }
             if let id = pdf.identity(oh), seen.contains(id) { return pdf.release(oh) }
             guard pdf.isArray(oh) || pdf.isDictionary(oh) || pdf.isStream(oh) else { return pdf.release(oh) }
@@ -88,12 +88,12 @@ enum PDFCleaner {
             if let id = pdf.identity(oh) {
                 guard seen.insert(id).inserted else { continue }
                 guard seen.count <= maxObjects else {
-                    throw MediaPrepError(.tooLarge, "a PDF of more than \(maxObjects.formatted()) objects is not read")
+                    throw MediaPrepError(.tooLarge, "a PDF of more than \(maxObjects.grouped) objects is not read")
                 }
             }
             if pdf.isArray(oh) {
                 let n = pdf.count(oh)
-                guard n <= maxArray else { throw MediaPrepError(.tooLarge, "a PDF array of \(n.formatted()) items (over \(maxArray.formatted())) is not read") }
+                guard n <= maxArray else { throw MediaPrepError(.tooLarge, "a PDF array of \(n.grouped) items (over \(maxArray.grouped)) is not read") }
                 for i in 0..<n { try enqueue(pdf.item(oh, i)) }
                 continue
             }

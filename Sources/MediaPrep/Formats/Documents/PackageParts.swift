@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// What a ZIP holds: an Office Open XML document (DOCX, XLSX, PPTX), an OpenDocument (ODT, ODS, ODP),
 /// an EPUB, or any other archive.
@@ -104,7 +106,7 @@ enum PackageParts {
     /// linked file), removed.
     private static func relationships(_ name: String, _ d: [UInt8], removed: Set<String>) -> (bytes: [UInt8]?, found: PrivateFields) {
         // word/_rels/document.xml.rels → targets relative to word/.
-        let base = name.hasPrefix("_rels/") ? "" : String(name[..<(name.range(of: "_rels/")?.lowerBound ?? name.startIndex)])
+        let base = name.hasPrefix("_rels/") ? "" : String(name[..<(name.firstRange(of: "_rels/")?.lowerBound ?? name.startIndex)])
         var e = XMLEdits(d)
         e.walk(tags: { tag, e in
             guard tag.name == "Relationship", let target = e.value(tag, "Target") else { return .keep }

@@ -19,7 +19,7 @@ enum TarRewrite {
             if h.allSatisfy({ $0 == 0 }) { break }  // the end: two zero blocks (what follows is kept as it is)
             guard checksum(h) == octal(h[148..<156]) else { throw MediaPrepError(.corrupt, "the TAR header at byte \(at) fails its checksum") }
             members += 1
-            guard members <= maxMembers else { throw MediaPrepError(.tooLarge, "a TAR of more than \(maxMembers.formatted()) members is not read") }
+            guard members <= maxMembers else { throw MediaPrepError(.tooLarge, "a TAR of more than \(maxMembers.grouped) members is not read") }
             if members & 255 == 0, deadline.passed { throw MediaPrepError(.timeout, "the TAR took longer than \(Int(timeLimit)) s to read") }
             guard let size = size(h) else { throw MediaPrepError(.corrupt, "the TAR header at byte \(at) has no size") }
             let dataStart = at + 512

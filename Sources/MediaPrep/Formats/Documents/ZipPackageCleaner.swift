@@ -88,7 +88,7 @@ enum ZipPackageCleaner {
     private static func survey(_ zip: ZipArchive, size: Int, depth: Int) throws -> Survey {
         guard depth <= maxDepth else { throw MediaPrepError(.tooLarge, "archives nested more than \(maxDepth) deep (an archive bomb?) are not opened") }
         let n = zip.count
-        guard n <= maxMembers else { throw MediaPrepError(.tooLarge, "a ZIP of \(n.formatted()) members (over \(maxMembers.formatted())) is not opened") }
+        guard n <= maxMembers else { throw MediaPrepError(.tooLarge, "a ZIP of \(n.grouped) members (over \(maxMembers.grouped)) is not opened") }
         var members: [Member] = []
         var stored = 0, inflated = 0
         var found: PrivateFields = zip.hasComment ? .comment : []
@@ -99,7 +99,7 @@ enum ZipPackageCleaner {
             stored += Int(clamping: e.compressed)
             inflated += Int(clamping: e.size)
             guard e.size <= UInt64(maxMemberBytes) || e.size <= UInt64(maxRatio) * max(e.compressed, 1) else {
-                throw MediaPrepError(.tooLarge, "member \(name) inflates \(e.size / max(e.compressed, 1)) times its size to \(e.size.formatted()) bytes (a ZIP bomb?)")
+                throw MediaPrepError(.tooLarge, "member \(name) inflates \(e.size / max(e.compressed, 1)) times its size to \(e.size.grouped) bytes (a ZIP bomb?)")
             }
             encrypted = encrypted || e.encrypted != 0
             if zip.hasComment(i) { found.insert(.comment) }
@@ -110,7 +110,7 @@ enum ZipPackageCleaner {
         }
         // Members whose stored bytes add up to more than the file: they overlap (a bomb that
         // reuses one deflate stream for every member).
-        guard stored <= size else { throw MediaPrepError(.tooLarge, "the ZIP's members overlap, \(stored.formatted()) stored bytes in a \(size.formatted())-byte file (a ZIP bomb)") }
+        guard stored <= size else { throw MediaPrepError(.tooLarge, "the ZIP's members overlap, \(stored.grouped) stored bytes in a \(size.grouped)-byte file (a ZIP bomb)") }
         let names = Set(members.map(\.name))
         let family = try self.family(zip, members, names)
         var s = Survey(family: family, members: members, removed: [], found: found, asItCame: nil)
@@ -172,7 +172,7 @@ enum ZipPackageCleaner {
 
     private static func read(_ zip: ZipArchive, _ m: Member) throws -> [UInt8] {
         guard m.entry.size <= UInt64(maxMemberBytes) else {
-            throw MediaPrepError(.tooLarge, "member \(m.name) of \(m.entry.size.formatted()) bytes is over the \(maxMemberBytes >> 20) MiB a member is cleaned in memory")
+            throw MediaPrepError(.tooLarge, "member \(m.name) of \(m.entry.size.grouped) bytes is over the \(maxMemberBytes >> 20) MiB a member is cleaned in memory")
         }
         let d = try zip.read(m.index, limit: Int(m.entry.size) + 1)
         guard d.count == Int(m.entry.size) else { throw MediaPrepError(.corrupt, "member \(m.name) inflates to \(d.count) bytes, not the \(m.entry.size) its header says") }

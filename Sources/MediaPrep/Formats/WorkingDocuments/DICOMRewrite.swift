@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// A DICOM file (a scan a patient was handed on a CD, shared with family or a second doctor) goes as a
 /// file: no chat client shows it, its viewer needs it whole. Its header names the patient (name, ID,
@@ -93,7 +95,7 @@ extension MetadataRewrite {
                     throw MediaPrepError(.truncated, "the DICOM is cut off: element (\(hex(group)),\(hex(element))) at byte \(at) runs past the end")
                 }
                 if meta && tag == 0x0002_0010 {
-                    let syntax = Bytes.ascii(try reader.read(body, min(length, 64)), 0, min(length, 64)).trimmingCharacters(in: CharacterSet(charactersIn: "\0 "))
+                    let syntax = Bytes.ascii(try reader.read(body, min(length, 64)), 0, min(length, 64)).trimming { $0 == "\0" || $0 == " " }
                     if syntax == "1.2.840.10008.1.2.1.99" {
                         throw MediaPrepError(.unsupportedFormat, "a DICOM whose data set is deflated cannot be read for the patient's name")
                     }

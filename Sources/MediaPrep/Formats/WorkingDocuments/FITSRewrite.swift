@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// A FITS image (an astronomer's, or an astrophotographer's from N.I.N.A., SharpCap or an ASIAIR) goes
 /// as a file: its calibrated pixels and their exposure, gain and sky coordinates are what it is shared
@@ -51,7 +53,7 @@ extension MetadataRewrite {
                 let cards = try r.read(from, min(2880, max(0, r.size - from)))
                 for c in 0..<(cards.count / 80) {
                     let card = Array(cards[(c * 80)..<(c * 80 + 80)])
-                    let key = Bytes.ascii(card, 0, 8).trimmingCharacters(in: .whitespaces)
+                    let key = Bytes.ascii(card, 0, 8).trimmingSpaces()
                     if key == "END" { end = true; break }
                     if key == "CHECKSUM" { checksum = from + c * 80 }
                     if key == "CONTINUE", blanking { blank(from + c * 80); continue }
@@ -62,7 +64,7 @@ extension MetadataRewrite {
                         blanked += 1
                         blank(from + c * 80)
                     } else if card[8] == 0x3D {  // "= ": a value
-                        values[key] = Bytes.ascii(card, 10, 70).split(separator: "/").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                        values[key] = Bytes.ascii(card, 10, 70).split(separator: "/").first.map { $0.trimmingSpaces() } ?? ""
                     }
                 }
                 if !end && cards.count < 2880 {
