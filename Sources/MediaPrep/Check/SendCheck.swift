@@ -159,9 +159,8 @@ public struct SendCheck: Sendable {
     /// bytes: one small read, true for nearly every file.
     private func hasEnd(_ path: String, marker: [UInt8], followedBy: Int = 0, within: Int) throws -> Bool {
         let tail = try FileBytes.tail(path, count: within)
-        return tail.count >= marker.count + followedBy && (0...(tail.count - marker.count - followedBy)).contains { i in
-            Array(tail[i..<i + marker.count]) == marker
-        }
+        guard tail.count >= followedBy else { return false }
+        return Bytes.find(marker, in: Array(tail.dropLast(followedBy))) != nil
     }
 
     /// The whole file, as `prepare` reads it (within the same read limit).

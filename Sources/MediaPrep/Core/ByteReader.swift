@@ -56,6 +56,26 @@ enum Bytes {
         bytes.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
     }
 
+    /// Where `needle` next starts in `haystack`, from `from` on: memchr for its first byte, memcmp
+    /// for the rest, where a loop of slice comparisons cost `check photo.jpg` 24 % of its
+    /// instructions (callgrind). glibc's memmem is not in Swift's Glibc module.
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int = 0) -> Int? {
+        guard let first = needle.first, from >= 0, from <= haystack.count - needle.count else { return nil }
+        return haystack.withUnsafeBytes { h in
+            needle.withUnsafeBytes { n -> Int? in
+                guard let base = h.baseAddress, let rest = n.baseAddress else { return nil }
+                let last = h.count - n.count  // the last place the needle can start
+                var at = from
+                while at <= last, let hit = memchr(base + at, Int32(first), last - at + 1) {
+                    at = base.distance(to: UnsafeRawPointer(hit))
+                    if memcmp(base + at + 1, rest + 1, n.count - 1) == 0 { return at }
+                    at += 1
+                }
+                return nil
+            }
+        }
+    }
+
     static func be(_ b: [UInt8], _ at: Int, _ n: Int) -> Int {
         guard at >= 0, at + n <= b.count else { return 0 }
         return b[at..<at + n].reduce(0) { $0 << 8 | Int($1) }

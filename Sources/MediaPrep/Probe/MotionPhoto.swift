@@ -8,7 +8,7 @@ enum MotionPhoto {
         if let end = jpegEnd, end < data.count {
             let trailer = Array(data[end..<min(data.count, end + 65_536)])
             // Samsung: "MotionPhoto_Data" then the MP4; Google: the MP4 right after EOI (or after padding).
-            if let marker = SVGTags.find("MotionPhoto_Data", in: trailer, from: 0), let v = isoFile(data, from: end + marker + 16) { return v }
+            if let marker = Bytes.find(Array("MotionPhoto_Data".utf8), in: trailer), let v = isoFile(data, from: end + marker + 16) { return v }
             var at = end
             while at + 8 <= min(data.count, end + 4096) {
                 if let v = isoFile(data, from: at) { return v }
@@ -32,6 +32,6 @@ enum MotionPhoto {
     /// Whether a JPEG's header says it is a motion photo (Google's XMP): read it whole to find the video.
     static func claimed(_ head: [UInt8]) -> Bool {
         let window = Array(head.prefix(131_072))
-        return SVGTags.find("MotionPhoto", in: window, from: 0) != nil || SVGTags.find("MicroVideo", in: window, from: 0) != nil
+        return Bytes.find(Array("MotionPhoto".utf8), in: window) != nil || Bytes.find(Array("MicroVideo".utf8), in: window) != nil
     }
 }

@@ -45,7 +45,7 @@ enum MediaFlags {
                                        help: "what transparent pixels become when an image must be a JPEG: a name or #rrggbb (default white)")
 
     /// `--profile` with `--max-bytes`, `--max-side` and `--background` on top of it.
-    static func profile<O>(_ a: Arguments<O>, profile: O, maxBytes: O, maxSide: O, background: O) throws -> ImageProfile {
+    static func profile<O: CommandOption>(_ a: Arguments<O>, profile: O, maxBytes: O, maxSide: O, background: O) throws -> ImageProfile {
         var p = ImageProfile.simplex
         if let name = a.value(profile) {
             guard let named = ImageProfile.named(name) else { throw UsageError(message: "unknown profile \(name) (simplex, bluesky)") }
@@ -62,7 +62,7 @@ enum MediaFlags {
 
     /// `--auto-receive` first, then `--video`, `--video-max-bytes` and `--video-max-height` on top of
     /// it, then `--quality`'s limits where none was given (its image budget goes into `profile`).
-    static func options<O>(_ a: Arguments<O>, profile: inout ImageProfile, video: O, videoMaxBytes: O, videoMaxHeight: O, autoReceive: O,
+    static func options<O: CommandOption>(_ a: Arguments<O>, profile: inout ImageProfile, video: O, videoMaxBytes: O, videoMaxHeight: O, autoReceive: O,
                            audio: O, longImages: O, quality: O, maxBytes: O, trim trimOption: O, trimToFit trimToFitOption: O, motion motionOption: O,
                            strict: O? = nil) throws -> MediaOptions {
         var m = a.has(autoReceive) ? MediaOptions.autoReceive() : MediaOptions()

@@ -40,11 +40,19 @@ enum ByteSize {
         var unit = t.dropFirst(digits.count).drop { $0 == " " || $0 == "\t" }
         while let last = unit.last, last == " " || last == "\t" { unit = unit.dropLast() }
         let lower = unit.lowercased()
-        let factors: [String: Double] = [
-            "": 1, "b": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
-            "kib": 1024, "mib": 1_048_576, "gib": 1_073_741_824, "tib": 1_099_511_627_776,
-        ]
-        guard let f = factors[lower] else { return nil }
+        let f: Double
+        switch lower {
+        case "", "b": f = 1
+        case "k", "kb": f = 1e3
+        case "m", "mb": f = 1e6
+        case "g", "gb": f = 1e9
+        case "t", "tb": f = 1e12
+        case "kib": f = 1024
+        case "mib": f = 1_048_576
+        case "gib": f = 1_073_741_824
+        case "tib": f = 1_099_511_627_776
+        default: return nil
+        }
         let bytes = (value * f).rounded()
         guard bytes <= Double(Int64.max / 2) else { return nil }
         return Int64(bytes)

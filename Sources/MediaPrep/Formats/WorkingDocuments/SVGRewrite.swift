@@ -161,14 +161,7 @@ struct SVGTags {
 
     /// Where `s` next starts in `d`, from `from` on.
     static func find(_ s: String, in d: [UInt8], from: Int) -> Int? {
-        let n = Array(s.utf8)
-        guard let first = n.first, d.count >= n.count else { return nil }
-        var i = from
-        while i <= d.count - n.count {
-            if d[i] == first && d[i..<(i + n.count)].elementsEqual(n) { return i }
-            i += 1
-        }
-        return nil
+        Bytes.find(Array(s.utf8), in: d, from: from)
     }
 
     /// Where a declaration starting at `from` (`<!DOCTYPE …>`) ends: its `>`, past an internal subset
