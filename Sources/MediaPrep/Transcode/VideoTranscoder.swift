@@ -88,6 +88,8 @@ struct VideoTranscoder {
         let duration = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
         if let frames { try attach(frames, to: video, pass: pass, stream: vstream, duration: duration) }
         if let muxer { try connect(muxer, video: video, encoder: venc, audio: audio, stream: vstream) }
+        if output == nil && video.replay == nil { video.startPipeline() }
+        defer { try? video.closePipeline(cancel: true) }
 
         if let trim = plan.trim, trim.lowerBound > 0 { input.seek(toKeyframeBefore: trim.lowerBound, stream: vstream) }
         var packet = ff.media.av_packet_alloc()
@@ -166,6 +168,7 @@ extension VideoTranscoder {
             try video.drain()
         }
         try video.endOfFrames()
+        try video.closePipeline()
         // A cache that missed a frame (the disk refused one) is not read: the next pass decodes.
         if let cache = video.recorder, cache.usable, cache.frames != video.framesEncoded { cache.drop() }
         guard video.framesEncoded > 0 else {
@@ -279,14 +282,56 @@ private final class VideoLane {
         let pts = decoded.pointee.best_effort_timestamp
         out.pointee.pts = pts == AV_NOPTS ? Int64(t / av_q2d(stream.pointee.time_base)) : pts - start
         if let trim = plan.trim { out.pointee.pts -= Int64((trim.lowerBound / av_q2d(stream.pointee.time_base)).rounded()) }
-        let tb = enc.codec.pointee.time_base
         // Each packet gets its frame's own duration (x264 sets none): a GIF's last frame keeps its delay.
         let duration = cff_frame_duration(decoded) > 0 ? cff_frame_duration(decoded) : nominalDuration
-        durations[out.pointee.pts] = duration
-        recorder?.append(FrameCache.Record(pts: out.pointee.pts, duration: duration, seconds: t, primaries: Int32(out.pointee.color_primaries.rawValue),
-                                           transfer: Int32(out.pointee.color_trc.rawValue), colorspace: Int32(out.pointee.colorspace.rawValue)),
-                         planes: Self.pointers(out), strides: Self.strides(out))
-        try enc.encode(out, sink: write(tb))
+        let record = FrameCache.Record(pts: out.pointee.pts, duration: duration, seconds: t, primaries: Int32(out.pointee.color_primaries.rawValue),
+                                       transfer: Int32(out.pointee.color_trc.rawValue), colorspace: Int32(out.pointee.colorspace.rawValue))
+        if let pipeline {
+            // The frame goes to the encoding thread; the next is scaled into a new one.
+            guard let fresh = ff.util.av_frame_alloc() else { throw MediaPrepError(.encodeFailed, "cannot allocate a frame") }
+            frame = fresh
+            try pipeline.push(Scaled(frame: out, record: record))
+            return
+        }
+        try encode(out, record, enc)
+    }
+
+    /// A scaled frame on its way to the encoder, with what the cache keeps of it.
+    struct Scaled {
+        let frame: UnsafeMutablePointer<AVFrame>
+        let record: FrameCache.Record
+    }
+
+    /// Frames encoded on a thread of their own while the next are decoded and scaled: a first pass,
+    /// whose packets go nowhere (a later pass writes them in turn with the sound's). Nil: in turn.
+    /// 60 s 1080p clip to 1,047,552 bytes, four alternated rounds: 9.15 s against 9.60 s in turn.
+    private(set) var pipeline: EncodePipeline<Scaled>?
+
+    func startPipeline() {
+        guard let enc = encoder else { return }
+        let util = ff.util
+        pipeline = EncodePipeline<Scaled>(capacity: 8, consume: { [unowned self] item in
+            var frame: UnsafeMutablePointer<AVFrame>? = item.frame
+            defer { util.av_frame_free(&frame) }
+            try encode(item.frame, item.record, enc)
+        }, discard: { item in
+            var frame: UnsafeMutablePointer<AVFrame>? = item.frame
+            util.av_frame_free(&frame)
+        })
+    }
+
+    /// Waits for the pipeline's last frame to be encoded (`cancel` stops it instead, on a failure).
+    func closePipeline(cancel: Bool = false) throws {
+        guard let p = pipeline else { return }
+        pipeline = nil
+        if cancel { p.cancel() } else { try p.close() }
+    }
+
+    /// One scaled frame into the cache (a first pass) and the encoder.
+    private func encode(_ out: UnsafeMutablePointer<AVFrame>, _ record: FrameCache.Record, _ enc: StreamEncoder) throws {
+        durations[record.pts] = record.duration
+        recorder?.append(record, planes: Self.pointers(out), strides: Self.strides(out))
+        try enc.encode(out, sink: write(enc.codec.pointee.time_base))
         framesEncoded += 1
     }
 

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import MediaPrep
+
+/// The hand-over between a first pass's decoding thread and its encoding thread.
+@Suite struct EncodePipelineTests {
+    struct Boom: Error {}
+
+    @Test func everyItemArrivesInOrderOnAnotherThread() throws {
+        let seen = Locked<[Int]>([])
+        let callerThread = pthread_self()
+        let otherThread = Locked(true)
+        let pipe = try #require(EncodePipeline<Int>(capacity: 3, consume: { i in
+            if pthread_equal(pthread_self(), callerThread) != 0 { otherThread.withLock { $0 = false } }
+            seen.withLock { $0.append(i) }
+        }, discard: { _ in Issue.record("nothing is discarded when all goes well") }))
+        for i in 0..<500 { try pipe.push(i) }
+        try pipe.close()
+        #expect(seen.withLock { $0 } == Array(0..<500))
+        #expect(otherThread.withLock { $0 })
+    }
+
+    @Test func aFailureReachesTheProducerAndNothingLeaks() throws {
+        let consumed = Locked(0), discarded = Locked(0)
+        let pipe = try #require(EncodePipeline<Int>(capacity: 2, consume: { i in
+            consumed.withLock { $0 += 1 }
+            if i == 10 { throw Boom() }
+        }, discard: { _ in discarded.withLock { $0 += 1 } }))
+        var pushed = 0
+        do {
+            for i in 0..<1000 { try pipe.push(i); pushed += 1 }
+            Issue.record("the failure never reached push")
+        } catch is Boom {}
+        #expect(throws: Boom.self) { try pipe.close() }
+        // Every item pushed was consumed or discarded; the one refused by push was discarded there.
+        #expect(consumed.withLock { $0 } + discarded.withLock { $0 } == pushed + 1)
+    }
+
+    @Test func cancelDiscardsWhatIsQueued() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let consumed = Locked(0), discarded = Locked(0)
+        let pipe = try #require(EncodePipeline<Int>(capacity: 8, consume: { _ in
+            gate.wait()
+            consumed.withLock { $0 += 1 }
+        }, discard: { _ in discarded.withLock { $0 += 1 } }))
+        for i in 0..<6 { try pipe.push(i) }
+        gate.signal()  // the first item goes through; the rest are still queued
+        Thread.sleep(forTimeInterval: 0.05)
+        for _ in 0..<6 { gate.signal() }  // never block the one being consumed when cancel comes
+        pipe.cancel()
+        #expect(consumed.withLock { $0 } + discarded.withLock { $0 } == 6)
+        #expect(consumed.withLock { $0 } >= 1)
+    }
+}
