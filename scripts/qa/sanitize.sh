@@ -21,7 +21,7 @@ for what in "${@:-address thread valgrind}"; do
         # The batch engine, the runner and everything that runs on more than one thread.
         log=$PWD/.build-tsan.log
         MEDIAPREP_SANITIZER=thread swift test --sanitize=thread --scratch-path .build-tsan \
-          --filter "BatchRunner|PixelBudget|BatchPreparerAPI|TextMessage|BadInputMatrix|LinkPreview|Thumbnail|DecodeWhileResizing|StreamedPNG|ProgressiveSplit|Resize|PrepareImage|RateModel|SSIMReference|Flatten|JPEGMeasure" >"$log" 2>&1 || status=1
+          --filter "EncodePipeline|FrameCache|VideoTranscode|FoundationFree|BatchRunner|PixelBudget|BatchPreparerAPI|TextMessage|BadInputMatrix|LinkPreview|Thumbnail|DecodeWhileResizing|StreamedPNG|ProgressiveSplit|Resize|PrepareImage|RateModel|SSIMReference|Flatten|JPEGMeasure" >"$log" 2>&1 || status=1
         grep -E "^✘|WARNING: ThreadSanitizer|SUMMARY: ThreadSanitizer" "$log" | head -20
         grep -q "WARNING: ThreadSanitizer" "$log" && status=1
         echo "thread: $(grep -E "Test run with" "$log" | tail -1) (full log: $log)" ;;
