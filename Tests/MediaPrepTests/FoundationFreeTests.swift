@@ -59,6 +59,23 @@ import Testing
         #expect(HTMLHead.decode([0xC5, 0xEC, 0xB5, 0xFE], charset: "euc-jp") == "東京")
     }
 
+    @Test func byteSearchFindsWhatASliceComparisonFinds() {
+        func naive(_ n: [UInt8], _ h: [UInt8], _ from: Int, _ within: Int) -> Int? {
+            let end = min(h.count, within)
+            guard !n.isEmpty, from >= 0, from <= end - n.count else { return nil }
+            return (from...(end - n.count)).first { Array(h[$0..<$0 + n.count]) == n }
+        }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let h = (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...3, using: &rng) }
+            let n = (0..<Int.random(in: 0...4, using: &rng)).map { _ in UInt8.random(in: 0...3, using: &rng) }
+            let from = Int.random(in: -1...66, using: &rng), within = Int.random(in: 0...70, using: &rng)
+            #expect(Bytes.find(n, in: h, from: from, within: within) == naive(n, h, from, within), "\(n) in \(h) from \(from) within \(within)")
+        }
+        #expect(Bytes.find(Array("IEND".utf8), in: Array("xxIEND".utf8)) == 2)
+        #expect(Bytes.find(Array("IEND".utf8), in: Array("xxIEND".utf8), within: 5) == nil)
+    }
+
     @Test func aConditionWaitTimesOutAndIsWoken() async {
         let c = PosixCondition()
         c.lock()

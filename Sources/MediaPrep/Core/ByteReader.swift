@@ -59,10 +59,13 @@ enum Bytes {
     /// Where `needle` next starts in `haystack`, from `from` on: memchr for its first byte, memcmp
     /// for the rest, where a loop of slice comparisons cost `check photo.jpg` 24 % of its
     /// instructions (callgrind). glibc's memmem is not in Swift's Glibc module.
-    static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int = 0) -> Int? {
-        guard let first = needle.first, from >= 0, from <= haystack.count - needle.count else { return nil }
-        return haystack.withUnsafeBytes { h in
-            needle.withUnsafeBytes { n -> Int? in
+    /// `within` bounds the search to the haystack's first bytes, without a copy.
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int = 0, within: Int = .max) -> Int? {
+        let end = min(haystack.count, within)
+        guard let first = needle.first, from >= 0, from <= end - needle.count else { return nil }
+        return haystack.withUnsafeBytes { whole in
+            let h = UnsafeRawBufferPointer(rebasing: whole[0..<end])
+            return needle.withUnsafeBytes { n -> Int? in
                 guard let base = h.baseAddress, let rest = n.baseAddress else { return nil }
                 let last = h.count - n.count  // the last place the needle can start
                 var at = from

@@ -31,7 +31,7 @@ enum MotionPhoto {
 
     /// Whether a JPEG's header says it is a motion photo (Google's XMP): read it whole to find the video.
     static func claimed(_ head: [UInt8]) -> Bool {
-        let window = Array(head.prefix(131_072))
-        return Bytes.find(Array("MotionPhoto".utf8), in: window) != nil || Bytes.find(Array("MicroVideo".utf8), in: window) != nil
+        Bytes.find(Array("MotionPhoto".utf8), in: head, within: 131_072) != nil
+            || Bytes.find(Array("MicroVideo".utf8), in: head, within: 131_072) != nil
     }
 }
