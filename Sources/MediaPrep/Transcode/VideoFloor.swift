@@ -6,7 +6,8 @@ import CFFmpeg
 package enum VideoFloor {
     /// Decodes `source`'s video and scales each frame a transcode keeps at `maxFrameRate` to
     /// `width`×`height` (YUV 4:2:0, bicubic, as `VideoTranscoder` does); the frames scaled.
-    package static func run(source: String, width: Int, height: Int, maxFrameRate: Double, threads: Int = 2) throws -> Int {
+    package static func run(source: String, width: Int, height: Int, maxFrameRate: Double,
+                           threads: Int = VideoTranscoder.decodeThreads(cores: 2)) throws -> Int {
         let input = try MediaInput(path: source)
         let ff = input.ff
         guard let stream = input.bestStream(AVMEDIA_TYPE_VIDEO) else { throw MediaPrepError(.noVideoStream, "no video stream") }

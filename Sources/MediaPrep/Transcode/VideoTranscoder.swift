@@ -13,6 +13,11 @@ struct VideoTranscoder {
     /// Decoder threads; x264 picks its own.
     var threads = 2
 
+    /// Decoder threads for a job given `cores`: one more, as libavcodec counts them itself, since a
+    /// frame-threaded decoder waits on its neighbours (ffmpeg decoding and scaling the 60 s 1080p
+    /// clip: 5.27 s with 2 threads, 4.70 s with 3, 4.62 s with 4).
+    package static func decodeThreads(cores: Int) -> Int { max(1, cores) + 1 }
+
     /// Encodes `source` into `path`; with `maxBytes`, the file is at most that large or this throws
     /// `overLimit` (nothing is left at `path` then). Returns the file's size.
     ///
