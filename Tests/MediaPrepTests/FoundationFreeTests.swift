@@ -19,6 +19,8 @@ import Testing
         #expect(String(printf: "%d:%02d", 3, 7) == "3:07")
         #expect(String(printf: "%8.1f ms", 12.345) == String(format: "%8.1f ms", 12.345))
         #expect(String(printf: "%0300d", 5).count == 300)  // longer than the first buffer
+        #expect(String(printf: "%d %d %u %x", Int32(-1), Int64(1) << 40, UInt32.max, UInt8(255)) == "-1 1099511627776 4294967295 ff")
+        #expect(String(printf: "%5.1f%%", 99.44) == " 99.4%")
         #expect(1_047_552.grouped == "1,047,552")
         #expect(999.grouped == "999")
         #expect(0.grouped == "0")

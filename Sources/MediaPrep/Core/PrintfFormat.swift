@@ -5,6 +5,19 @@ extension String {
     /// costs every start its relocations. Strings go in by interpolation: `%@` is not supported.
     package init(printf format: String, _ arguments: CVarArg...) {
         let format = Self.widenedIntegers(format)
+        // Narrower integers as words, since every integer conversion now reads a long (Swift passes
+        // an Int32 zero-extended: -1 would print 4294967295).
+        let arguments: [CVarArg] = arguments.map { a in
+            switch a {
+            case let v as Int32: Int(v)
+            case let v as Int16: Int(v)
+            case let v as Int8: Int(v)
+            case let v as UInt32: UInt(v)
+            case let v as UInt16: UInt(v)
+            case let v as UInt8: UInt(v)
+            default: a
+            }
+        }
         var size = 128
         while true {
             var buffer = [CChar](repeating: 0, count: size)
