@@ -43,7 +43,7 @@ final class InputFile {
     }
 
     /// procfs, sysfs, debugfs, securityfs, cgroup, cgroup2, tracefs, configfs.
-    private static let kernelFileSystems: Set<Int> = [0x9FA0, 0x6265_6572, 0x6462_6720, 0x7363_6673, 0x27E0EB, 0x6367_7270, 0x7472_6163, 0x6265_6570]
+    private static let kernelFileSystems: [Int] = [0x9FA0, 0x6265_6572, 0x6462_6720, 0x7363_6673, 0x27E0EB, 0x6367_7270, 0x7472_6163, 0x6265_6570]
 
     private typealias FStatFS = @convention(c) (Int32, UnsafeMutableRawPointer?) -> Int32
     /// glibc's `fstatfs` (its header is not in Swift's Glibc module), looked up once by name.

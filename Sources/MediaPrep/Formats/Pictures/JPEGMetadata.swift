@@ -62,7 +62,8 @@ package struct JPEGMetadata: Sendable, Equatable {
         if iccProfile { kinds.append("ICC profile") }
         if comment { kinds.append("comment") }
         if other { kinds.append("other APP segments") }
-        if !kinds.isEmpty { r.append(kinds.joined(separator: ", ") + " metadata removed") }
+        // Joined by hand: the generic `joined(separator:)` looked its types up at run time (callgrind).
+        if let first = kinds.first { r.append(kinds.dropFirst().reduce(first) { $0 + ", " + $1 } + " metadata removed") }
         if let t = trailingRemoval { r.append(t) }
         return r
     }
