@@ -6,7 +6,7 @@ import Testing
 /// start 0.8 ms): each gives what Foundation gave, checked against Foundation here.
 @Suite struct FoundationFreeTests {
     @Test func pathsAsNSStringSplitsThem() {
-        for p in ["a/b/c.jpg", "/c.jpg", "c.jpg", "a/b/", "/", "", "a//b.tar.gz", "dir/.profile", "x/y.", "/a/b/c", "./photo.HEIC", "a.b/c"] {
+        for p in ["a/b/c.jpg", "/c.jpg", "c.jpg", "a/b/", "/", "", "a//b.tar.gz", "dir/.profile", "x/y.", "/a/b/c", "./photo.HEIC", "a.b/c", "my file.a b", "a..b", "a/.hidden.jpg"] {
             let ns = p as NSString
             #expect(FilePath.parent(of: p) == ns.deletingLastPathComponent, "parent of \(p)")
             #expect(FilePath.lastComponent(p) == ns.lastPathComponent, "last component of \(p)")

@@ -24,7 +24,6 @@ package enum FilePath {
     package static func pathExtension(_ path: String) -> String {
         let name = lastComponent(path)
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
-        let ext = name[name.index(after: dot)...]
-        return ext.contains(" ") ? "" : String(ext)
+        return String(name[name.index(after: dot)...])
     }
 }
