@@ -63,7 +63,7 @@ package struct BatchRunner: Sendable {
                     pulling = true
                     group.addTask {
                         guard let p = await source.next() else { return .input(nil) }
-                        return .input((p, (try? FileBytes.size(p)) ?? 0))
+                        return .input((p, InputWalker.sizeHint(p)))
                     }
                 }
                 func start() {
