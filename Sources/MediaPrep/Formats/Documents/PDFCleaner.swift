@@ -102,20 +102,9 @@ enum PDFCleaner {
             let dict = isStream ? pdf.streamDictionary(oh) : oh
             defer { if isStream { pdf.release(dict) } }
             var keys = pdf.keys(dict)
-            for (key, field) in privateKeys where keys.contains(key) {
-                found.insert(field)
-                if apply { pdf.remove(dict, key) }
-                keys.removeAll { $0 == key }
-            }
             let subtype = pdf.value(dict, "/Subtype")
             defer { pdf.release(subtype) }
-            if !isStream, markup.contains(where: { pdf.isName(subtype, $0) }) {
-                for (key, field) in [("/T", PrivateFields.author), ("/M", .dates), ("/CreationDate", .dates)] where keys.contains(key) {
-                    found.insert(field)
-                    if apply { pdf.remove(dict, key) }
-                    keys.removeAll { $0 == key }
-                }
-            }
+            found.formUnion(removePrivateKeys(pdf, dict, &keys, markup: !isStream && markup.contains(where: { pdf.isName(subtype, $0) }), apply: apply))
             let type = pdf.value(dict, "/Type")
             defer { pdf.release(type) }
             if isStream, pdf.isName(type, "/EmbeddedFile"), let fields = try attachment(pdf, oh, dict, keys: &keys, apply: apply, depth: depth) {
@@ -132,6 +121,20 @@ enum PDFCleaner {
         }
         pdf.drainWarnings()
         return (found, pictures, patches)
+    }
+
+    /// The keys of `dict` that name the sender (and, on a markup annotation, its author and dates),
+    /// removed when `apply`; what they were. `keys` keeps the rest, for the walk to follow.
+    private static func removePrivateKeys(_ pdf: QPDFDocument, _ dict: qpdf_oh, _ keys: inout [String], markup: Bool, apply: Bool) -> PrivateFields {
+        var found: PrivateFields = []
+        var named = privateKeys.map { ($0.key, $0.value) }
+        if markup { named += [("/T", PrivateFields.author), ("/M", .dates), ("/CreationDate", .dates)] }
+        for (key, field) in named where keys.contains(key) {
+            found.insert(field)
+            if apply { pdf.remove(dict, key) }
+            keys.removeAll { $0 == key }
+        }
+        return found
     }
 
     /// A file attached to the PDF: its /Params (dates, checksum, the Mac's creator) gone, and its
