@@ -202,10 +202,10 @@ final class RunState: @unchecked Sendable {
     }
 
     /// Prints the JSON document (an object when `single`), and returns the exit status.
-    func finish(mode: Bulk.Mode, single: Bool, trap: SignalTrap) -> Int32 {
+    func finish(mode: Bulk.Mode, single: Bool, trap: SignalTrap?) -> Int32 {
         ProgressBar.finish()
         if mode == .json { Output.json(single ? (items.first ?? .null) : .array(items)) }
-        if let status = trap.exitStatus { return status }
+        if let status = trap?.exitStatus { return status }
         return Bulk.exitStatus(summary)
     }
 }
