@@ -105,7 +105,7 @@ extension AttachmentPreparer {
                                 _ item: inout PreparedItem) throws -> (probe: ProbeResult, thumbnail: VideoThumbnail?) {
         var transcoder = VideoTranscoder(plan: t.plan)
         transcoder.cancellation = cancellation
-        transcoder.threads = VideoTranscoder.decodeThreads(cores: threads)
+        transcoder.threads = VideoTranscoder.decodeThreads(cores: threads, sourcePixels: (original.width ?? 0) * (original.height ?? 0))
         let path = original.path
         if let report = onProgress { transcoder.progress = { report(path, $0) } }
         var shot: VideoThumbnail?

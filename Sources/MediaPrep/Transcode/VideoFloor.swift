@@ -6,11 +6,12 @@ import CFFmpeg
 package enum VideoFloor {
     /// Decodes `source`'s video and scales each frame a transcode keeps at `maxFrameRate` to
     /// `width`×`height` (YUV 4:2:0, bicubic, as `VideoTranscoder` does); the frames scaled.
-    package static func run(source: String, width: Int, height: Int, maxFrameRate: Double,
-                           threads: Int = VideoTranscoder.decodeThreads(cores: 2)) throws -> Int {
+    package static func run(source: String, width: Int, height: Int, maxFrameRate: Double, threads: Int? = nil) throws -> Int {
         let input = try MediaInput(path: source)
         let ff = input.ff
         guard let stream = input.bestStream(AVMEDIA_TYPE_VIDEO) else { throw MediaPrepError(.noVideoStream, "no video stream") }
+        let par = stream.pointee.codecpar.pointee
+        let threads = threads ?? VideoTranscoder.decodeThreads(cores: 2, sourcePixels: Int(par.width) * Int(par.height))
         let decoder = try FrameDecoder(input: input, stream: stream, threads: threads)
         var out = ff.util.av_frame_alloc()
         defer { ff.util.av_frame_free(&out) }

@@ -15,8 +15,11 @@ struct VideoTranscoder {
 
     /// Decoder threads for a job given `cores`: one more, as libavcodec counts them itself, since a
     /// frame-threaded decoder waits on its neighbours (ffmpeg decoding and scaling the 60 s 1080p
-    /// clip: 5.27 s with 2 threads, 4.70 s with 3, 4.62 s with 4).
-    package static func decodeThreads(cores: Int) -> Int { max(1, cores) + 1 }
+    /// clip: 5.27 s with 2 threads, 4.70 s with 3, 4.62 s with 4). Past 4K not: each frame thread
+    /// holds its own frames (a 1 s 8K HEVC clip peaked at 989 MB with 3 threads, 906 MB with 2).
+    package static func decodeThreads(cores: Int, sourcePixels: Int) -> Int {
+        sourcePixels > 3840 * 2160 ? max(cores, 2) : max(1, cores) + 1
+    }
 
     /// Encodes `source` into `path`; with `maxBytes`, the file is at most that large or this throws
     /// `overLimit` (nothing is left at `path` then). Returns the file's size.
