@@ -2,10 +2,8 @@ import CWebP
 
 /// libwebpdemux's entry points, opened the first time an animated WebP arrives.
 enum LibWebPDemux {
-    private struct Table: @unchecked Sendable { let table: cwebp }
-
-    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libwebpdemux") {
-        DynamicTable.load(cwebp_libraries(), cwebp_symbols(), as: cwebp.self, failing: .codecUnavailable, "libwebpdemux is").map(Table.init)
+    private static let loaded: Result<DynamicTable.Shared<cwebp>, MediaPrepError> = Trace.noteTime("loaded libwebpdemux") {
+        DynamicTable.load(cwebp_libraries(), cwebp_symbols(), as: cwebp.self, failing: .codecUnavailable, "libwebpdemux is").map(DynamicTable.Shared.init)
     }
 
     static func table() throws -> cwebp { try loaded.get().table }

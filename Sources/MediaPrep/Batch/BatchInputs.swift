@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 import UploadPlanner
 
 /// The files a batch works through: a known list, or paths that keep arriving (a queue, stdin).

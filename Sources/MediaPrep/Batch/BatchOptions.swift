@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 import UploadPlanner
 
 /// Everything a send of many attachments needs to know, in one value a bot can keep and reuse.

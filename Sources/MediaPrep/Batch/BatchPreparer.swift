@@ -1,7 +1,6 @@
 import Synchronization
 import FoundationEssentials
 import Glibc
-import Dispatch
 import UploadPlanner
 
 /// The compose bar's whole send flow for one file or a million: prepared files, transfer plans,

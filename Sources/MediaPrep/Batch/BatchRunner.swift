@@ -1,7 +1,6 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// Runs one job per input on worker threads, `jobs` at a time, and hands results back in input
 /// order whatever finishes first; the engine under `prepare`, `check`, `probe` and `thumbnail`.

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 import UploadPlanner
 
 /// `--resume`: an input's output is `OUT/<name>.<ext>` (a long screenshot's `<name>_part1.<ext>`,

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// Finds the highest JPEG quality whose output fits a byte budget, in few rounds.
 ///

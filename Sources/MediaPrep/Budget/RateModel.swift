@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// Bytes as a function of size and quality, fitted from the encodes a budget search already made,
 /// so the search at a new size starts next to its answer instead of bracketing from scratch.

@@ -2,10 +2,8 @@ import CLcms
 
 /// Little CMS's entry points, opened the first time an image carries a colour profile.
 enum LittleCMS {
-    private struct Table: @unchecked Sendable { let table: clcms }
-
-    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded liblcms2") {
-        DynamicTable.load(clcms_libraries(), clcms_symbols(), as: clcms.self, failing: .codecUnavailable, "Little CMS is").map(Table.init)
+    private static let loaded: Result<DynamicTable.Shared<clcms>, MediaPrepError> = Trace.noteTime("loaded liblcms2") {
+        DynamicTable.load(clcms_libraries(), clcms_symbols(), as: clcms.self, failing: .codecUnavailable, "Little CMS is").map(DynamicTable.Shared.init)
     }
 
     static func table() throws -> clcms { try loaded.get().table }
@@ -80,4 +78,3 @@ final class ColourTransform: @unchecked Sendable {
 
 import FoundationEssentials
 import Glibc
-import Dispatch

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// The cores this process may really use: its CPU affinity (`taskset`, a pinned engine worker) and
 /// its cgroup's CPU quota (a Kubernetes pod with `cpu: 1` on a 64-core node gets 1), never more than

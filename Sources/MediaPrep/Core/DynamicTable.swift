@@ -5,6 +5,10 @@ import Glibc
 /// names and its sonames (C literals, so the binary names the libraries it may open: make-deb.sh
 /// reads them); the opening and the lookups are here, once. Opened libraries stay loaded for the process.
 enum DynamicTable {
+    /// A loaded table kept in a `static let`: its members are C function pointers, written once while
+    /// loading and only read after, so every thread may share it.
+    struct Shared<T>: @unchecked Sendable { let table: T }
+
     /// Opens `libraries` in order and fills a `T` with `symbols`, each looked up in them in order.
     /// - Parameters:
     ///   - libraries, symbols: NULL-terminated lists from the shim; `symbols` names `T`'s members in order.

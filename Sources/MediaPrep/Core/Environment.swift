@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// One variable from the environment, read without ProcessInfo: its first use copies the whole
 /// environment into a dictionary, 16 % of `mediaprep --version`'s samples (perf, 300 runs).

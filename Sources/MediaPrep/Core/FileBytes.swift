@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// File reading with errors typed for the CLI.
 package enum FileBytes {

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 import UploadPlanner
 
 /// Expands command-line arguments into files: folders walked recursively in sorted order, hidden

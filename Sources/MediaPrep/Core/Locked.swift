@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// A value behind a lock, for state worker threads share. Not `Synchronization.Mutex`: its contended
 /// path runs inside libswiftSynchronization, which ThreadSanitizer does not see, so it reported races

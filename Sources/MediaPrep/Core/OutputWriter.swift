@@ -1,7 +1,6 @@
 import Synchronization
 import FoundationEssentials
 import Glibc
-import Dispatch
 import UploadPlanner
 
 /// Writes prepared files atomically under unique names, never replacing anything.
@@ -55,21 +54,23 @@ package enum OutputWriter {
         }
     }
 
-    /// $TMPDIR (else /tmp), ending in "/" as NSTemporaryDirectory gives it.
+    /// $TMPDIR, else /tmp: where scratch files go.
+    static var temporaryBase: String { Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp" }
+
+    /// The same, ending in "/" as NSTemporaryDirectory gives it.
     package static var temporaryDirectory: String {
-        let base = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let base = temporaryBase
         return base.hasSuffix("/") ? base : base + "/"
     }
 
     static func stage(directory dir: String, base: String, ext: String, cancellation: CancellationFlag?,
                       fill: (String) -> Bool) throws -> StagedFile {
         try cancellation?.check()
-        if !InputWalker.exists(dir) {
+        if !InputWalker.isDirectory(dir) {
+            if InputWalker.exists(dir) { throw MediaPrepError(.writeFailed, "\(dir) is not a directory") }
             do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
                 throw MediaPrepError(.writeFailed, "cannot create \(dir): \(error)")
             }
-        } else if !InputWalker.isDirectory(dir) {
-            throw MediaPrepError(.writeFailed, "\(dir) is not a directory")
         }
         pending.sweepOnce(dir)
         let tmp = temporaryName(in: dir)
@@ -232,7 +233,7 @@ private final class TemporaryFiles: @unchecked Sendable {
     func scratch() throws -> String {
         try lock.withLock {
             if let s = scratchPath { return s }
-            let base = String(OutputWriter.temporaryDirectory.dropLast())
+            let base = OutputWriter.temporaryBase
             OutputWriter.sweep(base)
             var template = Array((base + "/" + OutputWriter.ownPrefix + "XXXXXX").utf8CString)
             guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {

@@ -1,7 +1,6 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// Runs `count` independent jobs on the available cores and returns their results in order.
 enum Parallel {

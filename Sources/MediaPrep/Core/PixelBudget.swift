@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// Bounds the decoded pixels a batch holds at once, so 500 photos of 50 MP never decode together.
 ///

@@ -2,10 +2,8 @@ import CHeif
 
 /// libheif's entry points, opened the first time a HEIC/HEIF/AVIF picture arrives.
 enum LibHeif {
-    private struct Table: @unchecked Sendable { let table: cheif }
-
-    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libheif") {
-        DynamicTable.load(cheif_libraries(), cheif_symbols(), as: cheif.self, failing: .codecUnavailable, "libheif is").map(Table.init)
+    private static let loaded: Result<DynamicTable.Shared<cheif>, MediaPrepError> = Trace.noteTime("loaded libheif") {
+        DynamicTable.load(cheif_libraries(), cheif_symbols(), as: cheif.self, failing: .codecUnavailable, "libheif is").map(DynamicTable.Shared.init)
     }
 
     static func table() throws -> cheif { try loaded.get().table }

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// Picks the decoder for a file by its content: the single entry point for still images.
 package enum ImageLoader {

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 import CJpeg
 
 /// JPEG through TurboJPEG, shrinking in the DCT when the caller needs fewer pixels.

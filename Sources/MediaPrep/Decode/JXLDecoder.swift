@@ -2,10 +2,8 @@ import CJxl
 
 /// libjxl's entry points, opened the first time a JPEG XL picture arrives.
 enum LibJxl {
-    private struct Table: @unchecked Sendable { let table: cjxl }
-
-    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libjxl") {
-        DynamicTable.load(cjxl_libraries(), cjxl_symbols(), as: cjxl.self, failing: .codecUnavailable, "libjxl is").map(Table.init)
+    private static let loaded: Result<DynamicTable.Shared<cjxl>, MediaPrepError> = Trace.noteTime("loaded libjxl") {
+        DynamicTable.load(cjxl_libraries(), cjxl_symbols(), as: cjxl.self, failing: .codecUnavailable, "libjxl is").map(DynamicTable.Shared.init)
     }
 
     static func table() throws -> cjxl { try loaded.get().table }

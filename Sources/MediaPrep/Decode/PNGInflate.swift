@@ -93,9 +93,8 @@ extension PNGChunks {
 
 /// libdeflate's entry points, loaded the first time a PNG is inflated whole.
 enum Deflate {
-    private struct Table: @unchecked Sendable { let table: cdeflate }
-    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libdeflate") {
-        DynamicTable.load(cdeflate_libraries(), cdeflate_symbols(), as: cdeflate.self, failing: .codecUnavailable, "libdeflate is").map(Table.init)
+    private static let loaded: Result<DynamicTable.Shared<cdeflate>, MediaPrepError> = Trace.noteTime("loaded libdeflate") {
+        DynamicTable.load(cdeflate_libraries(), cdeflate_symbols(), as: cdeflate.self, failing: .codecUnavailable, "libdeflate is").map(DynamicTable.Shared.init)
     }
     static func table() throws -> cdeflate { try loaded.get().table }
 }

@@ -6,9 +6,8 @@ import CRaw
 /// one pixel while that keeps the view size (a 12 MP DNG: 0.17 s and 84 MB, against 1.0 s and
 /// 181 MB demosaicing every pixel; `time` on LibRaw's own calls).
 enum RawDecoder {
-    private struct Table: @unchecked Sendable { let table: craw }
-    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded LibRaw") {
-        DynamicTable.load(craw_libraries(), craw_symbols(), as: craw.self, failing: .codecUnavailable, "LibRaw is").map(Table.init)
+    private static let loaded: Result<DynamicTable.Shared<craw>, MediaPrepError> = Trace.noteTime("loaded LibRaw") {
+        DynamicTable.load(craw_libraries(), craw_symbols(), as: craw.self, failing: .codecUnavailable, "LibRaw is").map(DynamicTable.Shared.init)
     }
 
     /// Seconds a call may take before its process is killed: a full demosaic of a 100 MP sensor, the

@@ -4,9 +4,8 @@ import CTiff
 /// first page, its own orientation and ICC profile. FFmpeg's decoder read neither BigTIFF (sent as an
 /// unknown file, metadata and all) nor the orientation tag (a scan turned on its side came out turned).
 enum TIFFDecoder {
-    private struct Table: @unchecked Sendable { let table: ctiff }
-    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libtiff") {
-        DynamicTable.load(ctiff_libraries(), ctiff_symbols(), as: ctiff.self, failing: .codecUnavailable, "libtiff is").map(Table.init)
+    private static let loaded: Result<DynamicTable.Shared<ctiff>, MediaPrepError> = Trace.noteTime("loaded libtiff") {
+        DynamicTable.load(ctiff_libraries(), ctiff_symbols(), as: ctiff.self, failing: .codecUnavailable, "libtiff is").map(DynamicTable.Shared.init)
     }
 
     /// No single allocation of libtiff's above this: a strip or tile buffer, a table (the raster is ours,

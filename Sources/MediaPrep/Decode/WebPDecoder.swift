@@ -2,11 +2,9 @@ import CWebP
 
 /// libwebp's still decoder, opened the first time a still WebP arrives.
 enum LibWebP {
-    private struct Table: @unchecked Sendable { let table: cwebpdec }
-
-    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libwebp") {
+    private static let loaded: Result<DynamicTable.Shared<cwebpdec>, MediaPrepError> = Trace.noteTime("loaded libwebp") {
         DynamicTable.load(cwebpdec_libraries(), cwebpdec_symbols(), as: cwebpdec.self, failing: .codecUnavailable, "libwebp is").flatMap { t in
-            withUnsafePointer(to: t) { cwebpdec_abi_matches($0) } != 0 ? .success(Table(table: t))
+            withUnsafePointer(to: t) { cwebpdec_abi_matches($0) } != 0 ? .success(DynamicTable.Shared(table: t))
                 : .failure(MediaPrepError(.codecUnavailable, "libwebp is not the version mediaprep was built with"))
         }
     }

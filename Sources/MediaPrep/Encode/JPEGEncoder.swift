@@ -1,7 +1,6 @@
 import CJpeg
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// JPEG through libjpeg's API with optimized Huffman tables (~5 % smaller at no visible cost, half a
 /// progressive encode's time; TurboJPEG 2.1 offers them only through a process-wide environment

@@ -12,10 +12,6 @@ struct FFmpeg: @unchecked Sendable {
 /// Opens each group of FFmpeg libraries the first time an input needs it: loading libavutil alone
 /// pulls in X11, VA-API, VDPAU and OpenCL (~4 ms), libavcodec ~130 codec libraries (~35 ms).
 package enum FFmpegLibraries {
-    private struct Util: @unchecked Sendable { let table: cff_util }
-    private struct Media: @unchecked Sendable { let table: cff_media }
-    private struct Filter: @unchecked Sendable { let table: cff_filter }
-
     /// FFmpeg's log level to set when it is loaded (`AV_LOG_QUIET` = -8); nil leaves FFmpeg's own.
     /// The process owner (the CLI) decides: a library does not change process-wide state by itself.
     package static let logLevel = Locked<Int32?>(nil)
@@ -28,22 +24,22 @@ package enum FFmpegLibraries {
     }
 
     // Loaded on whichever thread first needs them, so timed as a note, not a nested stage.
-    private static let utilTable: Result<Util, MediaPrepError> = Trace.noteTime("loaded libavutil, libswscale") {
+    private static let utilTable: Result<DynamicTable.Shared<cff_util>, MediaPrepError> = Trace.noteTime("loaded libavutil, libswscale") {
         DynamicTable.load(cff_util_libraries(), cff_util_symbols(), global: true, as: cff_util.self, failing: .codecUnavailable, "FFmpeg's libavutil and libswscale are").map { table in
             if let level = logLevel.withLock({ $0 }) { table.av_log_set_level(level) }
             utilLoaded.withLock { $0 = true }
-            return Util(table: table)
+            return DynamicTable.Shared(table: table)
         }
     }
 
-    private static let mediaTable: Result<Media, MediaPrepError> = Trace.noteTime("loaded libavformat, libavcodec, libswresample") {
+    private static let mediaTable: Result<DynamicTable.Shared<cff_media>, MediaPrepError> = Trace.noteTime("loaded libavformat, libavcodec, libswresample") {
         DynamicTable.load(cff_media_libraries(), cff_media_symbols(), global: true, as: cff_media.self, failing: .codecUnavailable,
-                          "FFmpeg's libavformat, libavcodec and libswresample are").map(Media.init)
+                          "FFmpeg's libavformat, libavcodec and libswresample are").map(DynamicTable.Shared.init)
     }
 
-    private static let filterTable: Result<Filter, MediaPrepError> = Trace.noteTime("loaded libavfilter") {
+    private static let filterTable: Result<DynamicTable.Shared<cff_filter>, MediaPrepError> = Trace.noteTime("loaded libavfilter") {
         DynamicTable.load(cff_filter_libraries(), cff_filter_symbols(), global: true, as: cff_filter.self, failing: .codecUnavailable,
-                          "FFmpeg's libavfilter is").map(Filter.init)
+                          "FFmpeg's libavfilter is").map(DynamicTable.Shared.init)
     }
 
     /// libavfilter (HDR to SDR), or `codecUnavailable`.

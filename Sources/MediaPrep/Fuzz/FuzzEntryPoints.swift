@@ -1,8 +1,6 @@
 import CJpeg
 import FoundationEssentials
 import Glibc
-import Dispatch
-import Glibc
 import UploadPlanner
 
 /// One call per parser that sees untrusted bytes, for the libFuzzer targets in `Fuzz/`

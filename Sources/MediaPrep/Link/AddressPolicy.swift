@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// Decides which hosts a link preview may contact: a bot fetches what strangers send, so nothing
 /// on the machine's own networks unless the user opts in.

@@ -1,18 +1,15 @@
 import CCurl
 import FoundationEssentials
 import Glibc
-import Dispatch
 import Synchronization
 
 /// libcurl's entry points, opened the first time a link preview is fetched.
 enum CurlLibrary {
-    private struct Table: @unchecked Sendable { let table: ccurl }
-
-    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libcurl") {
+    private static let loaded: Result<DynamicTable.Shared<ccurl>, MediaPrepError> = Trace.noteTime("loaded libcurl") {
         DynamicTable.load(ccurl_libraries(), ccurl_symbols(), as: ccurl.self, failing: .fetchFailed, "libcurl is").flatMap { t in
             // Once, before any handle (it is not thread-safe; this initializer runs once).
             let rc = t.curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-            return rc == CURLE_OK ? .success(Table(table: t)) : .failure(MediaPrepError(.fetchFailed, "libcurl is not available: curl_global_init failed (\(rc.rawValue))"))
+            return rc == CURLE_OK ? .success(DynamicTable.Shared(table: t)) : .failure(MediaPrepError(.fetchFailed, "libcurl is not available: curl_global_init failed (\(rc.rawValue))"))
         }
     }
 

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// What a link card needs from a page's head: OpenGraph fields and their usual fallbacks.
 struct HTMLHead: Equatable {

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// Finds the URL a message's link preview is made for, as the app does: the first link that is not
 /// a SimpleX link (those open a chat, they are never fetched).

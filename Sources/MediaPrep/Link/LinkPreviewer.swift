@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 import UploadPlanner
 
 /// Makes the card SimpleX shows for a URL (title, description, image) the way the app does,

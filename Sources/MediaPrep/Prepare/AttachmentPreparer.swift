@@ -1,7 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
-import Glibc
 import UploadPlanner
 
 /// Prepares any file the compose bar accepts, dispatching on what the file really is.

@@ -1,7 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
-import Glibc
 import UploadPlanner
 
 /// Voice notes and audio files: sent as they are, transcoded to Opus in its budget, or as files.

@@ -1,7 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
-import Glibc
 import UploadPlanner
 
 /// Files: their own bytes under their own name, without what names the sender.

@@ -1,7 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
-import Glibc
 import UploadPlanner
 
 /// Images: kept, encoded to the budget, split into an album, or an animation made a GIF.

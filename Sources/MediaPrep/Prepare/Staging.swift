@@ -1,7 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
-import Glibc
 import UploadPlanner
 
 /// Where every route ends: its output staged under the message's name, checked to travel, placed.

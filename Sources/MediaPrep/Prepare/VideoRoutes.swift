@@ -1,7 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
-import Glibc
 import UploadPlanner
 
 /// Videos: sent as they are, remuxed, transcoded to the budget; Live Photos and motion photos.

@@ -1,7 +1,6 @@
 import CFFmpeg
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// Scales rows fed top to bottom in bands straight into a packed image: swscale's planar output
 /// (the precise path, see `Resizer`) passes through a ring of a few rows and is packed as it

@@ -1,7 +1,6 @@
 import CFFmpeg
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// Any video FFmpeg reads, re-encoded to what every client plays: H.264 (libx264) + AAC in an MP4
 /// with faststart, upright as the source was shown (display matrix kept), square pixels.

@@ -214,4 +214,3 @@ extension Command {
 
 import FoundationEssentials
 import Glibc
-import Dispatch

@@ -103,4 +103,3 @@ extension ProbeResult {
 
 import FoundationEssentials
 import Glibc
-import Dispatch

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 import MediaPrep
 import UploadPlanner
 

@@ -5,9 +5,8 @@ import Glibc
 /// One ZIP archive opened with libzip, read or being written: freed (discarded) on every path that
 /// does not close it.
 final class ZipArchive {
-    private struct Table: @unchecked Sendable { let table: czip }
-    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded libzip") {
-        DynamicTable.load(czip_libraries(), czip_symbols(), as: czip.self, failing: .codecUnavailable, "libzip is").map(Table.init)
+    private static let loaded: Result<DynamicTable.Shared<czip>, MediaPrepError> = Trace.noteTime("loaded libzip") {
+        DynamicTable.load(czip_libraries(), czip_symbols(), as: czip.self, failing: .codecUnavailable, "libzip is").map(DynamicTable.Shared.init)
     }
 
     let z: czip

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// What a ZIP holds: an Office Open XML document (DOCX, XLSX, PPTX), an OpenDocument (ODT, ODS, ODP),
 /// an EPUB, or any other archive.

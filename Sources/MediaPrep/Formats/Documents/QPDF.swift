@@ -4,9 +4,8 @@ import Glibc
 
 /// One PDF opened with qpdf: its handle freed on every path, its errors typed.
 final class QPDFDocument {
-    private struct Table: @unchecked Sendable { let table: cqpdf }
-    private static let loaded: Result<Table, MediaPrepError> = Trace.noteTime("loaded qpdf") {
-        DynamicTable.load(cqpdf_libraries(), cqpdf_symbols(), as: cqpdf.self, failing: .codecUnavailable, "qpdf is").map(Table.init)
+    private static let loaded: Result<DynamicTable.Shared<cqpdf>, MediaPrepError> = Trace.noteTime("loaded qpdf") {
+        DynamicTable.load(cqpdf_libraries(), cqpdf_symbols(), as: cqpdf.self, failing: .codecUnavailable, "qpdf is").map(DynamicTable.Shared.init)
     }
 
     let q: cqpdf

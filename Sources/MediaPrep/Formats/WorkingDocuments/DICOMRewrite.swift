@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// A DICOM file (a scan a patient was handed on a CD, shared with family or a second doctor) goes as a
 /// file: no chat client shows it, its viewer needs it whole. Its header names the patient (name, ID,

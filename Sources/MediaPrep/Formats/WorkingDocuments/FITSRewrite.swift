@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// A FITS image (an astronomer's, or an astrophotographer's from N.I.N.A., SharpCap or an ASIAIR) goes
 /// as a file: its calibrated pixels and their exposure, gain and sky coordinates are what it is shared

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// An SVG goes as a file (a drawing, a logo, a diagram). Inkscape writes the document's own name and
 /// the absolute path it was last exported to (`/home/jane/…`) into its root, a linked photo's path
