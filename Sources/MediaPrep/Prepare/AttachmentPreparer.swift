@@ -58,6 +58,7 @@ package struct AttachmentPreparer: Sendable {
         return one.prepareOne(path: path)
     }
 
+    /// Probe → plan → execute → deliver, each entered once.
     func prepareOne(path: String) -> PreparedItem {
         var item = PreparedItem(input: path, kind: .file)
         // A Live Photo's movie goes with its still (its video message), or not at all.
@@ -69,67 +70,75 @@ package struct AttachmentPreparer: Sendable {
         }
         if let movie = livePhotos[path] { return livePhoto(still: path, movie: movie) }
         do {
-            try cancellation?.check()
-            let rules = self.rules
-            let source = try Trace.time("read and probe") { try MediaProbe.source(path: path, depth: .preparing, maxPixels: maxPixels) }
-            let plan = SendPlanner.plan(source, rules)
-            item.kind = plan.kind
-            item.format = source.probe.format
-            if let e = plan.error { throw e }
-            item.reasons = plan.reasons
-            if plan.kind == .image || plan.kind == .animatedImage { FFmpegLibraries.prefetchScaling() }  // every image is scaled (its preview at least)
-            var charge: Int? = 0
-            if let budget = pixelBudget {
-                charge = budget.acquire(source.decodedPixels(profile: profile), cancellation: cancellation)
-            }
-            guard let charged = charge else { throw MediaPrepError(.cancelled, "interrupted before this input started") }
-            defer { pixelBudget?.release(charged) }
-            if plan.kind == .image || plan.kind == .animatedImage { cancellation?.startClock() }
-            try carryOut(plan, consume source, &item)  // the file's bytes go as soon as they are decoded
-        } catch let e as MediaPrepError {
-            item.error = e
-            item.output = nil
-            if item.format == nil, let id = MediaProbe.identify(path: path) { (item.format, item.kind) = (id.format, id.kind) }
+            try deliver(try execute(path: path, &item), &item)
         } catch {
-            item.error = MediaPrepError(.decodeFailed, "\(error)")
-            item.output = nil
+            fail(&item, error)
         }
         return item
     }
 
-    private func carryOut(_ plan: SendPlan, _ source: consuming ProbedSource, _ item: inout PreparedItem) throws {
+    /// Probes and plans `path` (its kind, format and reasons go in `item`) and carries the plan out:
+    /// what it made, staged and not yet named.
+    func execute(path: String, _ item: inout PreparedItem) throws -> [Produced] {
+        try cancellation?.check()
+        let source = try Trace.time("read and probe") { try MediaProbe.source(path: path, depth: .preparing, maxPixels: maxPixels) }
+        let plan = SendPlanner.plan(source, rules)
+        item.kind = plan.kind
+        item.format = source.probe.format
+        if let e = plan.error { throw e }
+        item.reasons = plan.reasons
+        if plan.kind == .image || plan.kind == .animatedImage { FFmpegLibraries.prefetchScaling() }  // every image is scaled (its preview at least)
+        var charge: Int? = 0
+        if let budget = pixelBudget {
+            charge = budget.acquire(source.decodedPixels(profile: profile), cancellation: cancellation)
+        }
+        guard let charged = charge else { throw MediaPrepError(.cancelled, "interrupted before this input started") }
+        defer { pixelBudget?.release(charged) }
+        if plan.kind == .image || plan.kind == .animatedImage { cancellation?.startClock() }
+        return try carryOut(plan, consume source, &item)  // the file's bytes go as soon as they are decoded
+    }
+
+    /// A failure recorded in the item, so the rest of a batch goes on.
+    func fail(_ item: inout PreparedItem, _ error: Error) {
+        item.error = (error as? MediaPrepError) ?? MediaPrepError(.decodeFailed, "\(error)")
+        item.output = nil
+        if item.format == nil, let id = MediaProbe.identify(path: item.input) { (item.format, item.kind) = (id.format, id.kind) }
+    }
+
+    /// One executor per action, each returning whole what it made.
+    private func carryOut(_ plan: SendPlan, _ source: consuming ProbedSource, _ item: inout PreparedItem) throws -> [Produced] {
         let probe = source.probe
         switch plan.action {
         case .reject(let e):
             throw e
         case .keepOriginal where plan.kind == .animatedImage:
-            try sendAnimated(source, &item)  // a GIF's own frames, its metadata cut out
+            return [try sendAnimated(source)]  // a GIF's own frames, its metadata cut out
         case .keepOriginal(let route):
-            try prepareImage(consume source, keep: route, &item)
+            return [try prepareImage(consume source, keep: route)]
         case .encodeImage:
-            try prepareImage(consume source, keep: nil, &item)
+            return [try prepareImage(consume source, keep: nil)]
         case .encodeAnimation:
-            try encodeAnimation(source, &item)
+            return [try encodeAnimation(source)]
         case .splitImage(let ranges):
-            try splitImage(source, ranges, &item)
+            return try splitImage(source, ranges)
         case .copy(keepName: true, let rewrite):
-            try prepareFile(probe, rewrite, &item)
+            return [try prepareFile(probe, rewrite)]
         case .copy(_, let rewrite):
             switch plan.kind {
-            case .animatedImage: try sendAnimated(source, &item)
-            case .voice: try sendVoice(probe, rewrite, &item)
-            default: try sendVideo(source, rewrite, &item)
+            case .animatedImage: return [try sendAnimated(source)]
+            case .voice: return [try sendVoice(probe, rewrite)]
+            default: return [try sendVideo(source, rewrite)]
             }
         case .remux(let budget, let fallback):
-            try remuxVideo(source, budget: budget, fallback: fallback, &item)
+            return [try remuxVideo(source, budget: budget, fallback: fallback)]
         case .transcodeVideo(let t):
-            try finishVideo(try transcodeVideo(probe, t, &item), &item)
+            return [try transcodeVideo(probe, t)]
         case .motionVideo(let range):
-            try sendMotionVideo(source, range, &item)
+            return try sendMotionVideo(source, range, &item)
         case .transcodeVoice(let rate, let budget):
-            try transcodeVoice(source, bitRate: rate, budget: budget, &item)
+            return [try transcodeVoice(source, bitRate: rate, budget: budget)]
         case .audioFile(let route):
-            try sendAudioFile(source, route, &item)
+            return [try sendAudioFile(source, route)]
         }
     }
 

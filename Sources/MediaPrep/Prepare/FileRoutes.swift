@@ -5,11 +5,10 @@ import UploadPlanner
 /// Files: their own bytes under their own name, without what names the sender.
 extension AttachmentPreparer {
     /// Plain files keep their own name (made unique), as the app sends documents.
-    func prepareFile(_ probe: ProbeResult, _ rewrite: MetadataRewrite?, _ item: inout PreparedItem) throws {
+    func prepareFile(_ probe: ProbeResult, _ rewrite: MetadataRewrite?) throws -> Produced {
         let (base, ext) = Self.ownName(probe.path)
-        try copy(probe, rewrite, &item, base: base, ext: ext)
-        item.autoReceive = false
-        item.content = .file(text: "")
+        let (staged, bytes, route) = try copy(probe, rewrite, base: base, ext: ext)
+        return Produced(staged: staged, bytes: bytes, format: probe.format, route: route, shown: .file, autoReceive: false)
     }
 
     /// A file's own name, as text the recipient's app can show (a byte that is not UTF-8 becomes `_`),

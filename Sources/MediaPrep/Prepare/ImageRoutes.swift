@@ -4,92 +4,71 @@ import UploadPlanner
 
 /// Images: kept, encoded to the budget, split into an album, or an animation made a GIF.
 extension AttachmentPreparer {
-    func prepareImage(_ source: consuming ProbedSource, keep: PrepareRoute?, _ item: inout PreparedItem) throws {
-        try record(try imagePreparer.prepare(source: consume source, keep: keep), &item)
+    func prepareImage(_ source: consuming ProbedSource, keep: PrepareRoute?) throws -> Produced {
+        try stage(try imagePreparer.prepare(source: consume source, keep: keep))
     }
 
     /// Each part staged under the next name and checked like any image; if one fails, none is sent.
-    func splitImage(_ source: ProbedSource, _ ranges: [Range<Int>], _ item: inout PreparedItem) throws {
+    func splitImage(_ source: ProbedSource, _ ranges: [Range<Int>]) throws -> [Produced] {
         let prepared = try imagePreparer.prepareParts(source: source, ranges: ranges)
-        var items: [PreparedItem] = []
+        var made: [Produced] = []
         do {
-            for (i, p) in prepared.enumerated() {
-                var part = PreparedItem(input: item.input, kind: .image)
-                (part.format, part.reasons) = (item.format, item.reasons)
-                try record(p, &part, suffix: prepared.count > 1 ? "_part\(i + 1)" : "")
-                part.part = (i + 1, prepared.count)
-                items.append(part)
-            }
+            for (i, p) in prepared.enumerated() { made.append(try stage(p, suffix: prepared.count > 1 ? "_part\(i + 1)" : "")) }
         } catch {
-            for it in items {
-                it.staged?.discard()
-                if let out = it.output { unlink(out) }  // named already (not staging): taken back
-            }
+            for m in made { m.staged.discard() }
             throw error
         }
-        guard var first = items.first else { throw MediaPrepError(.decodeFailed, "no part to send") }
-        first.parts = Array(items.dropFirst())
-        item = first
+        return made
     }
 
-    func record(_ p: PreparedImage, _ item: inout PreparedItem, suffix: String = "") throws {
+    func stage(_ p: PreparedImage, suffix: String = "") throws -> Produced {
         let ext = p.format == .png ? "png" : "jpg"
-        try Trace.time("write output") {
-            try place(&item, try OutputWriter.stage(p.data, directory: outputDirectory, base: name(.image) + suffix, ext: ext,
-                                                    cancellation: cancellation), size: p.data.count)
+        let staged = try Trace.time("write output") {
+            try OutputWriter.stage(p.data, directory: outputDirectory, base: name(.image) + suffix, ext: ext, cancellation: cancellation)
         }
-        item.bytes = p.data.count
-        (item.width, item.height) = (p.width, p.height)
-        item.preview = p.preview
-        item.format = p.format == .png ? .png : .jpeg
-        item.quality = p.quality
+        var made = Produced(staged: staged, bytes: p.data.count, format: p.format == .png ? .png : .jpeg, route: p.route,
+                            shown: .picture(width: p.width, height: p.height, preview: p.preview),
+                            autoReceive: p.data.count <= limits.maxImageSizeAutoReceive)
+        (made.quality, made.flattenedOnto) = (p.quality, p.flattenedOnto)
         if let q = p.quality {
-            item.reasons.append("JPEG quality \(q) at \(p.width)×\(p.height): the best the budget search found within \(profile.maxBytes.formatted) bytes")
+            made.notes = ["JPEG quality \(q) at \(p.width)×\(p.height): the best the budget search found within \(profile.maxBytes.formatted) bytes"]
         }
-        item.route = p.route
-        item.flattenedOnto = p.flattenedOnto
-        item.autoReceive = p.data.count <= limits.maxImageSizeAutoReceive
-        item.content = .image(text: "", image: p.preview)
+        return made
     }
 
-    func sendAnimated(_ source: ProbedSource, _ item: inout PreparedItem) throws {
+    func sendAnimated(_ source: ProbedSource) throws -> Produced {
         let probe = source.probe
         let first = try source.firstFrame
             ?? FFmpegImageDecoder.decode(path: probe.path, format: probe.format, options: DecodeOptions(maxPixels: maxPixels)).image
         let preview = try PreviewMaker.make(from: first.pixels, maxLength: profile.previewMaxLength)
         // Its own frames, without comments or XMP (read whole only when the plan saw any).
+        let (staged, bytes, route): (StagedFile, Int, PrepareRoute)
         if source.metadata.map({ !$0.isEmpty }) == true, let data = source.data, let stripped = GIFStripper.strip(data), !stripped.isUnchanged {
-            try place(&item, try OutputWriter.stage(stripped.data, directory: outputDirectory, base: name(.animatedImage), ext: "gif",
-                                                    cancellation: cancellation), size: stripped.data.count)
-            item.route = .stripped
-            item.bytes = stripped.data.count
+            staged = try OutputWriter.stage(stripped.data, directory: outputDirectory, base: name(.animatedImage), ext: "gif", cancellation: cancellation)
+            (bytes, route) = (stripped.data.count, .stripped)
         } else {
-            try copy(probe, nil, &item, base: name(.animatedImage), ext: "gif")
+            (staged, bytes, route) = try copy(probe, nil, base: name(.animatedImage), ext: "gif")
         }
-        (item.width, item.height) = (probe.width, probe.height)
-        item.preview = preview
-        item.autoReceive = probe.bytes <= limits.maxImageSizeAutoReceive
-        item.content = .image(text: "", image: preview)
+        return Produced(staged: staged, bytes: bytes, format: probe.format, route: route,
+                        shown: .picture(width: probe.width ?? first.pixels.width, height: probe.height ?? first.pixels.height, preview: preview),
+                        autoReceive: probe.bytes <= limits.maxImageSizeAutoReceive)
     }
 
     /// Made a GIF within the image budget; when even the smallest try is over it, the whole-size GIF
     /// goes (recipients accept it as they would a large GIF).
-    func encodeAnimation(_ source: ProbedSource, _ item: inout PreparedItem) throws {
+    func encodeAnimation(_ source: ProbedSource) throws -> Produced {
         guard let animation = source.animation else { throw MediaPrepError(.decodeFailed, "no animation to encode") }
         let first = try source.firstFrame?.pixels ?? animation.firstFrame()
         let preview = try PreviewMaker.make(from: first, maxLength: profile.previewMaxLength)
         try cancellation?.check()
         let made = try AnimationBudget.fit(MeteredAnimation(animation, cancellation: cancellation), maxBytes: profile.maxBytes, autoReceiveBytes: limits.maxImageSizeAutoReceive,
                                            maxPixels: profile.maxSentPixels)
-        try Trace.time("write output") {
-            try place(&item, try OutputWriter.stage(made.gif.data, directory: outputDirectory, base: name(.animatedImage), ext: "gif",
-                                                    cancellation: cancellation), size: made.gif.data.count)
+        let gif = made.gif
+        let staged = try Trace.time("write output") {
+            try OutputWriter.stage(gif.data, directory: outputDirectory, base: name(.animatedImage), ext: "gif", cancellation: cancellation)
         }
-        (item.width, item.height, item.bytes) = (made.gif.width, made.gif.height, made.gif.data.count)
-        item.format = .gif
-        item.preview = preview
-        item.route = .encoded
-        item.autoReceive = made.gif.data.count <= limits.maxImageSizeAutoReceive
-        item.content = .image(text: "", image: preview)
+        return Produced(staged: staged, bytes: gif.data.count, format: .gif, route: .encoded,
+                        shown: .picture(width: gif.width, height: gif.height, preview: preview),
+                        autoReceive: gif.data.count <= limits.maxImageSizeAutoReceive)
     }
 }

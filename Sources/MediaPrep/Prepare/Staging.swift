@@ -2,46 +2,58 @@ import FoundationEssentials
 import Glibc
 import UploadPlanner
 
-/// Where every route ends: its output staged under the message's name, checked to travel, placed.
+/// Where every route ends: what it made checked to travel, then named (or left for a batch to name).
 extension AttachmentPreparer {
-    /// The last step of every kind: checked to be sendable (nothing is named that cannot go), then
-    /// named now, or left for a batch to name in input order.
-    func place(_ item: inout PreparedItem, _ staged: StagedFile, size: Int) throws {
-        // Whether it can travel at all; its transfer is planned once, on the name it is given.
-        if let why = rules.refusal(size: size, kind: item.kind) {
-            staged.discard()
-            throw MediaPrepError(.overLimit, why)
-        }
-        if stagesOutputs {
-            item.staged = staged
-        } else {
-            let out = try staged.commit()
-            item.output = out
-            item.transfer = rules.transfer(size: size, kind: item.kind, fileName: out.split(separator: "/").last.map(String.init) ?? out)
-        }
-    }
-
-    /// A file an encoder or muxer writes: staged, probed (what is sent is what the message then
-    /// describes: size and duration of the new file), looked at by `inspect` (a video's thumbnail
-    /// comes from the output) and placed. Returns the new file's probe.
-    func produce(_ item: inout PreparedItem, kind: UploadContentKind, base: String? = nil, ext: String,
-                         _ write: (String) throws -> Void, inspect: (String) throws -> Void = { _ in }) throws -> ProbeResult {
-        let staged = try OutputWriter.stageProduced(directory: outputDirectory, base: base ?? name(kind), ext: ext,
-                                                    cancellation: cancellation, produce: write)
-        let made: ProbeResult
+    /// The one end of every route: each file checked to be sendable (nothing is named that cannot
+    /// go), then named now with its transfer planned on that name, or left staged for a batch to name
+    /// in input order. Several files are a long screenshot's parts: this item is the first, the rest
+    /// its `parts`; if one cannot go, none does.
+    func deliver(_ made: [Produced], _ item: inout PreparedItem) throws {
+        var named: [String] = []
         do {
-            made = try MediaProbe.probe(path: staged.temporaryPath, thorough: false)
-            try inspect(staged.temporaryPath)
+            for m in made {
+                if let why = rules.refusal(size: m.bytes, kind: item.kind) { throw MediaPrepError(.overLimit, why) }
+            }
+            var items: [PreparedItem] = []
+            for (i, m) in made.enumerated() {
+                var one = item
+                one.record(m)
+                if made.count > 1 { one.part = (i + 1, made.count) }
+                if stagesOutputs {
+                    one.staged = m.staged
+                } else {
+                    let out = try m.staged.commit()
+                    named.append(out)
+                    one.output = out
+                    one.transfer = rules.transfer(size: m.bytes, kind: item.kind, fileName: out.split(separator: "/").last.map(String.init) ?? out)
+                }
+                items.append(one)
+            }
+            guard var first = items.first else { throw MediaPrepError(.decodeFailed, "nothing was made to send") }
+            first.parts = Array(items.dropFirst())
+            item = first
         } catch {
-            staged.discard()
+            for (i, m) in made.enumerated() {
+                if i < named.count { unlink(named[i]) } else { m.staged.discard() }  // named already: taken back
+            }
             throw error
         }
-        try place(&item, staged, size: made.bytes)
-        return made
     }
 
-    /// The input's own bytes under a message's name, without its tags when `rewrite` has any.
-    func copy(_ probe: ProbeResult, _ rewrite: MetadataRewrite?, _ item: inout PreparedItem, base: String, ext: String) throws {
+    /// A file an encoder or muxer writes, staged and probed (what is sent is what the message then
+    /// describes: size and duration of the new file); `finish` makes the rest of what is sent from
+    /// that probe and the temporary file (a video's thumbnail comes from the output).
+    func produce(base: String, ext: String, _ write: (String) throws -> Void,
+                 finish: (StagedFile, ProbeResult) throws -> Produced) throws -> Produced {
+        let staged = try OutputWriter.stageProduced(directory: outputDirectory, base: base, ext: ext, cancellation: cancellation, produce: write)
+        return try Produced.finishing(staged) {
+            try finish(staged, try MediaProbe.probe(path: staged.temporaryPath, thorough: false))
+        }
+    }
+
+    /// The input's own bytes under a message's name, without its tags when `rewrite` has any: the
+    /// staged file, its size and its route.
+    func copy(_ probe: ProbeResult, _ rewrite: MetadataRewrite?, base: String, ext: String) throws -> (StagedFile, Int, PrepareRoute) {
         var size = rewrite?.outputSize ?? probe.bytes
         let staged = try Trace.time(rewrite == nil ? "copy" : "copy without metadata") {
             try OutputWriter.stageProduced(directory: outputDirectory, base: base, ext: ext, cancellation: cancellation) { tmp in
@@ -53,9 +65,7 @@ extension AttachmentPreparer {
                 }
             }
         }
-        try place(&item, staged, size: size)
-        item.route = rewrite == nil ? .original : .stripped
-        item.bytes = size
+        return (staged, size, rewrite == nil ? .original : .stripped)
     }
 
     func name(_ kind: UploadContentKind) -> String {
