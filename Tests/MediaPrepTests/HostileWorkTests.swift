@@ -242,11 +242,11 @@ enum HEIFBuild {
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var preparer = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0)
-        preparer.timeLimit = 0.000_001
+        preparer.run.timeLimit = 0.000_001
         let item = preparer.prepare(path: Fixture.path("anim-sticker.webp"))
         #expect(item.error?.code == .timeout && item.output == nil)
         #expect((try? FileManager.default.contentsOfDirectory(atPath: dir + "/out"))?.isEmpty ?? true)
-        preparer.timeLimit = AttachmentPreparer.defaultTimeLimit
+        preparer.run.timeLimit = RunContext.defaultTimeLimit
         #expect(preparer.prepare(path: Fixture.path("anim-sticker.webp")).error == nil)
     }
 

@@ -155,15 +155,15 @@ import Testing
         let seen = Recorder()
         var p = AttachmentPreparer(outputDirectory: dir, timestamp: 0)
         p.media.videoMaxBytes = 60_000
-        p.onProgress = { _, f in seen.add(f) }
+        p.run.onProgress = { _, f in seen.add(f) }
         #expect(p.prepare(path: Fixture.path("noisy.webm")).error == nil)
         let values = seen.values
         #expect(values.count >= 3 && values.last == 1 && zip(values, values.dropFirst()).allSatisfy { $0 <= $1 })
         try FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let flag = CancellationFlag()
-        p.cancellation = flag
-        p.onProgress = { _, _ in flag.cancel() }  // interrupted as soon as the encode is under way
+        p.run.cancellation = flag
+        p.run.onProgress = { _, _ in flag.cancel() }  // interrupted as soon as the encode is under way
         #expect(p.prepare(path: Fixture.path("noisy.webm")).error?.code == .cancelled)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }

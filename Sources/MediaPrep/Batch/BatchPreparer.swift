@@ -39,16 +39,15 @@ public struct BatchPreparer: Sendable {
         var preparer = AttachmentPreparer(profile: opts.profile, limits: opts.limits, outputDirectory: opts.outputDirectory,
                                           timestamp: opts.timestamp)
         preparer.maxPixels = opts.maxPixels
-        preparer.cancellation = cancellation
-        preparer.timeLimit = opts.timeLimit
+        preparer.run = RunContext(cancellation: cancellation, pixelBudget: PixelBudget(capacity: opts.pixelBudget))
+        preparer.run.timeLimit = opts.timeLimit
         if let paths = inputs.paths { preparer.livePhotos = LivePhoto.pairs(paths) }
-        preparer.pixelBudget = PixelBudget(capacity: opts.pixelBudget)
         preparer.stagesOutputs = true
         preparer.media = opts.media
         preparer.xftp = opts.xftp
         preparer.recipients = opts.recipients
         let relay = progress.map(ProgressRelay.init)
-        if let relay { preparer.onProgress = { path, f in relay.fraction(f, of: path) } }
+        if let relay { preparer.run.onProgress = { path, f in relay.fraction(f, of: path) } }
         let prep = preparer
         let started = StartCounter()
         var delivery = Delivery(options: opts, rules: prep.rules)

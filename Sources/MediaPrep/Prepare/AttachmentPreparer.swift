@@ -14,25 +14,16 @@ package struct AttachmentPreparer: Sendable {
     package var thumbnailSide = 640
     /// Threads one image may use; a batch running a job per core sets 1.
     package var threads = 2
-    /// Checked between stages and before an output is linked into place.
-    package var cancellation: CancellationFlag?
-    /// Seconds one picture or animation may take once its turn comes (decoding, the budget search,
-    /// a GIF's tries), checked between stages and frames; nil: none. Videos and sound are bounded by
-    /// FFmpeg's own read time limit and their duration.
-    package var timeLimit: Double? = AttachmentPreparer.defaultTimeLimit
-    /// Measured: the slowest good animation tried (a 20 s 480×270 GIF of 500 frames) took 12 s.
-    package static let defaultTimeLimit = 120.0
-    /// Decoded pixels in flight across a batch; each input waits for its share before decoding.
-    package var pixelBudget: PixelBudget?
+    /// Cancellation, time limit, pixel budget and progress: what the run shares with this input.
+    package var run = RunContext()
+    var cancellation: CancellationFlag? { run.cancellation }
+    var pixelBudget: PixelBudget? { run.pixelBudget }
     /// Leave outputs under temporary names (`PreparedItem.staged`) for the caller to name in order.
     package var stagesOutputs = false
     /// Videos and voice notes: playable everywhere or as they came, and their byte budgets.
     package var media = MediaOptions()
     /// iPhone Live Photos among the inputs: each still's movie (`LivePhoto.pairs`).
     package var livePhotos: [String: String] = [:]
-    /// How far a long job (a transcode) is, 0…1, with the input's path.
-    package var onProgress: (@Sendable (_ path: String, _ fraction: Double) -> Void)?
-
     /// Sending over XFTP (else SMP only) and to how many recipients: how outputs travel.
     package var xftp = true
     package var recipients = 1
@@ -54,7 +45,7 @@ package struct AttachmentPreparer: Sendable {
     /// Never throws: a failure is recorded in the item so the rest of a batch goes on.
     package func prepare(path: String) -> PreparedItem {
         var one = self
-        one.cancellation = CancellationFlag(input: cancellation, timeLimit: timeLimit)
+        one.run = run.forInput()
         return one.prepareOne(path: path)
     }
 

@@ -97,7 +97,7 @@ extension AttachmentPreparer {
         transcoder.cancellation = cancellation
         transcoder.threads = VideoTranscoder.decodeThreads(cores: threads, sourcePixels: (original.width ?? 0) * (original.height ?? 0))
         let path = original.path
-        if let report = onProgress { transcoder.progress = { report(path, $0) } }
+        if let report = run.onProgress { transcoder.progress = { report(path, $0) } }
         return try produce(base: name(.video), ext: "mp4", { tmp in
             _ = try transcoder.transcode(source: path, to: tmp, maxBytes: t.budget, fallback: t.fallback)
         }, finish: { staged, made in
