@@ -85,6 +85,13 @@ extension FormatConformanceTests {
         .cameraRaw: "LibRaw reads its own header in a forked child, held to the limit (DNGTests, make-hostile.py's dng-wide)",
     ]
 
+    /// A picture format says how it is decoded (and so how its claim is counted) in its entry.
+    @Test func everyPictureFormatDeclaresItsDecoder() {
+        let registered = Set(FormatRegistry.entries.flatMap(\.formats))
+        #expect(registered.filter { $0.isImage && FormatRegistry.picture($0) == nil }.isEmpty)
+        #expect(registered.filter { !$0.isImage && FormatRegistry.picture($0) != nil }.isEmpty)
+    }
+
     @Test func everyRegisteredPictureFormatHasAClaimOrSaysWhere() {
         let pictures = Set(FormatRegistry.entries.flatMap(\.formats).filter(\.isImage))
         let covered = Set(Self.claims.map(\.format)).union(Self.claimExempt.keys)

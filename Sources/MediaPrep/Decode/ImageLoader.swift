@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 
-/// Picks the decoder for a file by its content: the single entry point for still images.
+/// Decodes a still by the decoder its format's registry entry declares: the single entry point for stills.
 package enum ImageLoader {
     /// Reads a file, refusing empty files and anything that is not an image we decode.
     package static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
@@ -13,33 +13,33 @@ package enum ImageLoader {
     package static func load(data: [UInt8], path: String?, options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
         let format = FormatSniffer.sniff(data)
-        switch format {
-        case .jpeg:
+        switch FormatRegistry.picture(format)?.decoder {
+        case .jpeg?:
             return try JPEGDecoder.decode(data, options: options)
-        case .png:
+        case .png?:
             return try PNGDecoder.decode(data, options: options)
-        case .jxl:
+        case .jxl?:
             return try JXLDecoder.decode(data, maxPixels: options.maxPixels, minimum: options.minimum).image
-        case .heic, .avif:
+        case .heif?:
             return try HEIFDecoder.decode(data, format: format, maxPixels: options.maxPixels, minimum: options.minimum)
-        case .webp where WebPAnimation.isAnimated(data):
+        case .webp? where WebPAnimation.isAnimated(data):
             let first = try WebPAnimation(data, maxPixels: options.maxPixels).firstFrame()
             return DecodedImage(pixels: first, format: .webp, sourceWidth: first.width, sourceHeight: first.height, orientation: .up)
-        case .webp:
+        case .webp?:
             return try WebPDecoder.decode(data, options: options)
-        case .tiff:
+        case .tiff?:
             do {
                 if let path { return try TIFFDecoder.decode(try InputFile(path), options: options) }
                 return try TIFFDecoder.decode(data, options: options)
             } catch let e as MediaPrepError where e == TIFFDecoder.rawOnly || e == TIFFDecoder.cameraRaw {
                 return try RawDecoder.decode(data, format: e == TIFFDecoder.cameraRaw ? .cameraRaw : .tiff, options: options)
             }
-        case .cameraRaw:
-            return try RawDecoder.decode(data, format: .cameraRaw, options: options)
-        case .gif, .bmp, .jp2:
+        case .raw?:
+            return try RawDecoder.decode(data, format: format, options: options)
+        case .ffmpeg?:
             if let path { return try FFmpegImageDecoder.decode(path: path, format: format, options: options).image }
             return try FFmpegImageDecoder.decode(data: data, format: format, options: options).image
-        default:
+        case nil:
             throw MediaPrepError(.unsupportedFormat, "not an image this tool decodes (\(format.rawValue))")
         }
     }

@@ -23,8 +23,47 @@ struct FormatEntry: Sendable {
     let formats: [MediaFormat]
     let recognise: @Sendable (SniffedHead) -> MediaFormat?
     /// The lossless rewrite of a container or document (nil: the format has none here, or it is a
-    /// picture, whose rewrite is `MetadataRewrite.picture`).
+    /// picture, whose rewrite is in `pictures`).
     var rewrite: (@Sendable (ByteReader, MediaFormat) throws -> MetadataRewrite?)? = nil
+    /// The pictures among its formats, each with its decoder and its rewrite.
+    var pictures: [MediaFormat: PictureHandling] = [:]
+
+    /// This entry with `format` declared a picture.
+    func picture(_ format: MediaFormat, _ decoder: PictureDecoder, rewrite: PictureHandling.Rewrite? = nil) -> FormatEntry {
+        var e = self
+        e.pictures[format] = PictureHandling(decoder: decoder, rewrite: rewrite)
+        return e
+    }
+}
+
+/// A picture format's own handling: which decoder reads its header and pixels (and so how its probe
+/// counts what decoding it costs, before any pixel is allocated), and how what names its sender is
+/// cut from its own bytes when it goes as a file.
+struct PictureHandling: Sendable {
+    typealias Rewrite = @Sendable (_ data: [UInt8], _ jpeg: JPEGSource?, _ orientation: ExifOrientation) -> MetadataRewrite?
+    let decoder: PictureDecoder
+    /// Nil: nothing of it is sent as it came (it is always decoded and re-encoded).
+    let rewrite: Rewrite?
+}
+
+/// Which decoder reads a picture, and so how its header's claim is counted.
+enum PictureDecoder: Sendable {
+    /// libjpeg: at its DCT shrink-on-load size; progressive and arithmetic whole.
+    case jpeg
+    /// libpng: rows streamed and shrunk when over the sent-pixel cap, else whole.
+    case png
+    /// libheif: the tiles and layers of its item graph.
+    case heif
+    /// libjxl: whole, its SizeHeader's cost estimated (`JXLDecoder.admit`).
+    case jxl
+    /// libwebp: shrunk on load; an animation's frames times its canvas.
+    case webp
+    /// libtiff: its directory's sizes, shrunk on load; sensor data alone goes to LibRaw.
+    case tiff
+    /// LibRaw: its sensor's size, demosaiced in a forked child.
+    case raw
+    /// FFmpeg: its codec's header, then the first frame whole (a GIF's frames times its screen first).
+    case ffmpeg
 }
 
 /// The one dispatch over formats: asked in order, the first recogniser that answers wins (a magic
@@ -55,6 +94,15 @@ enum FormatRegistry {
         for entry in entries { for f in entry.formats where map[f] == nil || entry.rewrite != nil { map[f] = entry } }
         return map
     }()
+
+    private static let byPicture: [MediaFormat: PictureHandling] = {
+        var map: [MediaFormat: PictureHandling] = [:]
+        for entry in entries { map.merge(entry.pictures) { first, _ in first } }
+        return map
+    }()
+
+    /// How `format` is decoded and stripped, when it is a picture.
+    static func picture(_ format: MediaFormat) -> PictureHandling? { byPicture[format] }
 
     /// The entry that rewrites `format`, if one does.
     static func entry(for format: MediaFormat) -> FormatEntry? { byFormat[format] }

@@ -111,20 +111,20 @@ extension MediaProbe {
     /// opened once. What it finds is what `SendPlanner` decides on.
     package static func source(path: String, depth: ProbeDepth = .whole, maxPixels: Int = 100_000_000) throws -> ProbedSource {
         var p = try ProbeRead(path: path, depth: depth, maxPixels: maxPixels)
-        switch p.format {
-        case .jpeg:
+        switch FormatRegistry.picture(p.format)?.decoder {
+        case .jpeg?:
             return try p.jpeg()
-        case .png:
+        case .png?:
             return try p.png()
-        case .heic, .avif:
+        case .heif?:
             return try p.heif()
-        case .jxl:
+        case .jxl?:
             return try p.jxl()
-        case .webp where WebPAnimation.isAnimated(p.head):
+        case .webp? where WebPAnimation.isAnimated(p.head):
             return try p.animatedWebP()
-        case .webp:
+        case .webp?:
             return try p.webp()
-        case .gif, .bmp, .tiff, .jp2, .cameraRaw:
+        case .tiff?, .raw?, .ffmpeg?:
             return try p.decodedByOthers()
         case _ where p.format.isAudioVisual:
             return try p.audioVisual()

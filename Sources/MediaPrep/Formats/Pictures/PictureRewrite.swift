@@ -9,27 +9,19 @@ import CPng
 extension MetadataRewrite {
     /// Nil when nothing is to go, or the data is not a whole picture of a format rewritten here.
     static func picture(_ data: [UInt8], jpeg: JPEGSource?, orientation: ExifOrientation) -> MetadataRewrite? {
-        switch jpeg == nil ? FormatSniffer.sniff(data) : .jpeg {
-        case .webp: return webp(data)
-        case .heic, .avif: return heif(data, orientation: orientation)
-        case .jxl: return jxl(data)
-        case .gif: return gif(data)
-        case .tiff: return tiff(data)
-        case .jpeg, .png: return jpegOrPNG(data, jpeg: jpeg, orientation: orientation)
-        default: return nil
-        }
+        FormatRegistry.picture(jpeg == nil ? FormatSniffer.sniff(data) : .jpeg)?.rewrite?(data, jpeg, orientation)
     }
 
     /// A GIF's comments and application blocks but the loop count, and what follows its trailer
     /// (`GIFStripper`); frames byte for byte.
-    private static func gif(_ data: [UInt8]) -> MetadataRewrite? {
+    static func gif(_ data: [UInt8]) -> MetadataRewrite? {
         guard let s = GIFStripper.strip(data), !s.isUnchanged else { return nil }
         var found: PrivateFields = s.trailingBytes > 0 ? .other : []
         for r in s.removed { found.insert(r == "comment" ? .comment : r == "XMP" ? .xmp : .other) }
         return MetadataRewrite(sourceSize: data.count, edits: [(0..<data.count, [.bytes(s.data)])], found: found)
     }
 
-    private static func jpegOrPNG(_ data: [UInt8], jpeg: JPEGSource?, orientation: ExifOrientation) -> MetadataRewrite? {
+    static func jpegOrPNG(_ data: [UInt8], jpeg: JPEGSource?, orientation: ExifOrientation) -> MetadataRewrite? {
         var edits: [(Range<Int>, [Piece])] = []
         var found: PrivateFields = []
         var orientationKept = orientation == .up
@@ -85,7 +77,7 @@ extension MetadataRewrite {
 
     /// EXIF, XMP and C2PA (Content Credentials) chunks cut, the RIFF size and the VP8X flags saying
     /// so; a WebP shows no Exif orientation (libwebp and browsers ignore it), so none is kept.
-    private static func webp(_ data: [UInt8]) -> MetadataRewrite? {
+    static func webp(_ data: [UInt8]) -> MetadataRewrite? {
         let riffEnd = 8 + Bytes.le(data, 4, 4)
         guard riffEnd <= data.count else { return nil }
         var edits: [(Range<Int>, [Piece])] = []
