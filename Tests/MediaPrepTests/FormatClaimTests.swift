@@ -55,6 +55,7 @@ extension FormatConformanceTests {
         Claim(format: .tiff, name: "100000² over 2,880 bytes", code: .tooManyPixels) {
             TIFFBuilder.make(big: true, width: 40, height: 24, claimed: (100_000, 100_000))
         },
+        Claim(format: .qoi, name: "60000² header", code: .truncated) { QOITests.qoi(width: 60_000, height: 60_000, pixels: [[255, 0, 0]]) },
         Claim(format: .bmp, name: "60000² header", code: .truncated) {
             try rewritten("image.bmp") { d in d.replaceSubrange(18..<26, with: Bytes.le32(60_000) + Bytes.le32(60_000)) }
         },

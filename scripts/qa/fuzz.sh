@@ -20,7 +20,8 @@ corpus=Fuzz/corpus/$target seeds=Fuzz/seeds/$target
 mkdir -p "$corpus" "$seeds" Fuzz/findings
 # Seeds: the fixtures each parser should see (small ones; libFuzzer mutates from there).
 case $target in
-  sniff)     for f in testdata/*.{jpg,png,gif,webp,bmp,tiff,mp4,mov,webm,m4a,mp3,ogg}; do [ "$(stat -c %s "$f")" -lt 50000 ] && cp "$f" "$seeds/"; done ;;
+  sniff)     for f in testdata/*.{jpg,png,gif,webp,bmp,tiff,mp4,mov,webm,m4a,mp3,ogg}; do [ "$(stat -c %s "$f")" -lt 50000 ] && cp "$f" "$seeds/"; done
+             ffmpeg -v error -y -i testdata/rgb.png "$seeds/rgb.qoi" ;;
   exif)      python3 -c "
 import sys, glob
 for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/stray-bytes.jpg']:

@@ -11,6 +11,8 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Fujifilm RAF), and a TIFF holding sensor data that is no DNG (Nikon NEF, Sony ARW, once probed):
     /// demosaiced by LibRaw.
     case cameraRaw
+    /// QOI ("Quite OK Image"), lossless, read through FFmpeg.
+    case qoi
     case mp4, mov, matroska, webm, m4a, aac, mp3, ogg, wav, flac
     /// AVI, as older cameras record: FFmpeg reads it; it leaves as MP4.
     case avi
@@ -60,7 +62,7 @@ public enum MediaFormat: String, Sendable, Codable {
     /// Still or animatable image formats the image pipeline decodes.
     public var isImage: Bool {
         switch self {
-        case .jpeg, .png, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .jp2, .cameraRaw: return true
+        case .jpeg, .png, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .jp2, .cameraRaw, .qoi: return true
         default: return false
         }
     }

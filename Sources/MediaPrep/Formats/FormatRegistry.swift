@@ -74,7 +74,7 @@ enum FormatRegistry {
         StreamFormats.flv, StreamFormats.mpegps, StreamFormats.asf, StreamFormats.realMedia, StreamFormats.mxf, StreamFormats.dv,
         AudioFormats.amr, AudioFormats.aiff, AudioFormats.caf, AudioFormats.wavpack, AudioFormats.ape, AudioFormats.tta,
         AudioFormats.ac3, AudioFormats.eac3, AudioFormats.dts, AudioFormats.truehd,
-        PictureFormats.bmp, PictureFormats.cameraRaw,
+        PictureFormats.bmp, PictureFormats.qoi, PictureFormats.cameraRaw,
         WorkingDocuments.psd, WorkingDocuments.xcf, WorkingDocuments.psp, WorkingDocuments.exr, WorkingDocuments.dpx, WorkingDocuments.fits,
         PictureFormats.tiff, ISOFormats.ftyp, ISOFormats.quickTime, PictureFormats.jp2, PictureFormats.jxl,
         StreamFormats.ebml, AudioFormats.ogg, AudioFormats.flac, AudioFormats.id3, AudioFormats.frameSync, StreamFormats.transportStream,
