@@ -10,7 +10,7 @@ mkdir -p "$out"
 ./scripts/install-deps.sh
 # MEDIAPREP_BUILD_PATH: a build folder of its own (the test suite runs this while holding .build).
 build=${MEDIAPREP_BUILD_PATH:-.build}
-swift build --scratch-path "$build" -c release --static-swift-stdlib --product mediaprep >&2
+swift build --scratch-path "$build" -c release --static-swift-stdlib --disable-local-rpath --product mediaprep >&2
 bin=$build/release/mediaprep
 version=$("$bin" --version | awk '{print $2}')
 arch=$(dpkg --print-architecture)

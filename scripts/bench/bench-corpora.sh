@@ -10,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 easy=$(realpath "$1"); hard=$(realpath "$2"); py=${3:-python3}
 bench=${MEDIAPREP_BENCH:?set MEDIAPREP_BENCH to the benchmark tools folder (quality.py, image_anchors.py, make-corpus.sh)}
-(cd "$here" && swift build -c release --static-swift-stdlib >/dev/null)
+(cd "$here" && swift build -c release --static-swift-stdlib --disable-local-rpath >/dev/null)
 out=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$out"' EXIT
 [ -z "${KEEP:-}" ] || echo "outputs and results.json kept in $out"

@@ -7,7 +7,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=$(realpath "$1"); out=$(realpath -m "$2"); py=${3:-python3}
 bench=${MEDIAPREP_BENCH:?set MEDIAPREP_BENCH to the benchmark tools folder (quality.py, image_anchors.py, make-corpus.sh)}
-(cd "$here" && swift build -c release --static-swift-stdlib >/dev/null)
+(cd "$here" && swift build -c release --static-swift-stdlib --disable-local-rpath >/dev/null)
 rm -rf "$out"
 # /usr/bin first: the real ImageMagick, not a stand-in `convert` earlier on PATH.
 PATH=/usr/bin:$PATH MEDIAPREP="$here/.build/release/mediaprep" \
