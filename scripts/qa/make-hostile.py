@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes small hostile files into OUT_DIR (none of them is committed): animations whose canvas and
 frame count multiply, HEIF derivation graphs that repeat and loop, TIFFs and JPEG XL files that claim
-much, and files whose tags sat where mediaprep did not look. Only the standard library and the
+much, every picture format's header claiming more than the pixel cap, and files whose tags sat where mediaprep did not look. Only the standard library and the
 committed fixtures are used. `scripts/qa/measure-hostile.sh OUT_DIR` runs probe, check and prepare on
 each and prints peak memory, time, verdicts and exit status.
 
@@ -332,6 +332,42 @@ def main():
     write("mp4-stco-2g.mp4", bytes(mp4))
     # 9000x9000 claimed in 1.3 KB: libjxl 0.7 decodes a frame whole (490 MB for a real flat one).
     write("jxl-claims-9000.jxl", jxl_claiming(9000))
+    # Each picture format's header claiming more than the pixel cap (FormatClaimTests builds the same).
+    for name, data in header_claims():
+        write(name, data)
+
+
+def header_claims():
+    def fixture(name):
+        return bytearray(open(os.path.join(TESTDATA, name), "rb").read())
+    png = fixture("rgb.png")
+    png[16:24] = struct.pack(">II", 60000, 60000)
+    png[29:33] = struct.pack(">I", zlib.crc32(bytes(png[12:29])))
+    yield "claims.png", bytes(png)
+    gif = fixture("still.gif")
+    gif[6:10] = struct.pack("<HH", 65535, 65535)
+    yield "claims-screen.gif", bytes(gif)
+    webp = fixture("image.webp")
+    at = webp.find(b"VP8 ") + 8 + 6
+    webp[at:at + 4] = struct.pack("<HH", 16383, 16383)
+    yield "claims.webp", bytes(webp)
+    for name in ("orient-gps.heic", "quadrants.avif"):
+        d = fixture(name)
+        at = d.find(b"ispe")
+        while at >= 0:
+            d[at + 8:at + 16] = struct.pack(">II", 60000, 60000)
+            at = d.find(b"ispe", at + 4)
+        yield "claims-" + name, bytes(d)
+    bmp = fixture("image.bmp")
+    bmp[18:26] = struct.pack("<ii", 60000, 60000)
+    yield "claims.bmp", bytes(bmp)
+    jp2 = fixture("quadrants.jp2")
+    at = jp2.find(b"\xff\x51") + 6
+    jp2[at:at + 8] = struct.pack(">II", 60000, 60000)
+    at = jp2.find(b"ihdr") + 4
+    jp2[at:at + 8] = struct.pack(">II", 60000, 60000)
+    yield "claims.jp2", bytes(jp2)
+    yield "claims.qoi", b"qoif" + struct.pack(">II", 60000, 60000) + bytes([3, 0]) + b"\xfe\xff\0\0" + bytes(7) + b"\x01"
 
 
 if __name__ == "__main__":
