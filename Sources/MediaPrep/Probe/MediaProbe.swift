@@ -27,7 +27,9 @@ public enum MediaProbe {
         if thorough, r.kind == .image || r.kind == .animatedImage, let data = s.data {
             // A JPEG is proved whole at 1/8 scale (it has no alpha to find); a PNG is decoded.
             let options = s.jpeg == nil ? DecodeOptions() : DecodeOptions(minimumWidth: 1, minimumHeight: 1)
-            r.hasAlpha = AlphaOps.hasRealAlpha(try ImageLoader.load(data: data, path: path, options: options).pixels)
+            let image = try s.jpeg.map { try JPEGDecoder.decode(data, parsed: $0, options: options) }  // its header parsed once
+                ?? ImageLoader.load(data: data, path: path, options: options)
+            r.hasAlpha = AlphaOps.hasRealAlpha(image.pixels)
         }
         return r
     }

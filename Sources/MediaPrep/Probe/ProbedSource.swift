@@ -174,7 +174,7 @@ private struct ProbeRead {
         var s = s
         if !whole {
             try readWhole()
-            if format == .jpeg || format == .png { s = try MediaProbe.still(head, isWhole: true, &r) }
+            if format == .jpeg || format == .png { s = try MediaProbe.still(head, isWhole: true, &r, jpegHeader: s.jpeg?.header) }
         }
         s.rewrite = MetadataRewrite.picture(head, jpeg: s.jpeg, orientation: orientation ?? s.probe.orientation)
         return s
@@ -183,16 +183,21 @@ private struct ProbeRead {
     mutating func jpeg() throws -> ProbedSource {
         // A motion photo's video follows the picture: its header says so, and then it is read whole.
         if !whole, MotionPhoto.claimed(head) { try readWhole() }
+        // The frame header, read once from the file's start when only the start may be needed.
+        var header: JPEGDecoder.Header? = nil
         if case .headers(let limit) = depth, size > limit {
             // Every segment sits before the first scan; a large Exif thumbnail can push the frame
             // header past the first 256 KiB, and then the whole file is read after all.
-            if (try? JPEGDecoder.header(head)) == nil { try readWhole() }
-        } else if case .preparing = depth, !whole, let h = try? JPEGDecoder.header(head), JPEGDecoder.isStreamed(h) {
+            header = try? JPEGDecoder.header(head)
+            if header == nil { try readWhole() }
+        } else if case .preparing = depth, !whole {
             // Always shrunk on load: the decoder reads the rest from the file as it goes.
+            header = try? JPEGDecoder.header(head)
+            if !(header.map(JPEGDecoder.isStreamed) ?? false) { try readWhole() }
         } else {
             try readWhole()
         }
-        var s = try asFile(MediaProbe.still(head, isWhole: whole, &r))
+        var s = try asFile(MediaProbe.still(head, isWhole: whole, &r, jpegHeader: header))
         if whole, let j = s.jpeg, let v = MotionPhoto.video(in: head, jpegEnd: j.tail?.end) { s.motionVideo = (v, motionSeconds(head, v)) }
         return s
     }
@@ -487,11 +492,11 @@ extension MediaProbe {
     }
 
     /// JPEG and PNG: the header (and a JPEG's segments) parsed once, no pixel decoded.
-    fileprivate static func still(_ data: [UInt8], isWhole: Bool, _ r: inout ProbeResult) throws -> ProbedSource {
+    fileprivate static func still(_ data: [UInt8], isWhole: Bool, _ r: inout ProbeResult, jpegHeader: JPEGDecoder.Header? = nil) throws -> ProbedSource {
         r.kind = .image
         r.frameCount = 1
         if r.format == .jpeg {
-            let j = try JPEGSource(data, isWhole: isWhole)
+            let j = try JPEGSource(data, isWhole: isWhole, header: jpegHeader)
             r.orientation = j.orientation
             (r.width, r.height) = j.displaySize
             return ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: j, colour: SourceColour.inspect(j.iccProfile),
