@@ -3,8 +3,7 @@ enum ISOFormats {
     static let ftyp = FormatEntry(formats: [.mp4, .mov, .m4a, .heic, .avif, .cameraRaw], recognise: { h in
         h.at(4, "ftyp") ? brand(h.b) : nil
     }, rewrite: isoRewrite)
-        .picture(.heic, .heif) { data, _, orientation in MetadataRewrite.heif(data, orientation: orientation) }
-        .picture(.avif, .heif) { data, _, orientation in MetadataRewrite.heif(data, orientation: orientation) }
+        .picture(.heic, .avif, decoder: .heif) { data, _, orientation in MetadataRewrite.heif(data, orientation: orientation) }
     /// QuickTime from before `ftyp` (cameras' MJPEG clips, old Apple movies): a movie, media data,
     /// or the padding atoms QuickTime put first. It was an unknown file, sent with its dates. The
     /// atom's size must be one, 64-bit, or under 512 MiB, whose first byte no text starts with

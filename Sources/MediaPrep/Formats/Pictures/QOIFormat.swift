@@ -7,5 +7,5 @@ extension PictureFormats {
     /// starting "qoif" is not taken for one).
     static let qoi = FormatEntry(formats: [.qoi]) { h in
         h.at(0, "qoif") && h.b.count >= 14 && Bytes.be(h.b, 4, 4) > 0 && Bytes.be(h.b, 8, 4) > 0 && [3, 4].contains(h.b[12]) && h.b[13] <= 1 ? .qoi : nil
-    }.picture(.qoi, .ffmpeg)
+    }.picture(.qoi, decoder: .ffmpeg)
 }

@@ -9,5 +9,5 @@ enum RIFFFormats {
         case .avi: return try AVIMetadataStripper.rewrite(r)
         default: return nil
         }
-    }).picture(.webp, .webp) { data, _, _ in MetadataRewrite.webp(data) }
+    }).picture(.webp, decoder: .webp) { data, _, _ in MetadataRewrite.webp(data) }
 }
