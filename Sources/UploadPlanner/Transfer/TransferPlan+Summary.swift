@@ -12,7 +12,7 @@ extension TransferPlan {
             for c in chunkSizes {
                 if let last = groups.last, last.0 == c { groups[groups.count - 1].1 += 1 } else { groups.append((c, 1)) }
             }
-            let chunks = groups.map { "\($0.1) × \($0.0 / 1024) KiB" }.joined(separator: " + ")
+            let chunks = groups.map { "\($0.1) × \($0.0 / 1024) KiB" }.joined(by: " + ")
             return "XFTP: \(chunks) = \(encryptedSize) bytes encrypted (\(padding) bytes padding), \(recipientKeys) recipient keys per chunk"
         }
     }

@@ -134,7 +134,7 @@ struct CheckCommand: Command {
         case .afterPreparation: v = "ok after preparation"
         case .cannotSend: v = "CANNOT be sent"
         }
-        return "\(r.input): \(v) — " + r.reasons.joined(separator: "; ")
+        return "\(r.input): \(v) — " + r.reasons.joined(by: "; ")
     }
 
     /// GitHub Actions workflow commands: an error for what cannot be sent, a warning for what
@@ -147,7 +147,7 @@ struct CheckCommand: Command {
         case .cannotSend: level = "error"
         }
         let title = r.verdict == .cannotSend ? "cannot be sent" : "changed when sent"
-        return "::\(level) file=\(escapeProperty(r.input)),title=\(escapeProperty(title))::" + escapeData(r.reasons.joined(separator: "; "))
+        return "::\(level) file=\(escapeProperty(r.input)),title=\(escapeProperty(title))::" + escapeData(r.reasons.joined(by: "; "))
     }
 
     /// GitHub's escaping for a workflow command's message and its properties.
