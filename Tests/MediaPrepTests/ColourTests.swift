@@ -25,7 +25,7 @@ import Testing
         let (p, pixels) = try preparedPixels(name)
         #expect(p.route == .encoded)
         // No profile left: every viewer reads sRGB.
-        if p.format == .png { #expect(!PNGChunks.chunks(p.data).contains { ["iCCP", "cHRM", "cICP"].contains($0.type) }) } else { #expect(JPEGMetadata(jpeg: p.data).isEmpty) }
+        if p.format == .png { #expect(!PNGChunks.chunks(p.data).contains { ["iCCP", "cHRM", "cICP"].contains($0.type) }) } else { #expect(PictureMetadata(jpeg: p.data).isEmpty) }
         for (got, want) in zip(patchColours(pixels), Self.patches) {
             #expect(abs(got.0 - want.0) <= 4 && abs(got.1 - want.1) <= 4 && abs(got.2 - want.2) <= 4, "\(name): \(got) for \(want)")
         }

@@ -51,7 +51,7 @@ enum ZipBuild {
     static let markers = ["Jane", "Acme", "TestCam", "2023-04-05", "20230405", "C:\\Users", "/home/jane", "SN-4417"]
 
     static func leaks(_ d: [UInt8]) -> [String] {
-        markers.filter { Bytes.contains(d, $0) } + (JPEGMetadata(jpeg: d).gps ? ["GPS"] : [])
+        markers.filter { Bytes.contains(d, $0) } + (PictureMetadata(jpeg: d).gps ? ["GPS"] : [])
     }
 
     /// The photo's entropy-coded data (its pixels), from its first SOS on.

@@ -83,7 +83,7 @@ import Testing
         let bytes = try sample.bytes()
         #expect(FormatSniffer.sniff(bytes) == sample.format || [.zip].contains(FormatSniffer.sniff(bytes)), "recognised as \(FormatSniffer.sniff(bytes))")
         let said = try Self.readable(bytes)
-        #expect(said.contains { d in Self.markers.contains { Bytes.contains(d, $0) } || JPEGMetadata(jpeg: d).gps || Bytes.contains(d, "Exif") }, "the sample names no one")
+        #expect(said.contains { d in Self.markers.contains { Bytes.contains(d, $0) } || PictureMetadata(jpeg: d).gps || Bytes.contains(d, "Exif") }, "the sample names no one")
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = try Fixture.write(bytes, sample.name, in: dir)
@@ -91,7 +91,7 @@ import Testing
         let out = try FileBytes.read(try #require(item.output, "\(String(describing: item.error))"))
         for part in try Self.readable(out) {
             for marker in Self.markers { #expect(!Bytes.contains(part, marker), "\(marker) left") }
-            #expect(!JPEGMetadata(jpeg: part).gps)
+            #expect(!PictureMetadata(jpeg: part).gps)
         }
         let verdict = SendCheck().check(path: path)
         #expect(verdict.verdict != .cannotSend)

@@ -22,7 +22,7 @@ import Testing
         #expect(item.kind == .image && item.format == .jpeg && item.route == .encoded)
         #expect(item.preview?.hasPrefix("data:image/jpg;base64,") == true)
         let bytes = try FileBytes.read(out)
-        #expect(JPEGMetadata(jpeg: bytes).isEmpty)
+        #expect(PictureMetadata(jpeg: bytes).isEmpty)
         // The sideways HEIC comes out as the upright quadrants, by its Exif orientation.
         Quadrants.check(try JPEGDecoder.decode(bytes).pixels, tolerance: 24)
         #expect(!bytes.contains(sequence: Array("Test Phone".utf8)))
@@ -174,6 +174,6 @@ extension Array where Element == UInt8 {
         #expect(check.kind == .image && check.reasons.contains("GPS location removed"), "\(check.reasons)")
         let item = AttachmentPreparer(outputDirectory: dir + "/out", timestamp: 0).prepare(path: dir + "/exif.webp")
         let out = try #require(item.output, "\(item.error?.description ?? "")")
-        #expect(JPEGMetadata(jpeg: try FileBytes.read(out)).isEmpty)
+        #expect(PictureMetadata(jpeg: try FileBytes.read(out)).isEmpty)
     }
 }

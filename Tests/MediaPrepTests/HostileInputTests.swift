@@ -27,7 +27,7 @@ import Testing
         let p = try ImagePreparer().prepare(path: Fixture.path("stray-bytes.jpg"))
         // Upright (orientation 6 read from the real Exif block), stray bytes and Exif gone.
         #expect(p.width == 64 && p.height == 48)
-        #expect(JPEGMarkers(p.data).extraneousBytes == 0 && JPEGMetadata(jpeg: p.data).isEmpty)
+        #expect(JPEGMarkers(p.data).extraneousBytes == 0 && PictureMetadata(jpeg: p.data).isEmpty)
         Quadrants.check(try JPEGDecoder.decode(p.data).pixels, tolerance: 40)
         let item = AttachmentPreparer(outputDirectory: try Fixture.scratch(), timestamp: 0)
             .prepare(path: Fixture.path("stray-bytes.jpg"))

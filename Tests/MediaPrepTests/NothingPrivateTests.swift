@@ -27,7 +27,7 @@ import CPng
             #expect(!bytes.contains(sequence: marker), "\(name) → \(out) still carries its \(what)")
         }
         // A JPEG's segments: no Exif (GPS lives inside it), XMP, ICC, comment or other APPn.
-        if bytes.starts(with: [0xFF, 0xD8]) { #expect(JPEGMetadata(jpeg: bytes).isEmpty, "\(name): \(JPEGMetadata(jpeg: bytes))") }
+        if bytes.starts(with: [0xFF, 0xD8]) { #expect(PictureMetadata(jpeg: bytes).isEmpty, "\(name): \(PictureMetadata(jpeg: bytes))") }
     }
 
     /// Bytes after a kept image's own end (JPEG EOI, PNG IEND, GIF trailer), where phones put a
@@ -262,7 +262,7 @@ import CPng
         // So the test above tests something: these inputs hold what must go.
         #expect(try Fixture.bytes("photo.jpg").contains(sequence: Array("secret comment".utf8)))
         #expect(try Fixture.bytes("orient-gps.heic").contains(sequence: Array("Test Phone".utf8)))
-        #expect(JPEGMetadata(jpeg: try Fixture.bytes("photo.jpg")).gps)
+        #expect(PictureMetadata(jpeg: try Fixture.bytes("photo.jpg")).gps)
     }
 }
 

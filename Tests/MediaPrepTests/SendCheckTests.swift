@@ -74,12 +74,12 @@ import Testing
     }
 }
 
-@Suite struct JPEGMetadataTests {
+@Suite struct PictureMetadataTests {
     @Test func findsGPSAndOtherBlocks() throws {
-        let m = JPEGMetadata(jpeg: try Fixture.bytes("photo.jpg"))
+        let m = PictureMetadata(jpeg: try Fixture.bytes("photo.jpg"))
         #expect(m.exif && m.gps && m.comment)
-        #expect(JPEGMetadata(jpeg: try Fixture.bytes("small.jpg")).isEmpty)
-        let o = JPEGMetadata(jpeg: try Fixture.bytes("orient-6.jpg"))
+        #expect(PictureMetadata(jpeg: try Fixture.bytes("small.jpg")).isEmpty)
+        let o = PictureMetadata(jpeg: try Fixture.bytes("orient-6.jpg"))
         #expect(o.exif && !o.gps)
     }
 }

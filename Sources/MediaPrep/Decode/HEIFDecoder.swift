@@ -24,7 +24,7 @@ enum HEIFDecoder {
         let hasAlpha: Bool
         /// An ICC profile to convert from: the file's own, or one built for its nclx primaries.
         let colour: (profile: [UInt8], name: String?)?
-        let metadata: JPEGMetadata
+        let metadata: PictureMetadata
         let orientation: ExifOrientation
         /// PQ or HLG: mapped to SDR when decoded (`HDRStill`).
         let hdr: HDRToSDR.Transfer?
@@ -166,8 +166,8 @@ enum HEIFDecoder {
 
     /// What metadata the file carries (Exif, GPS inside it, XMP), for `check` (none of it is kept),
     /// and the Exif orientation.
-    private static func metadata(_ heif: cheif, _ h: OpaquePointer) -> (metadata: JPEGMetadata, orientation: ExifOrientation) {
-        var m = JPEGMetadata(jpeg: [])
+    private static func metadata(_ heif: cheif, _ h: OpaquePointer) -> (metadata: PictureMetadata, orientation: ExifOrientation) {
+        var m = PictureMetadata()
         var orientation = ExifOrientation.up
         let n = Int(heif.heif_image_handle_get_number_of_metadata_blocks(h, nil))
         guard n > 0 else { return (m, orientation) }
@@ -182,7 +182,7 @@ enum HEIFDecoder {
                 if block.count > 8, heif.heif_image_handle_get_metadata(h, id, &block).code == heif_error_Ok {
                     let offset = 4 + (Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3]))
                     if offset < block.count {
-                        if JPEGMetadata.hasGPS(block[offset...]) { m.gps = true }
+                        if PictureMetadata.hasGPS(block[offset...]) { m.gps = true }
                         orientation = ExifOrientation.fromTIFF(block[offset...])
                     }
                 }

@@ -1,4 +1,4 @@
-extension JPEGMetadata {
+extension PictureMetadata {
     /// What a WebP's RIFF chunks carry (EXIF with GPS in it, XMP), for `check`; none of it is sent.
     /// ICCP is the colour step's, not reported here.
     package init(webp data: [UInt8]) {
@@ -17,7 +17,7 @@ extension JPEGMetadata {
     }
 }
 
-extension JPEGMetadata {
+extension PictureMetadata {
     /// What a PNG's chunks say about it (eXIf with GPS in it, text), for `check`; none of it is sent.
     package init(png data: [UInt8]) {
         self.init(jpeg: [])

@@ -19,12 +19,12 @@ import UploadPlanner
 
     public static func exif(_ d: [UInt8]) {
         _ = ExifOrientation.fromTIFF(d[...])
-        _ = JPEGMetadata.hasGPS(d[...])
+        _ = PictureMetadata.hasGPS(d[...])
         // The same bytes as the body of a JPEG's APP1 block.
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, UInt8(truncatingIfNeeded: (d.count + 8) >> 8), UInt8(truncatingIfNeeded: d.count + 8)]
             + Array("Exif\0\0".utf8) + d.prefix(65_000) + [0xFF, 0xD9]
         _ = ExifOrientation.fromJPEG(jpeg)
-        _ = JPEGMetadata(jpeg: jpeg)
+        _ = PictureMetadata(jpeg: jpeg)
     }
 
     public static func jpeg(_ d: [UInt8]) {
@@ -201,7 +201,7 @@ import UploadPlanner
     /// shrunk on load), its RIFF chunks, APNG/GIF headers, and the GIF and PNG metadata strippers
     /// (every GIF and PNG passes through them).
     public static func webp(_ d: [UInt8]) {
-        _ = JPEGMetadata(webp: d)
+        _ = PictureMetadata(webp: d)
         _ = WebPChunks.iccProfile(d)
         if !WebPAnimation.isAnimated(d) {
             var options = DecodeOptions(maxPixels: pixels)
@@ -209,7 +209,7 @@ import UploadPlanner
             (options.minimumWidth, options.minimumHeight) = (8, 8)
             _ = try? WebPDecoder.decode(d, options: options)
         }
-        _ = JPEGMetadata(png: d)
+        _ = PictureMetadata(png: d)
         _ = AnimationHeaders.apng(d)
         _ = AnimationHeaders.gifPlays(d)
         if let stripped = GIFStripper.strip(d), let before = GIFBlocks.walk(d) {

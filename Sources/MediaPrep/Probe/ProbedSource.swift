@@ -14,7 +14,7 @@ package struct ProbedSource: @unchecked Sendable {
     /// An embedded profile that makes the pixels other than sRGB (nil: sRGB, untagged or unreadable).
     let colour: SourceColour?
     /// HEIC/AVIF: the metadata the file carries (a JPEG's is in `jpeg`), for what `check` reports.
-    var metadata: JPEGMetadata? = nil
+    var metadata: PictureMetadata? = nil
     /// GIF, BMP, TIFF and animated WebP: the (first) picture, decoded while probing.
     let firstFrame: DecodedImage?
     /// Audio and video: the opened container, read on by the thumbnailer.
@@ -211,7 +211,7 @@ private struct ProbeRead {
             var s = ProbedSource(probe: r, data: nil, isWhole: false, jpeg: nil, colour: nil, firstFrame: nil, media: nil)
             try readWhole()  // its text and eXIf chunks may follow the frames
             try ContainerEnd.png(head)
-            s.metadata = JPEGMetadata(png: head)
+            s.metadata = PictureMetadata(png: head)
             s.animation = try FFmpegAnimation(path: path, data: FFmpegAnimation.apngFrames(head), width: w, height: h,
                                               plays: info.plays, maxPixels: maxPixels)
             return s
@@ -283,7 +283,7 @@ private struct ProbeRead {
                              firstFrame: DecodedImage(pixels: first, format: format, sourceWidth: first.width,
                                                       sourceHeight: first.height, orientation: .up), media: nil)
         s.animation = animation
-        s.metadata = JPEGMetadata(webp: head)
+        s.metadata = PictureMetadata(webp: head)
         return s
     }
 
@@ -298,7 +298,7 @@ private struct ProbeRead {
         var s = ProbedSource(probe: r, data: head, isWhole: true, jpeg: nil, colour: SourceColour.inspect(WebPChunks.iccProfile(head)),
                              firstFrame: nil, media: nil)
         s.webp = h
-        let m = JPEGMetadata(webp: head)
+        let m = PictureMetadata(webp: head)
         if !m.isEmpty { s.metadata = m }
         return try asFile(s)
     }
@@ -392,14 +392,7 @@ private struct ProbeRead {
         var s = ProbedSource(probe: r, data: format == .gif ? head : nil, isWhole: format == .gif, jpeg: nil,
                              colour: SourceColour.inspect(d.image.iccProfile ?? (format == .jp2 ? EmbeddedProfile.fromJP2(head) : nil)),
                              firstFrame: d.image, media: nil)
-        if format == .gif, let stripped = GIFStripper.strip(head), !stripped.isUnchanged {
-            var m = JPEGMetadata(jpeg: [])
-            let removed = stripped.removed
-            (m.comment, m.xmp, m.iccProfile, m.other) = (removed.contains("comment"), removed.contains("XMP"),
-                                                         removed.contains("ICC profile"), removed.contains("application data"))
-            m.trailingBytes = stripped.trailingBytes
-            s.metadata = m
-        }
+        if format == .gif, let stripped = GIFStripper.strip(head), !stripped.isUnchanged { s.metadata = stripped.found }
         if r.animated {
             s.animation = try FFmpegAnimation(path: path, width: d.image.pixels.width, height: d.image.pixels.height,
                                               plays: AnimationHeaders.gifPlays(head), maxPixels: maxPixels)
@@ -509,7 +502,7 @@ extension MediaProbe {
         let colours = EmbeddedProfile.ofPNG(data)
         var s = ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: nil,
                              colour: colours.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
-        let metadata = JPEGMetadata(png: data)
+        let metadata = PictureMetadata(png: data)
         if !metadata.isEmpty { s.metadata = metadata }
         return s
     }

@@ -5,11 +5,11 @@
 enum GIFStripper {
     struct Result {
         var data: [UInt8]
-        /// What was cut out, as `check` reports it ("comment", "XMP", …); empty when nothing was.
-        var removed: [String]
-        /// Bytes after the trailer, or from a byte that starts no block on: no decoder reads them.
-        var trailingBytes = 0
-        var isUnchanged: Bool { removed.isEmpty && trailingBytes == 0 }
+        /// What was cut out, as `check` reports it: comments, XMP, an ICC profile, other application
+        /// data, and the bytes after the trailer (or from a byte that starts no block on), which no
+        /// decoder reads.
+        var found: PictureMetadata
+        var isUnchanged: Bool { found.isEmpty }
     }
 
     /// Nil when the block structure cannot be walked to its end (a file cut inside a block, which
@@ -19,7 +19,7 @@ enum GIFStripper {
         guard let walk = GIFBlocks.walk(d) else { return nil }
         if case .cut = walk.end { return nil }
         var out = Array(d[0..<walk.start])
-        var removed: [String] = []
+        var found = PictureMetadata()
         for block in walk.blocks {
             switch block {
             case .image(let r):
@@ -28,24 +28,23 @@ enum GIFStripper {
                 var keep = true
                 if label == 0xFE {
                     keep = false
-                    if !removed.contains("comment") { removed.append("comment") }
+                    found.comment = true
                 } else if label == 0xFF {
                     let id = r.lowerBound + 14 <= r.upperBound ? String(decoding: d[(r.lowerBound + 3)..<(r.lowerBound + 14)], as: UTF8.self) : ""
                     if id != "NETSCAPE2.0" && id != "ANIMEXTS1.0" {
                         keep = false
-                        let kind = id.hasPrefix("XMP Data") ? "XMP" : id.hasPrefix("ICCRGBG1") ? "ICC profile" : "application data"
-                        if !removed.contains(kind) { removed.append(kind) }
+                        if id.hasPrefix("XMP Data") { found.xmp = true } else if id.hasPrefix("ICCRGBG1") { found.iccProfile = true } else { found.other = true }
                     }
                 }
                 if keep { out += d[r] }
             }
         }
         out.append(0x3B)
-        let trailing = switch walk.end {
+        found.trailingBytes = switch walk.end {
         case .trailer(let at): d.count - at - 1
         case .strayByte(let at): d.count - at
         default: 0
         }
-        return Result(data: out, removed: removed, trailingBytes: trailing)
+        return Result(data: out, found: found)
     }
 }

@@ -4,7 +4,7 @@ package struct JPEGSource: Sendable {
     let header: JPEGDecoder.Header
     let markers: JPEGMarkers
     let orientation: ExifOrientation
-    let metadata: JPEGMetadata
+    let metadata: PictureMetadata
     /// After the first scan (`JPEGMarkers.tail`), read only from a whole file.
     let tail: JPEGMarkers.Tail?
     /// The embedded ICC profile (APP2 segments joined), if any.
@@ -24,9 +24,9 @@ package struct JPEGSource: Sendable {
         orientation = ExifOrientation.fromJPEG(data, markers: markers)
         if isWhole {
             let t = markers.tail(in: data)
-            (tail, metadata) = (t, JPEGMetadata(jpeg: data, markers: markers, tail: t))
+            (tail, metadata) = (t, PictureMetadata(jpeg: data, markers: markers, tail: t))
         } else {
-            (tail, metadata) = (nil, JPEGMetadata(jpeg: data, markers: markers))
+            (tail, metadata) = (nil, PictureMetadata(jpeg: data, markers: markers))
         }
         iccProfile = EmbeddedProfile.fromJPEG(data, markers: markers)
         lumaQuantisation = Self.lumaQuantisation(data, markers)

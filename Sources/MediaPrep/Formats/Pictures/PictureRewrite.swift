@@ -16,9 +16,7 @@ extension MetadataRewrite {
     /// (`GIFStripper`); frames byte for byte.
     static func gif(_ data: [UInt8]) -> MetadataRewrite? {
         guard let s = GIFStripper.strip(data), !s.isUnchanged else { return nil }
-        var found: PrivateFields = s.trailingBytes > 0 ? .other : []
-        for r in s.removed { found.insert(r == "comment" ? .comment : r == "XMP" ? .xmp : .other) }
-        return MetadataRewrite(sourceSize: data.count, edits: [(0..<data.count, [.bytes(s.data)])], found: found)
+        return MetadataRewrite(sourceSize: data.count, edits: [(0..<data.count, [.bytes(s.data)])], found: s.found.fields)
     }
 
     static func jpegOrPNG(_ data: [UInt8], jpeg: JPEGSource?, orientation: ExifOrientation) -> MetadataRewrite? {

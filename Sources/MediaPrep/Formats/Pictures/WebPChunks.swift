@@ -1,5 +1,5 @@
 /// A WebP's RIFF chunks (fourcc, little-endian size, body, a pad byte to even), walked in one place
-/// for its metadata (`JPEGMetadata(webp:)`) and its colour profile.
+/// for its metadata (`PictureMetadata(webp:)`) and its colour profile.
 enum WebPChunks {
     /// Each chunk after the `RIFF size WEBP` header, its body cut at the end of the data.
     static func chunks(_ data: [UInt8]) -> [(tag: String, body: Range<Int>)] {

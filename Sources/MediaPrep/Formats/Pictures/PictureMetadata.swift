@@ -1,5 +1,7 @@
-/// Which kinds of metadata a JPEG's header carries, so a check can say what preparation removes.
-package struct JPEGMetadata: Sendable, Equatable {
+/// Which kinds of metadata a picture's own bytes carry (a JPEG's segments, a WebP's chunks, a GIF's
+/// extensions, a HEIF's items, a PNG's trailing bytes), read from the walk its stripper cuts by: what
+/// `check` says preparation removes.
+package struct PictureMetadata: Sendable, Equatable {
     package var exif = false
     /// A GPSInfo IFD in the Exif block: where the photo was taken.
     package var gps = false
@@ -12,6 +14,19 @@ package struct JPEGMetadata: Sendable, Equatable {
     package var trailingBytes = 0
 
     package var isEmpty: Bool { !(exif || gps || xmp || iccProfile || comment || other) && trailingBytes == 0 }
+
+    /// The same in the words of every other format's rewrite (`MetadataRewrite.found`).
+    var fields: PrivateFields {
+        var f: PrivateFields = []
+        if gps { f.insert(.location) }
+        if comment { f.insert(.comment) }
+        if xmp { f.insert(.xmp) }
+        if exif || iccProfile || other || trailingBytes > 0 { f.insert(.other) }
+        return f
+    }
+
+    /// Nothing found yet.
+    package init() {}
 
     /// Reads the header segments only; malformed blocks count as present, never as an error.
     package init(jpeg data: [UInt8]) { self.init(jpeg: data, markers: JPEGMarkers(data)) }
