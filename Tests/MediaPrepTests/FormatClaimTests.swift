@@ -16,15 +16,14 @@ extension FormatConformanceTests {
         var testDescription: String { "\(format.rawValue): \(name)" }
     }
 
-    /// `fixture` with `fields` written over it: (offset, bytes).
+    /// `fixture` as `edit` leaves it.
     static func rewritten(_ fixture: String, _ edit: (inout [UInt8]) throws -> Void) throws -> [UInt8] {
         var d = try Fixture.bytes(fixture)
         try edit(&d)
         return d
     }
 
-    static func be32(_ v: Int) -> [UInt8] { Bytes.be32(v) }
-    static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+    static func le16(_ v: Int) -> [UInt8] { Array(Bytes.le32(v).prefix(2)) }
 
     /// The offset of `tag` in `d`, past `from`.
     static func find(_ d: [UInt8], _ tag: String, from: Int = 0) throws -> Int {
@@ -36,8 +35,8 @@ extension FormatConformanceTests {
         Claim(format: .jpeg, name: "Huffman 65500² in 300 bytes", code: .truncated) { try Fixture.bytes("bomb-huffman.jpg") },
         Claim(format: .png, name: "IHDR 60000²", code: .tooManyPixels) {
             try rewritten("rgb.png") { d in
-                d.replaceSubrange(16..<24, with: be32(60_000) + be32(60_000))
-                d.replaceSubrange(29..<33, with: be32(Int(ZipBuild.crc32(Array(d[12..<29])))))
+                d.replaceSubrange(16..<24, with: Bytes.be32(60_000) + Bytes.be32(60_000))
+                d.replaceSubrange(29..<33, with: Bytes.be32(Int(ZipBuild.crc32(Array(d[12..<29])))))
             }
         },
         Claim(format: .gif, name: "screen 65535²", code: .tooManyPixels) {
@@ -62,9 +61,9 @@ extension FormatConformanceTests {
         Claim(format: .jp2, name: "SIZ and ihdr 60000²", code: .truncated) {
             try rewritten("quadrants.jp2") { d in
                 let siz = try #require(Bytes.find([0xFF, 0x51], in: d, from: 0)) + 6
-                d.replaceSubrange(siz..<siz + 8, with: be32(60_000) + be32(60_000))
+                d.replaceSubrange(siz..<siz + 8, with: Bytes.be32(60_000) + Bytes.be32(60_000))
                 let ihdr = try find(d, "ihdr") + 4
-                d.replaceSubrange(ihdr..<ihdr + 8, with: be32(60_000) + be32(60_000))
+                d.replaceSubrange(ihdr..<ihdr + 8, with: Bytes.be32(60_000) + Bytes.be32(60_000))
             }
         },
     ]
@@ -74,7 +73,7 @@ extension FormatConformanceTests {
         try rewritten(fixture) { d in
             var at = try find(d, "ispe")
             while true {
-                d.replaceSubrange(at + 8..<at + 16, with: be32(60_000) + be32(60_000))
+                d.replaceSubrange(at + 8..<at + 16, with: Bytes.be32(60_000) + Bytes.be32(60_000))
                 guard let next = Bytes.find(Array("ispe".utf8), in: d, from: at + 4) else { break }
                 at = next
             }

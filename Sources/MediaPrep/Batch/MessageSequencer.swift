@@ -79,6 +79,6 @@ struct MessageSequencer {
 
     /// The app's fileSource names a file inside its files folder: the name alone.
     static func fileName(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
+        FilePath.lastComponent(path)
     }
 }

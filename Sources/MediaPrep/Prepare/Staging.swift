@@ -25,7 +25,7 @@ extension AttachmentPreparer {
                     let out = try m.staged.commit()
                     named.append(out)
                     one.output = out
-                    one.transfer = rules.transfer(size: m.bytes, kind: item.kind, fileName: out.split(separator: "/").last.map(String.init) ?? out)
+                    one.transfer = rules.transfer(size: m.bytes, kind: item.kind, fileName: FilePath.lastComponent(out))
                 }
                 items.append(one)
             }

@@ -47,7 +47,7 @@ extension AttachmentPreparer {
         do {
             let made = try inner.execute(path: movie, &item)
             item.reasons = ["Live Photo: its video (\(movie)) sent as a video message, the still its preview"] + item.reasons
-            try deliver(stillPreview(still).map { p in made.map { $0.showing(p) } } ?? made, &item)
+            try deliver(showingStill(still, made), &item)
             item.input = still
         } catch {
             fail(&item, error)
@@ -55,8 +55,13 @@ extension AttachmentPreparer {
         return item
     }
 
-    /// A still's preview, upright: what a motion photo's or Live Photo's video message shows. Nil
-    /// (the video's own frame stays) when the still cannot be decoded.
+    /// `made` shown with the still at `path` as its preview: what a motion photo's or Live Photo's
+    /// video message shows. The video's own frame stays when the still cannot be decoded.
+    func showingStill(_ path: String, _ made: [Produced]) -> [Produced] {
+        stillPreview(path).map { p in made.map { $0.showing(p) } } ?? made
+    }
+
+    /// A still's preview, upright; nil when it cannot be decoded.
     func stillPreview(_ path: String) -> String? {
         guard let data = try? InputFile(path).whole(after: []) else { return nil }
         let options = DecodeOptions(maxPixels: maxPixels, minimumWidth: PreviewMaker.sides[0], minimumHeight: PreviewMaker.sides[0])
@@ -78,7 +83,7 @@ extension AttachmentPreparer {
         var video = PreparedItem(input: scratch, kind: .video)
         let made = try inner.execute(path: scratch, &video)
         (item.kind, item.reasons) = (video.kind, item.reasons + video.reasons)
-        return stillPreview(path).map { p in made.map { $0.showing(p) } } ?? made
+        return showingStill(path, made)
     }
 
     /// The preview and the duration come from the file that is sent.

@@ -1,3 +1,5 @@
+import UploadPlanner
+
 /// Which kinds of metadata a picture's own bytes carry (a JPEG's segments, a WebP's chunks, a GIF's
 /// extensions, a HEIF's items, a PNG's trailing bytes), read from the walk its stripper cuts by: what
 /// `check` says preparation removes.
@@ -77,8 +79,7 @@ package struct PictureMetadata: Sendable, Equatable {
         if iccProfile { kinds.append("ICC profile") }
         if comment { kinds.append("comment") }
         if other { kinds.append("other APP segments") }
-        // Joined by hand: the generic `joined(separator:)` looked its types up at run time (callgrind).
-        if let first = kinds.first { r.append(kinds.dropFirst().reduce(first) { $0 + ", " + $1 } + " metadata removed") }
+        if !kinds.isEmpty { r.append(kinds.joined(by: ", ") + " metadata removed") }
         if let t = trailingRemoval { r.append(t) }
         return r
     }
