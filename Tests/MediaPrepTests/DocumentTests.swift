@@ -184,7 +184,7 @@ enum ZipBuild {
 
     static let w = #"xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships""#
 
-    static func docx() -> [UInt8] {
+    static func docx(photo: [UInt8] = photo) -> [UInt8] {
         ZipBuild.zip([
             .init(name: "[Content_Types].xml", data: Array(#"<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/docProps/custom.xml" ContentType="x"/><Override PartName="/word/document.xml" ContentType="y"/></Types>"#.utf8)),
             .init(name: "_rels/.rels", data: Array(#"<Relationships><Relationship Id="rId1" Target="word/document.xml"/><Relationship Id="rId4" Target="docProps/custom.xml"/><Relationship Id="rId5" Target="docProps/thumbnail.jpeg"/></Relationships>"#.utf8)),
@@ -321,7 +321,7 @@ enum ZipBuild {
         #expect(check.check(path: path).verdict == .cannotSend)
     }
 
-    static func tar() -> [UInt8] {
+    static func tar(photo: [UInt8] = photo) -> [UInt8] {
         func header(_ name: String, size: Int, type: UInt8) -> [UInt8] {
             var h = [UInt8](repeating: 0, count: 512)
             func put(_ s: String, _ at: Int) { for (i, b) in s.utf8.enumerated() { h[at + i] = b } }

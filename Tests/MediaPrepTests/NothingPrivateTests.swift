@@ -439,15 +439,20 @@ func preparedDocument(_ bytes: [UInt8], name: String) throws -> (item: PreparedI
         Bytes.be32(name.utf8.count + 1) + Array(name.utf8) + [0] + Bytes.be32(1) + Bytes.be32(data.count) + data
     }
 
-    @Test func itsExifXMPAndCommentParasitesAreEmptiedInPlace() throws {
+    /// An 8×8 document with no layers whose Exif, XMP and comment parasites name Jane Sender, and an ICC profile.
+    static func xcf() -> [UInt8] {
         let exif = Array("Exif\0\0".utf8) + Array(PhotoshopDocumentTests.exifTIFF)
         let parasites = Self.parasite("gimp-metadata", Array("GIMP_XMP_1<x:xmpmeta><dc:creator>Jane Sender</dc:creator></x:xmpmeta>".utf8))
             + Self.parasite("exif-data", exif) + Self.parasite("gimp-comment", Array("Jane Sender's trip\0".utf8))
             + Self.parasite("icc-profile", [UInt8](repeating: 7, count: 40))
-        let xcf = Array("gimp xcf v011\0".utf8) + Bytes.be32(8) + Bytes.be32(8) + Bytes.be32(0) + Bytes.be32(150)
+        return Array("gimp xcf v011\0".utf8) + Bytes.be32(8) + Bytes.be32(8) + Bytes.be32(0) + Bytes.be32(150)
             + Bytes.be32(17) + Bytes.be32(1) + [1]  // PROP_COMPRESSION: RLE
             + Bytes.be32(21) + Bytes.be32(parasites.count) + parasites + Bytes.be32(0) + Bytes.be32(0)  // PROP_PARASITES, PROP_END
             + Bytes.be64(0) + Bytes.be64(0)  // no layers, no channels
+    }
+
+    @Test func itsExifXMPAndCommentParasitesAreEmptiedInPlace() throws {
+        let xcf = Self.xcf()
         #expect(FormatSniffer.sniff(xcf) == .xcf)
         #expect(FormatSniffer.sniff(Array("gimp xcf files are GIMP's".utf8)) == .unknown)
         let (item, out, reasons) = try preparedDocument(xcf, name: "drawing.xcf")
@@ -705,13 +710,19 @@ func preparedDocument(_ bytes: [UInt8], name: String) throws -> (item: PreparedI
     static func field(_ tag: Int, _ data: [UInt8]) -> [UInt8] { Array("~FL\0".utf8) + DICOMTests.le16(tag) + Bytes.le32(data.count) + data }
     static func block(_ id: Int, _ data: [UInt8]) -> [UInt8] { Array("~BK\0".utf8) + DICOMTests.le16(id) + Bytes.le32(data.count) + data }
 
-    @Test func itsCreatorFieldsAndExifGoInPlace() throws {
+    static let layer = [UInt8](repeating: 0x5A, count: 64)
+
+    /// A version 10 document whose creator block names Jane Sender, with an Exif block and one layer.
+    static func psp() -> [UInt8] {
         let creator = Self.field(0, Array("Jane's trip".utf8)) + Self.field(1, Bytes.le32(1_700_000_000)) + Self.field(3, Array("Jane Sender".utf8))
             + Self.field(6, Bytes.le32(1))
         let exif = Self.field(3, Array("Exif\0\0".utf8) + PhotoshopDocumentTests.exifTIFF)
-        let layer = [UInt8](repeating: 0x5A, count: 64)
-        let psp = MetadataRewrite.pspSignature + DICOMTests.le16(10) + DICOMTests.le16(0)
+        return MetadataRewrite.pspSignature + DICOMTests.le16(10) + DICOMTests.le16(0)
             + Self.block(1, creator) + Self.block(10, exif) + Self.block(3, layer)
+    }
+
+    @Test func itsCreatorFieldsAndExifGoInPlace() throws {
+        let psp = Self.psp(), layer = Self.layer
         #expect(FormatSniffer.sniff(psp) == .psp)
         let (item, out, reasons) = try preparedDocument(psp, name: "trip.pspimage")
         #expect(item.kind == .file && item.route == .stripped && out.count == psp.count)

@@ -19,9 +19,11 @@ bin=$(swift build --package-path Fuzz "${flags[@]}" --show-bin-path)/fuzz-$targe
 corpus=Fuzz/corpus/$target seeds=Fuzz/seeds/$target
 mkdir -p "$corpus" "$seeds" Fuzz/findings
 # Seeds: the fixtures each parser should see (small ones; libFuzzer mutates from there).
+# One of every registered format (FuzzSeedTests, which fails when a format has none), for sniff and strip.
+registry_seeds() { MEDIAPREP_FUZZ_SEEDS="$PWD/$seeds" swift test --filter FuzzSeedTests >&2; }
 case $target in
-  sniff)     for f in testdata/*.{jpg,png,gif,webp,bmp,tiff,mp4,mov,webm,m4a,mp3,ogg}; do [ "$(stat -c %s "$f")" -lt 50000 ] && cp "$f" "$seeds/"; done
-             ffmpeg -v error -y -i testdata/rgb.png "$seeds/rgb.qoi" ;;
+  sniff)     registry_seeds
+             for f in testdata/*.{jpg,png,gif,webp,bmp,tiff,mp4,mov,webm,m4a,mp3,ogg}; do [ "$(stat -c %s "$f")" -lt 50000 ] && cp "$f" "$seeds/"; done ;;
   exif)      python3 -c "
 import sys, glob
 for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/stray-bytes.jpg']:
@@ -33,7 +35,8 @@ for p in glob.glob('testdata/orient-*.jpg') + ['testdata/photo.jpg', 'testdata/s
              # Bare film sound (no fixture: their tests build frames): a few frames of each.
              for c in ac3:ac3 eac3:eac3 dca:dts truehd:thd; do ffmpeg -v error -y -f lavfi -i "sine=d=0.1" -strict -2 -c:a "${c%%:*}" "$seeds/seed.${c##*:}"; done ;;
   document)  python3 scripts/qa/make-documents.py "$seeds" testdata/orient-6.jpg >/dev/null ;;
-  strip)     cp testdata/{h264.mp4,voice.m4a,voice.mp3,voice.flac,voice.ogg,voice.wav,private-iphone.mov,private-android.mp4,private-memo.m4a,private-tagged.mp3,private-tagged.flac,private-tagged.opus.ogg,private-tagged.vorbis.ogg,private-tagged.wav,private-tagged.mkv,photo.jpg,screenshot.png,private-long.heic,private-long.avif,private-long.jxl,private-long.tif,private-long.gif,orient-gps.heic} "$seeds/"
+  strip)     registry_seeds
+             cp testdata/{h264.mp4,voice.m4a,voice.mp3,voice.flac,voice.ogg,voice.wav,private-iphone.mov,private-android.mp4,private-memo.m4a,private-tagged.mp3,private-tagged.flac,private-tagged.opus.ogg,private-tagged.vorbis.ogg,private-tagged.wav,private-tagged.mkv,photo.jpg,screenshot.png,private-long.heic,private-long.avif,private-long.jxl,private-long.tif,private-long.gif,orient-gps.heic} "$seeds/"
              # Comments in Ogg FLAC and Speex, a FLAC behind ID3, an ID3v2 tag after an MP3's frames, an SVGZ.
              ffmpeg -v error -y -f lavfi -i "sine=d=0.1" -c:a flac -metadata artist=seed "$seeds/seed.oga"
              ffmpeg -v error -y -f lavfi -i "sine=d=0.1:r=16000" -c:a libspeex -metadata artist=seed "$seeds/seed.spx"
