@@ -582,3 +582,39 @@ enum PNGTestChunk {
         return be(UInt32(body.count)) + t + body + be(crc)
     }
 }
+
+/// A picture's metadata is reported in one vocabulary, from the walk its stripper cuts by: a PNG says
+/// the same whether it goes with its own image data or is re-encoded, in the words a JPEG's are said in.
+@Suite struct PictureMetadataWordsTests {
+    static func png() throws -> [UInt8] {
+        let source = try Fixture.bytes("rgba-opaque.png")
+        let exif = TIFFBuilder.make(big: false, width: 2, height: 2, gps: TIFFBuilder.gpsTags)
+        return Array(source[0..<33]) + PNGTestChunk.make("eXIf", exif) + PNGTestChunk.make("tEXt", Array("Author\0Jane Sender".utf8))
+            + PNGTestChunk.make("iTXt", Array("XML:com.adobe.xmp\0\0\0\0\0<x:xmpmeta/>".utf8)) + PNGTestChunk.make("tIME", [7, 234, 11, 23, 12, 0, 0])
+            + PNGTestChunk.make("zzZz", [1, 2, 3]) + Array(source[33...])
+    }
+
+    @Test func aPNGSaysTheSameKeptOrReEncoded() throws {
+        let dir = try Fixture.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let words = ["GPS location removed", "Exif, XMP, text, timestamp, other chunks metadata removed"]
+        let path = try Fixture.write(try Self.png(), "tagged.png", in: dir)
+        // Within the budget (its own image data) and over a smaller one (re-encoded): the same words.
+        var small = ImageProfile.simplex
+        small.maxBytes = 300
+        for (profile, route) in [(ImageProfile.simplex, PrepareRoute.stripped), (small, .encoded)] {
+            let check = SendCheck(profile: profile).check(path: path)
+            for w in words { #expect(check.reasons.contains(w), "\(route): \(check.reasons)") }
+            let item = AttachmentPreparer(profile: profile, outputDirectory: dir + "/\(route)", timestamp: 0).prepare(path: path)
+            #expect(item.route == route)
+            let out = try FileBytes.read(try #require(item.output))
+            #expect(!Bytes.contains(out, "Jane Sender") && !Bytes.contains(out, "xmpmeta") && !PictureMetadata(png: out).changesFile)
+        }
+        // Chunks that describe the pixels go without being called metadata (here an sRGB cHRM).
+        var described = PictureMetadata(png: Array(try Fixture.bytes("rgba-opaque.png")[0..<33])
+            + PNGTestChunk.make("cHRM", [UInt8](repeating: 0, count: 32)) + Array(try Fixture.bytes("rgba-opaque.png")[33...]))
+        #expect(described.changesFile && described.removals.isEmpty)
+        described.other = true
+        #expect(described.removals == ["other chunks metadata removed"])
+    }
+}

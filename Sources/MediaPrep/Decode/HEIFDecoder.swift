@@ -167,7 +167,7 @@ enum HEIFDecoder {
     /// What metadata the file carries (Exif, GPS inside it, XMP), for `check` (none of it is kept),
     /// and the Exif orientation.
     private static func metadata(_ heif: cheif, _ h: OpaquePointer) -> (metadata: PictureMetadata, orientation: ExifOrientation) {
-        var m = PictureMetadata()
+        var m = PictureMetadata(blocks: "metadata items")
         var orientation = ExifOrientation.up
         let n = Int(heif.heif_image_handle_get_number_of_metadata_blocks(h, nil))
         guard n > 0 else { return (m, orientation) }

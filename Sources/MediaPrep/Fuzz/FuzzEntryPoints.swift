@@ -79,6 +79,10 @@ import UploadPlanner
 
     public static func png(_ d: [UInt8]) {
         _ = PNGHeader.decodeCost(d)
+        if let stripped = PNGStripper.strip(d) {
+            // What `check` reports comes from the walk the stripper cuts by.
+            precondition(PictureMetadata(png: d).changesFile == (stripped != d), "check and the stripper disagree on a PNG")
+        }
         if let (w, h) = PNGHeader.size(d), w * h > pixels { return }
         if let p = try? PNGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels)).pixels {
             // Scaled a band at a time on two threads (`BandedScale`), in whatever layout it came.
@@ -209,7 +213,6 @@ import UploadPlanner
             (options.minimumWidth, options.minimumHeight) = (8, 8)
             _ = try? WebPDecoder.decode(d, options: options)
         }
-        _ = PictureMetadata(png: d)
         _ = AnimationHeaders.apng(d)
         _ = AnimationHeaders.gifPlays(d)
         if let stripped = GIFStripper.strip(d), let before = GIFBlocks.walk(d) {
@@ -217,8 +220,6 @@ import UploadPlanner
             let after = GIFBlocks.walk(stripped.data)
             precondition(after?.end == .trailer(stripped.data.count - 1) && after?.frames == before.frames, "a stripped GIF lost its shape")
         }
-        _ = PNGStripper.strip(d)
-        _ = PNGStripper.removals(d)
         guard let a = try? WebPAnimation(d, maxPixels: pixels) else { return }
         var frames = 0
         try? a.forEachFrame { _, _ in frames += 1 }

@@ -92,12 +92,10 @@ package enum SendPlanner {
         // within it does: making it smaller would only blur its text.
         if p.format == .png, p.bytes <= profile.maxBytes, s.colour == nil, p.orientation == .up, sent.fits,
            side <= (profile.maxSide ?? Int.max), let data = s.data, data.count == p.bytes, pngCost == nil {
-            let removed = PNGStripper.removals(data)
-            let trailing = s.metadata?.trailingRemoval.map { [$0] } ?? []
-            let route: PrepareRoute = removed.isEmpty && trailing.isEmpty ? .untouched : .stripped
+            let removed = s.metadata ?? PictureMetadata(png: data)
+            let route: PrepareRoute = removed.changesFile ? .stripped : .untouched
             let reasons = route == .untouched ? ["PNG within \(profile.maxBytes.formatted) bytes, lossless, sent as it is"]
-                : ["PNG within \(profile.maxBytes.formatted) bytes sent with its own image data"]
-                    + (removed.isEmpty ? [] : [removed.joined(separator: ", ") + " metadata removed"]) + trailing
+                : ["PNG within \(profile.maxBytes.formatted) bytes sent with its own image data"] + removed.removals
             return SendPlan(kind: .image, action: .keepOriginal(route), reasons: reasons)
         }
         let how: String
@@ -141,9 +139,9 @@ package enum SendPlanner {
             }
             if p.format == .png, p.orientation == .up {
                 // Read from its head alone (`check` of a large one), its chunks are cleaned as `prepare` will.
-                let removed = s.data.flatMap { $0.count == p.bytes ? PNGStripper.removals($0) : nil }
-                return SendPlan(kind: .image, action: .keepOriginal(removed?.isEmpty == true ? .untouched : .stripped),
-                                reasons: [said] + (removed?.isEmpty == false ? [(removed ?? []).joined(separator: ", ") + " metadata removed"] : []))
+                let removed = s.data.flatMap { $0.count == p.bytes ? s.metadata ?? PictureMetadata(png: $0) : nil }
+                return SendPlan(kind: .image, action: .keepOriginal(removed?.changesFile == false ? .untouched : .stripped),
+                                reasons: [said] + (removed?.removals ?? []))
             }
         }
         guard let data = s.data, data.count == p.bytes else { return nil }

@@ -503,7 +503,7 @@ extension MediaProbe {
         var s = ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: nil,
                              colour: colours.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
         let metadata = PictureMetadata(png: data)
-        if !metadata.isEmpty { s.metadata = metadata }
+        if metadata.changesFile { s.metadata = metadata }
         return s
     }
 }

@@ -19,7 +19,7 @@ enum GIFStripper {
         guard let walk = GIFBlocks.walk(d) else { return nil }
         if case .cut = walk.end { return nil }
         var out = Array(d[0..<walk.start])
-        var found = PictureMetadata()
+        var found = PictureMetadata(blocks: "application extensions")
         for block in walk.blocks {
             switch block {
             case .image(let r):

@@ -5,22 +5,9 @@ import CPng
 enum PNGStripper {
     static let kept: Set<String> = ["IHDR", "PLTE", "tRNS", "IDAT", "IEND", "gAMA", "sRGB", "sBIT", "bKGD", "pHYs"]
 
-    /// What would be cut out, as `check` reports it ("text", "Exif", …); empty for a clean PNG.
-    static func removals(_ data: [UInt8]) -> [String] {
-        var kinds: [String] = []
-        for c in PNGChunks.chunks(data) where !kept.contains(c.type) {
-            let kind: String
-            switch c.type {
-            case "tEXt", "zTXt", "iTXt": kind = "text"
-            case "eXIf": kind = "Exif"
-            case "iCCP": kind = "ICC profile"
-            case "tIME": kind = "timestamp"
-            default: kind = "other chunks"
-            }
-            if !kinds.contains(kind) { kinds.append(kind) }
-        }
-        return kinds
-    }
+    /// Chunks cut that describe how the pixels look or move, not who made them: the colour step reads
+    /// them (and `strip` is used only when the colours are sRGB's), or an APNG's frames.
+    static let describing: Set<String> = ["cHRM", "cICP", "mDCv", "cLLi", "sPLT", "hIST", "acTL", "fcTL", "fdAT"]
 
     /// The chunks that say who, when and where rather than how the pixels look: what a PNG sent with
     /// its own bytes as a file loses (`MetadataRewrite.picture`), and an APNG's frames are read
@@ -44,5 +31,29 @@ enum PNGStripper {
         var out = Array(data[0..<8])
         for c in chunks where keep(c.type) { out += data[(c.body.lowerBound - 8)..<(c.body.upperBound + 4)] }
         return out
+    }
+}
+
+extension PictureMetadata {
+    /// What `PNGStripper.strip` cuts, chunk by chunk, in `check`'s words: eXIf (with GPS in it),
+    /// text (XMP by its keyword), iCCP, tIME, other chunks, and the bytes after IEND.
+    package init(png data: [UInt8]) {
+        self.init(blocks: "chunks")
+        for c in PNGChunks.chunks(data) {
+            switch c.type {
+            case "IEND": trailingBytes = data.count - (c.body.upperBound + 4)
+            case _ where PNGStripper.kept.contains(c.type): break
+            case "eXIf":
+                exif = true
+                if Self.hasGPS(data[c.body]) { gps = true }
+            case "tEXt", "zTXt", "iTXt":
+                let keyword = String(decoding: data[c.body].prefix { $0 != 0 }, as: UTF8.self)
+                if keyword == "XML:com.adobe.xmp" { xmp = true } else { text = true }
+            case "iCCP": iccProfile = true
+            case "tIME": timestamp = true
+            case _ where PNGStripper.describing.contains(c.type): unreported = true
+            default: other = true
+            }
+        }
     }
 }

@@ -10,25 +10,38 @@ package struct PictureMetadata: Sendable, Equatable {
     package var xmp = false
     package var iccProfile = false
     package var comment = false
+    /// A PNG's text chunks (an author, a title, a description, the software).
+    package var text = false
+    /// A PNG's tIME: when it was last changed.
+    package var timestamp = false
     package var other = false
+    /// What the format calls the blocks `other` counts, in `check`'s words.
+    var blocks = "APP segments"
+    /// Blocks cut that say nothing of the sender (a PNG's cHRM when its colours are sRGB's): the file
+    /// changes, and nothing is reported.
+    var unreported = false
     /// Bytes after the image's own end (a JPEG's EOI, a PNG's IEND, a GIF's trailer), which decoders
     /// never read and a phone may fill: a Samsung trailer's capture time, a motion photo's video.
     package var trailingBytes = 0
 
-    package var isEmpty: Bool { !(exif || gps || xmp || iccProfile || comment || other) && trailingBytes == 0 }
+    package var isEmpty: Bool { !(exif || gps || xmp || iccProfile || comment || text || timestamp || other) && trailingBytes == 0 }
+
+    /// Whether cutting it changes the file at all.
+    var changesFile: Bool { !isEmpty || unreported }
 
     /// The same in the words of every other format's rewrite (`MetadataRewrite.found`).
     var fields: PrivateFields {
         var f: PrivateFields = []
         if gps { f.insert(.location) }
-        if comment { f.insert(.comment) }
+        if comment || text { f.insert(.comment) }
+        if timestamp { f.insert(.dates) }
         if xmp { f.insert(.xmp) }
         if exif || iccProfile || other || trailingBytes > 0 { f.insert(.other) }
         return f
     }
 
-    /// Nothing found yet.
-    package init() {}
+    /// Nothing found yet in a format whose blocks are called `blocks`.
+    package init(blocks: String = "APP segments") { self.blocks = blocks }
 
     /// Reads the header segments only; malformed blocks count as present, never as an error.
     package init(jpeg data: [UInt8]) { self.init(jpeg: data, markers: JPEGMarkers(data)) }
@@ -65,7 +78,7 @@ package struct PictureMetadata: Sendable, Equatable {
         return entries.contains { r.u16($0) == 0x8825 }
     }
 
-    var trailingRemoval: String? {
+    private var trailingRemoval: String? {
         trailingBytes > 0 ? "\(trailingBytes.formatted) byte\(trailingBytes == 1 ? "" : "s") after the image's end removed" : nil
     }
 
@@ -78,7 +91,9 @@ package struct PictureMetadata: Sendable, Equatable {
         if xmp { kinds.append("XMP") }
         if iccProfile { kinds.append("ICC profile") }
         if comment { kinds.append("comment") }
-        if other { kinds.append("other APP segments") }
+        if text { kinds.append("text") }
+        if timestamp { kinds.append("timestamp") }
+        if other { kinds.append("other " + blocks) }
         if !kinds.isEmpty { r.append(kinds.joined(by: ", ") + " metadata removed") }
         if let t = trailingRemoval { r.append(t) }
         return r
