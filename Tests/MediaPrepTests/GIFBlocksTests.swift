@@ -16,6 +16,25 @@ import Testing
         #expect(stray.frames == 3 && stray.end == .strayByte(at: gif.count - 1))
     }
 
+    /// The loop count is read from the NETSCAPE2.0 extension the walk finds, not from the first bytes
+    /// spelling its name (here a comment quoting one that would say 6 plays).
+    @Test func theLoopCountIsTheExtensionsNotAQuotesOne() throws {
+        let gif = try Fixture.bytes("anim.gif")
+        let walk = try #require(GIFBlocks.walk(gif))
+        let plays = walk.plays(in: gif)
+        let quote = Array("NETSCAPE2.0".utf8) + [3, 1, 5, 0]
+        let quoted = Array(gif[0..<walk.start]) + [0x21, 0xFE, UInt8(quote.count)] + quote + [0] + Array(gif[walk.start...])
+        #expect(AnimationHeaders.gifPlays(quoted) == plays)
+        // Without the extension it plays once; with a loop count of 2 it plays 3 times.
+        let looped = try #require(walk.blocks.lazy.compactMap { block -> Range<Int>? in
+            if case .extension(0xFF, let r) = block, GIFBlocks.applicationID(gif, r) == "NETSCAPE2.0" { return r } else { return nil }
+        }.first)
+        var twice = gif
+        (twice[looped.lowerBound + 16], twice[looped.lowerBound + 17]) = (2, 0)
+        #expect(AnimationHeaders.gifPlays(twice) == 3)
+        #expect(AnimationHeaders.gifPlays(Array(gif[..<looped.lowerBound]) + Array(gif[looped.upperBound...])) == 1)
+    }
+
     /// Every prefix of anim.gif: cut inside a block it is `truncated` (or has no complete image);
     /// cut between blocks it is whole but for its trailer, and then probed as the frames it holds.
     @Test func everyCutIsRefusedOrWhole() throws {

@@ -110,11 +110,5 @@ enum AnimationHeaders {
 
     /// How many times a GIF plays: its NETSCAPE2.0 loop count N repeats N more times (0: forever);
     /// with none it plays once.
-    static func gifPlays(_ data: [UInt8]) -> Int {
-        let tag = Array("NETSCAPE2.0".utf8)
-        guard data.count > tag.count + 5,
-              let i = (0...(data.count - tag.count - 5)).first(where: { data[$0] == tag[0] && Array(data[$0..<$0 + tag.count]) == tag }) else { return 1 }
-        let n = Int(data[i + tag.count + 2]) | Int(data[i + tag.count + 3]) << 8
-        return n == 0 ? 0 : n + 1
-    }
+    static func gifPlays(_ data: [UInt8]) -> Int { GIFBlocks.walk(data)?.plays(in: data) ?? 1 }
 }

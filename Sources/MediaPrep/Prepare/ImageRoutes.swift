@@ -41,11 +41,11 @@ extension AttachmentPreparer {
         let first = try source.firstFrame
             ?? FFmpegImageDecoder.decode(path: probe.path, format: probe.format, options: DecodeOptions(maxPixels: maxPixels)).image
         let preview = try PreviewMaker.make(from: first.pixels, maxLength: profile.previewMaxLength)
-        // Its own frames, without comments or XMP (read whole only when the plan saw any).
+        // Its own frames, without comments or XMP (as the probe cut them).
         let (staged, bytes, route): (StagedFile, Int, PrepareRoute)
-        if source.metadata.map({ !$0.isEmpty }) == true, let data = source.data, let stripped = GIFStripper.strip(data), !stripped.isUnchanged {
-            staged = try OutputWriter.stage(stripped.data, directory: outputDirectory, base: name(.animatedImage), ext: "gif", cancellation: cancellation)
-            (bytes, route) = (stripped.data.count, .stripped)
+        if let stripped = source.strippedGIF {
+            staged = try OutputWriter.stage(stripped, directory: outputDirectory, base: name(.animatedImage), ext: "gif", cancellation: cancellation)
+            (bytes, route) = (stripped.count, .stripped)
         } else {
             (staged, bytes, route) = try copy(probe, nil, base: name(.animatedImage), ext: "gif")
         }

@@ -36,6 +36,9 @@ package struct ProbedSource: @unchecked Sendable {
     /// A raw photo (a DNG of sensor data alone, a camera maker's raw) as LibRaw opened it: its
     /// demosaic waits for `prepare`, inside the batch's pixel budget, and `check` never pays for it.
     var raw: RawDecoder.Header? = nil
+    /// A GIF without its comments and application data (`GIFStripper`), cut by the probe's walk:
+    /// what goes when it is sent with its own frames. Nil when there is nothing to cut.
+    var strippedGIF: [UInt8]? = nil
     /// A motion photo's video (`MotionPhoto`): its bytes in the file, and its length in seconds.
     var motionVideo: (range: Range<Int>, seconds: Double?)? = nil
     /// A HEIC's or AVIF's orientation from its Exif (its probe size is shown already turned): what its
@@ -305,7 +308,7 @@ private struct ProbeRead {
 
     /// A GIF read whole (comments and XMP may sit anywhere in it): one the file's end cuts is
     /// refused, as is one whose frames ask too much to decode.
-    mutating func checkGIF() throws {
+    mutating func checkGIF() throws -> GIFBlocks.Walk? {
         try readWhole()
         // FFmpeg drops a frame the file's end cuts and plays the rest: it would go as if whole.
         let walk = GIFBlocks.walk(head)
@@ -322,6 +325,7 @@ private struct ProbeRead {
                 try SendPlanner.checkDecodeCost(claimed)
             }
         }
+        return walk
     }
 
     /// A raw photo as LibRaw opens it (its sizes alone; `prepare` demosaics it), as `r.format` says it is.
@@ -349,7 +353,7 @@ private struct ProbeRead {
     }
 
     mutating func decodedByOthers() throws -> ProbedSource {
-        if format == .gif { try checkGIF() }
+        let gif = format == .gif ? try checkGIF() : nil
         if format == .cameraRaw { return try cameraRaw() }
         let d: FFmpegImageDecoder.Result
         do {
@@ -392,10 +396,12 @@ private struct ProbeRead {
         var s = ProbedSource(probe: r, data: format == .gif ? head : nil, isWhole: format == .gif, jpeg: nil,
                              colour: SourceColour.inspect(d.image.iccProfile ?? (format == .jp2 ? EmbeddedProfile.fromJP2(head) : nil)),
                              firstFrame: d.image, media: nil)
-        if format == .gif, let stripped = GIFStripper.strip(head), !stripped.isUnchanged { s.metadata = stripped.found }
+        if let gif, let stripped = GIFStripper.strip(head, walk: gif), !stripped.isUnchanged {
+            (s.metadata, s.strippedGIF) = (stripped.found, stripped.data)
+        }
         if r.animated {
             s.animation = try FFmpegAnimation(path: path, width: d.image.pixels.width, height: d.image.pixels.height,
-                                              plays: AnimationHeaders.gifPlays(head), maxPixels: maxPixels)
+                                              plays: gif?.plays(in: head) ?? 1, maxPixels: maxPixels)
             return s
         }
         return try asFile(s)

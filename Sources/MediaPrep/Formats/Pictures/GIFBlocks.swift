@@ -27,6 +27,22 @@ enum GIFBlocks {
         let blocks: [Block]
         let end: End
         var frames: Int { blocks.reduce(0) { if case .image = $1 { $0 + 1 } else { $0 } } }
+
+        /// How many times it plays: the NETSCAPE2.0 extension's loop count N repeats N more times
+        /// (0: forever); with none it plays once. Read from the extension, not from bytes that happen
+        /// to spell its name in a frame or a comment.
+        func plays(in d: [UInt8]) -> Int {
+            for case .extension(0xFF, let r) in blocks where r.count >= 19 && GIFBlocks.applicationID(d, r) == "NETSCAPE2.0" && d[r.lowerBound + 15] == 1 {
+                let n = Int(d[r.lowerBound + 16]) | Int(d[r.lowerBound + 17]) << 8
+                return n == 0 ? 0 : n + 1
+            }
+            return 1
+        }
+    }
+
+    /// An application extension's identifier and authentication code ("NETSCAPE2.0", "XMP DataXMP").
+    static func applicationID(_ d: [UInt8], _ r: Range<Int>) -> String {
+        r.lowerBound + 14 <= r.upperBound ? String(decoding: d[(r.lowerBound + 3)..<(r.lowerBound + 14)], as: UTF8.self) : ""
     }
 
     /// Nil when the data is not a GIF or stops inside its header or global colour table.

@@ -15,8 +15,10 @@ enum GIFStripper {
     /// Nil when the block structure cannot be walked to its end (a file cut inside a block, which
     /// the probe refuses). A file that ends between blocks, or at a byte that starts none, keeps
     /// what its decoders show: the blocks up to there, and the trailer it lacked.
-    static func strip(_ d: [UInt8]) -> Result? {
-        guard let walk = GIFBlocks.walk(d) else { return nil }
+    static func strip(_ d: [UInt8]) -> Result? { GIFBlocks.walk(d).flatMap { strip(d, walk: $0) } }
+
+    /// The same from a walk already made (the probe's).
+    static func strip(_ d: [UInt8], walk: GIFBlocks.Walk) -> Result? {
         if case .cut = walk.end { return nil }
         var out = Array(d[0..<walk.start])
         var found = PictureMetadata(blocks: "application extensions")
@@ -30,7 +32,7 @@ enum GIFStripper {
                     keep = false
                     found.comment = true
                 } else if label == 0xFF {
-                    let id = r.lowerBound + 14 <= r.upperBound ? String(decoding: d[(r.lowerBound + 3)..<(r.lowerBound + 14)], as: UTF8.self) : ""
+                    let id = GIFBlocks.applicationID(d, r)
                     if id != "NETSCAPE2.0" && id != "ANIMEXTS1.0" {
                         keep = false
                         if id.hasPrefix("XMP Data") { found.xmp = true } else if id.hasPrefix("ICCRGBG1") { found.iccProfile = true } else { found.other = true }
