@@ -9,11 +9,14 @@ let package = Package(
         .executable(name: "mediaprep", targets: ["mediaprep"]),
     ],
     targets: [
+        // No pkgConfig: its link flags would load libjpeg and TurboJPEG into every process. The
+        // headers are in Debian's default include path; the libraries are opened on first use (shim.h).
         .systemLibrary(
-            name: "CJpeg", path: "Sources/CJpeg", pkgConfig: "libturbojpeg",
+            name: "CJpeg", path: "Sources/CJpeg",
             providers: [.apt(["libturbojpeg0-dev", "libjpeg62-turbo-dev"])]),
+        // No pkgConfig, as CJpeg: libpng and zlib are opened on first use (shim.h).
         .systemLibrary(
-            name: "CPng", path: "Sources/CPng", pkgConfig: "libpng16",
+            name: "CPng", path: "Sources/CPng",
             providers: [.apt(["libpng-dev"])]),
         // No pkgConfig: its link flags would load FFmpeg into every process. The headers are in
         // Debian's default include path; the libraries are opened on first use (shim.h).

@@ -6,10 +6,7 @@
 #include <immintrin.h>
 #endif
 
-/* libjpeg's own, exported but not in its public headers: the optimal-table builder and the C
-   accurate DCT (16-bit elements in libjpeg-turbo's SIMD builds). */
-void jpeg_gen_optimal_table(j_compress_ptr cinfo, JHUFF_TBL *htbl, long freq[]);
-void jpeg_fdct_islow(short *data);
+/* jpeg_gen_optimal_table and jpeg_fdct_islow: libjpeg's own, declared in shim.h before its table. */
 
 /* ---- A baseline encode's size without writing it: libjpeg quantizes as for the real file, and
    its entropy coder is replaced by a count of the Huffman symbols, the statistics its optimizing
@@ -45,11 +42,14 @@ static void cjpeg_gather_term(j_compress_ptr c) { (void)c; }
 /* The zig-zag bits of every byte of a natural-order mask (8 tables of 256: the mask is permuted a byte
    at a time), from libjpeg's own jpeg_natural_order. */
 static unsigned long long cjpeg_zigzag_bits[8][256] = {{0}};
+/* jpeg_natural_order copied beside them: read per coefficient, it would go through libjpeg's table. */
+static int cjpeg_natural[64] = {0};
 static pthread_once_t cjpeg_zigzag_once = PTHREAD_ONCE_INIT;
 
 static void cjpeg_zigzag_build(void) {
     unsigned char zigzag_of[64];  /* natural position → zig-zag position */
-    for (int k = 0; k < 64; k++) zigzag_of[jpeg_natural_order[k]] = (unsigned char)k;
+    const int *natural = jpeg_natural_order;
+    for (int k = 0; k < 64; k++) { cjpeg_natural[k] = natural[k]; zigzag_of[natural[k]] = (unsigned char)k; }
     for (int i = 0; i < 8; i++)
         for (int v = 0; v < 256; v++) {
             unsigned long long m = 0;
@@ -100,7 +100,7 @@ static inline void cjpeg_count_block(long *dcf, long *acf, long long *bits, int 
         m &= m - 1;
         int r = k - last - 1;
         while (r > 15) { acf[0xF0]++; r -= 16; }
-        int n = cjpeg_nbits(coef[jpeg_natural_order[k]]);
+        int n = cjpeg_nbits(coef[cjpeg_natural[k]]);
         acf[(r << 4) + n]++;
         *bits += n;
         last = k;

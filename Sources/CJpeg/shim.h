@@ -16,6 +16,81 @@
 #include <emmintrin.h>
 #endif
 
+/* libjpeg and TurboJPEG are opened the first time a JPEG is read or written, not linked: a process
+   that touches no JPEG does not load them (`plan`: 0.08 ms of its start). libjpeg's calls in these
+   headers go through the table below by its own names (the macros after it); Swift calls TurboJPEG
+   through `ctj`. Both are opened by JPEGLibrary.swift. */
+
+/* libjpeg's own, exported but not in its public headers: the optimal-table builder and the C
+   accurate DCT (16-bit elements in libjpeg-turbo's SIMD builds). */
+void jpeg_gen_optimal_table(j_compress_ptr cinfo, JHUFF_TBL *htbl, long freq[]);
+void jpeg_fdct_islow(short *data);
+
+#define CJPEG_FUNCTIONS(X) X(jpeg_std_error) X(jpeg_CreateDecompress) X(jpeg_CreateCompress) X(jpeg_destroy_decompress) \
+    X(jpeg_destroy_compress) X(jpeg_abort_compress) X(jpeg_mem_src) X(jpeg_mem_dest) X(jpeg_read_header) X(jpeg_start_decompress) \
+    X(jpeg_read_scanlines) X(jpeg_read_raw_data) X(jpeg_finish_decompress) X(jpeg_has_multiple_scans) X(jpeg_consume_input) \
+    X(jpeg_start_output) X(jpeg_finish_output) X(jpeg_read_coefficients) X(jpeg_set_defaults) X(jpeg_set_colorspace) \
+    X(jpeg_set_quality) X(jpeg_simple_progression) X(jpeg_start_compress) X(jpeg_write_scanlines) X(jpeg_write_raw_data) \
+    X(jpeg_finish_compress) X(jpeg_gen_optimal_table) X(jpeg_fdct_islow) X(jpeg_resync_to_restart)
+#define CJPEG_FIELD(name) __typeof__(&name) _Nonnull name;
+typedef struct cjpeg {
+    CJPEG_FUNCTIONS(CJPEG_FIELD)
+    const int *_Nonnull jpeg_natural_order;  /* data: the natural-order index of each zig-zag position */
+} cjpeg;
+#undef CJPEG_FIELD
+
+/* The table's members by name, in order, and the library that has them. */
+#define CJPEG_NAME(name) #name,
+static inline const char *const *_Nonnull cjpeg_symbols(void) { static const char *const s[] = { CJPEG_FUNCTIONS(CJPEG_NAME) "jpeg_natural_order", NULL }; return s; }
+#undef CJPEG_NAME
+static inline const char *const *_Nonnull cjpeg_libraries(void) { static const char *const l[] = { "libjpeg.so.62", NULL }; return l; }
+
+/* libjpeg's table, opened on the first call (JPEGLibrary.swift; a process that cannot open it stops
+   with status 75, as one the loader could not start did). */
+const void *_Nonnull mediaprep_libjpeg(void);
+#define CJPEG_API ((const cjpeg *)mediaprep_libjpeg())
+#define jpeg_std_error (CJPEG_API->jpeg_std_error)
+#define jpeg_CreateDecompress (CJPEG_API->jpeg_CreateDecompress)
+#define jpeg_CreateCompress (CJPEG_API->jpeg_CreateCompress)
+#define jpeg_destroy_decompress (CJPEG_API->jpeg_destroy_decompress)
+#define jpeg_destroy_compress (CJPEG_API->jpeg_destroy_compress)
+#define jpeg_abort_compress (CJPEG_API->jpeg_abort_compress)
+#define jpeg_mem_src (CJPEG_API->jpeg_mem_src)
+#define jpeg_mem_dest (CJPEG_API->jpeg_mem_dest)
+#define jpeg_read_header (CJPEG_API->jpeg_read_header)
+#define jpeg_start_decompress (CJPEG_API->jpeg_start_decompress)
+#define jpeg_read_scanlines (CJPEG_API->jpeg_read_scanlines)
+#define jpeg_read_raw_data (CJPEG_API->jpeg_read_raw_data)
+#define jpeg_finish_decompress (CJPEG_API->jpeg_finish_decompress)
+#define jpeg_has_multiple_scans (CJPEG_API->jpeg_has_multiple_scans)
+#define jpeg_consume_input (CJPEG_API->jpeg_consume_input)
+#define jpeg_start_output (CJPEG_API->jpeg_start_output)
+#define jpeg_finish_output (CJPEG_API->jpeg_finish_output)
+#define jpeg_read_coefficients (CJPEG_API->jpeg_read_coefficients)
+#define jpeg_set_defaults (CJPEG_API->jpeg_set_defaults)
+#define jpeg_set_colorspace (CJPEG_API->jpeg_set_colorspace)
+#define jpeg_set_quality (CJPEG_API->jpeg_set_quality)
+#define jpeg_simple_progression (CJPEG_API->jpeg_simple_progression)
+#define jpeg_start_compress (CJPEG_API->jpeg_start_compress)
+#define jpeg_write_scanlines (CJPEG_API->jpeg_write_scanlines)
+#define jpeg_write_raw_data (CJPEG_API->jpeg_write_raw_data)
+#define jpeg_finish_compress (CJPEG_API->jpeg_finish_compress)
+#define jpeg_gen_optimal_table (CJPEG_API->jpeg_gen_optimal_table)
+#define jpeg_fdct_islow (CJPEG_API->jpeg_fdct_islow)
+#define jpeg_resync_to_restart (CJPEG_API->jpeg_resync_to_restart)
+#define jpeg_natural_order (CJPEG_API->jpeg_natural_order)
+
+/* TurboJPEG, called from Swift through this table (`JPEGLibrary.turbo`). */
+#define CTJ_FUNCTIONS(X) X(tjInitCompress) X(tjInitDecompress) X(tjInitTransform) X(tjDestroy) X(tjGetErrorStr2) X(tjGetErrorCode) \
+    X(tjPlaneWidth) X(tjPlaneHeight) X(tjEncodeYUVPlanes) X(tjDecodeYUVPlanes) X(tjTransform) X(tjFree)
+#define CTJ_FIELD(name) __typeof__(&name) _Nonnull name;
+typedef struct ctj { CTJ_FUNCTIONS(CTJ_FIELD) } ctj;
+#undef CTJ_FIELD
+#define CTJ_NAME(name) #name,
+static inline const char *const *_Nonnull ctj_symbols(void) { static const char *const s[] = { CTJ_FUNCTIONS(CTJ_NAME) NULL }; return s; }
+#undef CTJ_NAME
+static inline const char *const *_Nonnull ctj_libraries(void) { static const char *const l[] = { "libturbojpeg.so.0", NULL }; return l; }
+
 /* libjpeg's own API for decoding, so every warning is seen with its message code: benign ones
    (stray bytes before a marker, an unknown JFIF revision, a bad ICC or Adobe marker) leave the
    image whole; the others (premature end, bad Huffman or arithmetic code, lost sync, invalid

@@ -3,6 +3,92 @@
 #include <png.h>
 #include <zlib.h>
 
+/* libpng and zlib are opened the first time a PNG, a gzip or a zlib stream is read or written, not
+   linked: a process that touches none does not load them (`plan`: 0.10 ms of its start). Their calls
+   in this header go through the tables below by their own names (the macros after them); Swift calls
+   them through the same tables. Both are opened by PNGLibrary.swift. */
+#define CPNG_FUNCTIONS(X) X(png_create_read_struct) X(png_create_write_struct) X(png_create_info_struct) \
+    X(png_destroy_read_struct) X(png_destroy_write_struct) X(png_error) X(png_get_valid) X(png_get_io_ptr) \
+    X(png_get_error_ptr) X(png_get_bit_depth) X(png_get_channels) X(png_get_color_type) X(png_get_gAMA_fixed) \
+    X(png_get_image_width) X(png_get_image_height) X(png_get_interlace_type) X(png_get_rowbytes) \
+    X(png_read_info) X(png_read_update_info) X(png_read_row) X(png_read_end) X(png_write_info) \
+    X(png_write_row) X(png_write_end) X(png_set_read_fn) X(png_set_write_fn) X(png_set_tRNS_to_alpha) \
+    X(png_set_scale_16) X(png_set_palette_to_rgb) X(png_set_packing) X(png_set_option) X(png_set_gray_to_rgb) \
+    X(png_set_expand_gray_1_2_4_to_8) X(png_set_crc_action) X(png_set_compression_level) X(png_set_PLTE) \
+    X(png_set_IHDR) X(png_image_begin_read_from_memory) X(png_image_finish_read) X(png_image_free) \
+    X(png_image_write_to_memory)
+#define CZLIB_FUNCTIONS(X) X(inflateInit_) X(inflateInit2_) X(inflate) X(inflateEnd) X(deflateInit2_) \
+    X(deflate) X(deflateEnd) X(deflateBound) X(crc32) X(compress2) X(compressBound)
+#define CPNG_FIELD(name) __typeof__(&name) _Nonnull name;
+typedef struct cpng { CPNG_FUNCTIONS(CPNG_FIELD) } cpng;
+typedef struct czlib { CZLIB_FUNCTIONS(CPNG_FIELD) } czlib;
+#undef CPNG_FIELD
+#define CPNG_NAME(name) #name,
+static inline const char *const *_Nonnull cpng_symbols(void) { static const char *const s[] = { CPNG_FUNCTIONS(CPNG_NAME) NULL }; return s; }
+static inline const char *const *_Nonnull czlib_symbols(void) { static const char *const s[] = { CZLIB_FUNCTIONS(CPNG_NAME) NULL }; return s; }
+#undef CPNG_NAME
+static inline const char *const *_Nonnull cpng_libraries(void) { static const char *const l[] = { "libpng16.so.16", NULL }; return l; }
+static inline const char *const *_Nonnull czlib_libraries(void) { static const char *const l[] = { "libz.so.1", NULL }; return l; }
+
+/* The tables, opened on the first call (PNGLibrary.swift; a process that cannot open one stops with
+   status 75, as one the loader could not start did). */
+const void *_Nonnull mediaprep_libpng(void);
+const void *_Nonnull mediaprep_zlib(void);
+#define CPNG_API ((const cpng *)mediaprep_libpng())
+#define CZLIB_API ((const czlib *)mediaprep_zlib())
+#define png_create_read_struct (CPNG_API->png_create_read_struct)
+#define png_create_write_struct (CPNG_API->png_create_write_struct)
+#define png_create_info_struct (CPNG_API->png_create_info_struct)
+#define png_destroy_read_struct (CPNG_API->png_destroy_read_struct)
+#define png_destroy_write_struct (CPNG_API->png_destroy_write_struct)
+#define png_error (CPNG_API->png_error)
+#define png_get_valid (CPNG_API->png_get_valid)
+#define png_get_io_ptr (CPNG_API->png_get_io_ptr)
+#define png_get_error_ptr (CPNG_API->png_get_error_ptr)
+#define png_get_bit_depth (CPNG_API->png_get_bit_depth)
+#define png_get_channels (CPNG_API->png_get_channels)
+#define png_get_color_type (CPNG_API->png_get_color_type)
+#define png_get_gAMA_fixed (CPNG_API->png_get_gAMA_fixed)
+#define png_get_image_width (CPNG_API->png_get_image_width)
+#define png_get_image_height (CPNG_API->png_get_image_height)
+#define png_get_interlace_type (CPNG_API->png_get_interlace_type)
+#define png_get_rowbytes (CPNG_API->png_get_rowbytes)
+#define png_read_info (CPNG_API->png_read_info)
+#define png_read_update_info (CPNG_API->png_read_update_info)
+#define png_read_row (CPNG_API->png_read_row)
+#define png_read_end (CPNG_API->png_read_end)
+#define png_write_info (CPNG_API->png_write_info)
+#define png_write_row (CPNG_API->png_write_row)
+#define png_write_end (CPNG_API->png_write_end)
+#define png_set_read_fn (CPNG_API->png_set_read_fn)
+#define png_set_write_fn (CPNG_API->png_set_write_fn)
+#define png_set_tRNS_to_alpha (CPNG_API->png_set_tRNS_to_alpha)
+#define png_set_scale_16 (CPNG_API->png_set_scale_16)
+#define png_set_palette_to_rgb (CPNG_API->png_set_palette_to_rgb)
+#define png_set_packing (CPNG_API->png_set_packing)
+#define png_set_option (CPNG_API->png_set_option)
+#define png_set_gray_to_rgb (CPNG_API->png_set_gray_to_rgb)
+#define png_set_expand_gray_1_2_4_to_8 (CPNG_API->png_set_expand_gray_1_2_4_to_8)
+#define png_set_crc_action (CPNG_API->png_set_crc_action)
+#define png_set_compression_level (CPNG_API->png_set_compression_level)
+#define png_set_PLTE (CPNG_API->png_set_PLTE)
+#define png_set_IHDR (CPNG_API->png_set_IHDR)
+#define png_image_begin_read_from_memory (CPNG_API->png_image_begin_read_from_memory)
+#define png_image_finish_read (CPNG_API->png_image_finish_read)
+#define png_image_free (CPNG_API->png_image_free)
+#define png_image_write_to_memory (CPNG_API->png_image_write_to_memory)
+#define inflateInit_ (CZLIB_API->inflateInit_)
+#define inflateInit2_ (CZLIB_API->inflateInit2_)
+#define inflate (CZLIB_API->inflate)
+#define inflateEnd (CZLIB_API->inflateEnd)
+#define deflateInit2_ (CZLIB_API->deflateInit2_)
+#define deflate (CZLIB_API->deflate)
+#define deflateEnd (CZLIB_API->deflateEnd)
+#define deflateBound (CZLIB_API->deflateBound)
+#define crc32 (CZLIB_API->crc32)
+#define compress2 (CZLIB_API->compress2)
+#define compressBound (CZLIB_API->compressBound)
+
 /* PNG_IMAGE_SIZE and friends are macros Swift cannot import. */
 static inline size_t cpng_row_stride(const png_image *image) {
     return (size_t)PNG_IMAGE_ROW_STRIDE(*image);

@@ -696,3 +696,30 @@ let underSanitizer = ProcessInfo.processInfo.environment["MEDIAPREP_SANITIZER"] 
         #expect(stages.contains { $0.name.hasPrefix("  quality search at") })  // nested, indented
     }
 }
+
+/// A C library is opened when an input needs it, not by the loader at every start: `plan` opens none
+/// of the codecs, a JPEG's `check` libjpeg alone, a PNG's libpng (and the zlib it needs).
+@Suite struct LibrariesOnFirstUseTests {
+    /// The shared objects the process initialised (glibc's loader says so with LD_DEBUG=libs).
+    static func opened(_ args: [String]) throws -> [String] {
+        let ran = try run(args, env: ["LD_DEBUG": "libs"])
+        #expect(ran.status == 0, "\(ran.stdout)")
+        return ran.stderr.split(separator: "\n").filter { $0.contains("calling init:") }.compactMap { $0.split(separator: "/").last.map(String.init) }
+    }
+
+    @Test func eachLibraryOpensWithTheFirstInputThatNeedsIt() throws {
+        let codecs = ["libjpeg", "libturbojpeg", "libpng16", "libz.", "libavutil", "libavcodec", "libswscale"]
+        func has(_ libs: [String], _ name: String) -> Bool { libs.contains { $0.hasPrefix(name) } }
+        let plan = try Self.opened(["plan", "--size", "1000", "--kind", "image"])
+        #expect(!plan.isEmpty && codecs.allSatisfy { !has(plan, $0) }, "\(plan)")
+        let jpeg = try Self.opened(["check", testdata + "/photo.jpg"])
+        #expect(has(jpeg, "libjpeg.so") && !has(jpeg, "libturbojpeg") && !has(jpeg, "libpng16") && !has(jpeg, "libavcodec"), "\(jpeg)")
+        // A PNG's check reads its chunks in Swift; its preview is the first decode.
+        let check = try Self.opened(["check", testdata + "/rgb.png"])
+        #expect(codecs.allSatisfy { !has(check, $0) }, "\(check)")
+        let out = try Scratch.folder("mediaprep-libs")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let png = try Self.opened(["prepare", testdata + "/rgb.png", "--out", out])
+        #expect(has(png, "libpng16") && has(png, "libz."), "\(png)")
+    }
+}

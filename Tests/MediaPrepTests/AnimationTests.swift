@@ -92,7 +92,7 @@ import UploadPlanner
         let idat = try #require(PNGChunks.chunks(plain).first { $0.type == "IDAT" })
         func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
             let typed = Array(type.utf8) + body
-            let crc = typed.withUnsafeBufferPointer { b in CPng.crc32(0, b.baseAddress, UInt32(b.count)) }
+            let crc = typed.withUnsafeBufferPointer { b in PNGLibrary.zlib.crc32(0, b.baseAddress, UInt32(b.count)) }
             return Bytes.be32(body.count) + typed + Bytes.be32(Int(crc))
         }
         let tags = chunk("tEXt", Array("Author\0Jane Sender".utf8)) + chunk("tIME", [7, 234, 6, 1, 10, 0, 0])

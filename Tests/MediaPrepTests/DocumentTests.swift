@@ -134,9 +134,9 @@ enum ZipBuild {
 
     /// zlib's own format (a PDF's FlateDecode), through libpng's zlib.
     static func zlib(_ d: [UInt8]) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: Int(compressBound(uLong(d.count))))
+        var out = [UInt8](repeating: 0, count: Int(PNGLibrary.zlib.compressBound(uLong(d.count))))
         var length = uLong(out.count)
-        try #require(compress2(&out, &length, d, uLong(d.count), 6) == Z_OK)
+        try #require(PNGLibrary.zlib.compress2(&out, &length, d, uLong(d.count), 6) == Z_OK)
         return Array(out.prefix(Int(length)))
     }
 

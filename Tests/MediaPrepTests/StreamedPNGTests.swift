@@ -9,7 +9,7 @@ import Testing
 @Suite struct StreamedPNGTests {
     static func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
         let typed = Array(type.utf8) + body
-        let crc = typed.withUnsafeBufferPointer { UInt(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        let crc = typed.withUnsafeBufferPointer { UInt(PNGLibrary.zlib.crc32(0, $0.baseAddress, UInt32($0.count))) }
         return Bytes.be32(body.count) + typed + Bytes.be32(Int(crc))
     }
 
@@ -28,9 +28,9 @@ import Testing
                 }
             }
         }
-        var packed = [UInt8](repeating: 0, count: Int(compressBound(UInt(raw.count))))
+        var packed = [UInt8](repeating: 0, count: Int(PNGLibrary.zlib.compressBound(UInt(raw.count))))
         var size = UInt(packed.count)
-        let rc = packed.withUnsafeMutableBufferPointer { d in raw.withUnsafeBufferPointer { s in compress2(d.baseAddress, &size, s.baseAddress, UInt(s.count), 6) } }
+        let rc = packed.withUnsafeMutableBufferPointer { d in raw.withUnsafeBufferPointer { s in PNGLibrary.zlib.compress2(d.baseAddress, &size, s.baseAddress, UInt(s.count), 6) } }
         #expect(rc == Z_OK)
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         png += chunk("IHDR", Bytes.be32(w) + Bytes.be32(h) + [8, 0, 0, 0, 0])

@@ -5,22 +5,37 @@
 # done once per size could save: at most the second figure less the quantizing every trial keeps.
 # Builds a small C program against the CJpeg shim (a copy whose counting can be switched off).
 # Needs gcc and the -dev packages of scripts/install-deps.sh.
-# usage: scripts/bench/measure-split.sh JPEG [SCALE_EIGHTHS]   (the JPEG decoded at SCALE/8, default 4)
+# usage: scripts/bench/measure-split.sh JPEG [SCALE_EIGHTHS]   (a 4:2:0 JPEG decoded at SCALE/8, default 4)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=$1 scale=${2:-4}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-python3 - Sources/CJpeg/shim.h "$tmp/shim.h" <<'EOF'
+cp Sources/CJpeg/*.h "$tmp/"
+python3 - "$tmp" <<'EOF'
 import sys
-s = open(sys.argv[1]).read()
+m = open(sys.argv[1] + "/measure.h").read()
 anchor = "    if (g->headers < 0) g->headers = g->written + (long long)(sizeof(g->buf) - g->pub.free_in_buffer);\n"
-assert anchor in s, "the shim's symbol count changed: update measure-split.sh"
-s = s.replace(anchor, anchor + "    if (cjpeg_skip_count) return TRUE;\n", 1)
-open(sys.argv[2], "w").write("static int cjpeg_skip_count;\n" + s)
+assert anchor in m, "the shim's symbol count changed: update measure-split.sh"
+open(sys.argv[1] + "/measure.h", "w").write(m.replace(anchor, anchor + "    if (cjpeg_skip_count) return TRUE;\n", 1))
+s = open(sys.argv[1] + "/shim.h").read()
+open(sys.argv[1] + "/shim.h", "w").write("static int cjpeg_skip_count;\n" + s)
 EOF
 cat > "$tmp/split.c" <<'EOF'
 #include "shim.h"
+#include <dlfcn.h>
 #include <time.h>
+/* The shim reaches libjpeg through mediaprep_libjpeg() (JPEGLibrary.swift in the package). */
+const void *mediaprep_libjpeg(void) {
+    static void *table[64];
+    static int filled;
+    if (!filled) {  /* libjpeg's own (libturbojpeg exports jpeg_ names of its own copy too) */
+        void *lib = dlopen(cjpeg_libraries()[0], RTLD_NOW);
+        const char *const *s = cjpeg_symbols();
+        for (int i = 0; s[i]; i++) table[i] = dlsym(lib, s[i]);
+        filled = 1;
+    }
+    return table;
+}
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 int main(int argc, char **argv) {
     FILE *f = fopen(argv[1], "rb");
@@ -32,6 +47,7 @@ int main(int argc, char **argv) {
     tjhandle h = tjInitDecompress();
     int w, ht, ss, cs;
     if (tjDecompressHeader3(h, d, (unsigned long)n, &w, &ht, &ss, &cs)) { fprintf(stderr, "%s\n", tjGetErrorStr()); return 1; }
+    if (ss != TJSAMP_420) { fprintf(stderr, "%s: not 4:2:0 (the planes below are laid out for it)\n", argv[1]); return 1; }
     tjscalingfactor s = { atoi(argv[2]), 8 };
     int W = TJSCALED(w, s), H = TJSCALED(ht, s), st[3];
     unsigned char *p[3];
@@ -58,5 +74,5 @@ int main(int argc, char **argv) {
     return 0;
 }
 EOF
-gcc -O2 -w -o "$tmp/split" "$tmp/split.c" -I"$tmp" -lturbojpeg -ljpeg -lpthread
+gcc -O2 -w -D_Nonnull= -D_Nullable= -o "$tmp/split" "$tmp/split.c" -I"$tmp" -lturbojpeg -lpthread -ldl
 "$tmp/split" "$src" "$scale"

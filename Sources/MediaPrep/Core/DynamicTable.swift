@@ -9,6 +9,28 @@ enum DynamicTable {
     /// loading and only read after, so every thread may share it.
     struct Shared<T>: @unchecked Sendable { let table: T }
 
+    /// A loaded table at one address for the process, which a shim's C calls reach through an accessor.
+    struct Pinned<T>: @unchecked Sendable {
+        let pointer: UnsafeMutablePointer<T>
+        var pointee: T { pointer.pointee }
+    }
+
+    /// A library every JPEG or PNG needs (libjpeg, TurboJPEG, libpng, zlib), opened on first use like
+    /// the others. Debian's package depends on it: one that cannot be opened is a broken installation,
+    /// and the process stops with status 75 and why, as it did when the loader could not start it.
+    static func required<T>(_ libraries: UnsafePointer<UnsafePointer<CChar>?>, _ symbols: UnsafePointer<UnsafePointer<CChar>?>,
+                            as: T.Type, _ what: String) -> Pinned<T> {
+        switch load(libraries, symbols, as: T.self, failing: .codecUnavailable, "\(what) is") {
+        case .success(let table):
+            let p = UnsafeMutablePointer<T>.allocate(capacity: 1)
+            p.initialize(to: table)
+            return Pinned(pointer: p)
+        case .failure(let e):
+            PosixIO.writeStandardError("mediaprep: \(e.message)\n")
+            exit(75)
+        }
+    }
+
     /// Opens `libraries` in order and fills a `T` with `symbols`, each looked up in them in order.
     /// - Parameters:
     ///   - libraries, symbols: NULL-terminated lists from the shim; `symbols` names `T`'s members in order.

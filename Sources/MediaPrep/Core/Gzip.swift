@@ -39,7 +39,7 @@ enum Gzip {
             }
             var z = z_stream()
             guard (zlib ? cpng_zlib_inflate_init(&z) : cpng_gzip_inflate_init(&z)) == Z_OK else { throw MediaPrepError(.outOfMemory, "zlib could not start inflating") }
-            defer { inflateEnd(&z) }
+            defer { _ = PNGLibrary.zlib.inflateEnd(&z) }
             var rc: Int32 = Z_OK
             try data.withUnsafeBufferPointer { input in
                 z.next_in = UnsafeMutablePointer(mutating: input.baseAddress.map { $0 + consumed })
@@ -75,8 +75,8 @@ enum Gzip {
     static func compress(_ data: [UInt8], level: Int32 = 9) throws -> [UInt8] {
         var z = z_stream()
         guard cpng_gzip_deflate_init(&z, level) == Z_OK else { throw MediaPrepError(.outOfMemory, "zlib could not start compressing") }
-        defer { deflateEnd(&z) }
-        let bound = Int(deflateBound(&z, UInt(data.count)))
+        defer { _ = PNGLibrary.zlib.deflateEnd(&z) }
+        let bound = Int(PNGLibrary.zlib.deflateBound(&z, UInt(data.count)))
         var out = [UInt8](repeating: 0, count: bound)
         var rc: Int32 = Z_OK
         data.withUnsafeBufferPointer { input in
@@ -85,7 +85,7 @@ enum Gzip {
                 z.avail_in = UInt32(input.count)
                 z.next_out = o.baseAddress
                 z.avail_out = UInt32(o.count)
-                rc = deflate(&z, Z_FINISH)
+                rc = PNGLibrary.zlib.deflate(&z, Z_FINISH)
             }
         }
         guard rc == Z_STREAM_END else { throw MediaPrepError(.encodeFailed, "zlib could not compress (error \(rc))") }
@@ -95,4 +95,4 @@ enum Gzip {
 }
 
 /// zlib's `inflate`, whose name Swift would take for the enum's.
-private func zlib_inflate(_ z: UnsafeMutablePointer<z_stream>) -> Int32 { CPng.inflate(z, Z_NO_FLUSH) }
+private func zlib_inflate(_ z: UnsafeMutablePointer<z_stream>) -> Int32 { PNGLibrary.zlib.inflate(z, Z_NO_FLUSH) }

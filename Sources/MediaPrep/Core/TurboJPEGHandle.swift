@@ -9,9 +9,9 @@ final class TurboJPEGHandle {
     init(_ kind: Kind) throws {
         let h: tjhandle?
         switch kind {
-        case .compress: h = tjInitCompress()
-        case .decompress: h = tjInitDecompress()
-        case .transform: h = tjInitTransform()
+        case .compress: h = JPEGLibrary.turbo.tjInitCompress()
+        case .decompress: h = JPEGLibrary.turbo.tjInitDecompress()
+        case .transform: h = JPEGLibrary.turbo.tjInitTransform()
         }
         guard let h else {
             throw MediaPrepError(.decodeFailed, "TurboJPEG could not create a handle")
@@ -19,13 +19,13 @@ final class TurboJPEGHandle {
         raw = h
     }
 
-    deinit { tjDestroy(raw) }
+    deinit { _ = JPEGLibrary.turbo.tjDestroy(raw) }
 
     var lastError: String {
-        guard let s = tjGetErrorStr2(raw) else { return "unknown TurboJPEG error" }
+        guard let s = JPEGLibrary.turbo.tjGetErrorStr2(raw) else { return "unknown TurboJPEG error" }
         return String(cString: s)
     }
 
     /// TurboJPEG reports warnings (like trailing garbage) through the same -1 as errors.
-    var lastErrorIsWarning: Bool { tjGetErrorCode(raw) == Int32(TJERR_WARNING.rawValue) }
+    var lastErrorIsWarning: Bool { JPEGLibrary.turbo.tjGetErrorCode(raw) == Int32(TJERR_WARNING.rawValue) }
 }

@@ -17,8 +17,8 @@ package struct YUVPlanes: Sendable {
         var offsets: [Int] = [], strides: [Int32] = []
         var total = 0
         for c in 0..<(subsampling == TJSAMP_GRAY ? 1 : 3) {
-            let w = Int(tjPlaneWidth(Int32(c), Int32(width), Int32(subsampling.rawValue)))
-            let h = Int(tjPlaneHeight(Int32(c), Int32(height), Int32(subsampling.rawValue)))
+            let w = Int(JPEGLibrary.turbo.tjPlaneWidth(Int32(c), Int32(width), Int32(subsampling.rawValue)))
+            let h = Int(JPEGLibrary.turbo.tjPlaneHeight(Int32(c), Int32(height), Int32(subsampling.rawValue)))
             let stride = (w + 63) / 64 * 64
             offsets.append(total)
             strides.append(Int32(stride))
@@ -39,7 +39,7 @@ package struct YUVPlanes: Sendable {
         for c in 0..<offsets.count {
             // A band's rows in this plane, as TurboJPEG lays out an image of that height (4:2:0: chroma
             // halved, rounded up; luma padded to an even count).
-            func planeRows(_ n: Int) -> Int { Int(tjPlaneHeight(Int32(c), Int32(n), Int32(subsampling.rawValue))) }
+            func planeRows(_ n: Int) -> Int { Int(JPEGLibrary.turbo.tjPlaneHeight(Int32(c), Int32(n), Int32(subsampling.rawValue))) }
             let (src, dst, stride) = (offsets[c], out.offsets[c], Int(strides[c]))
             var at = 0
             for (b, n) in picked {

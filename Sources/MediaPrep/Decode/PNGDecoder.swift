@@ -19,9 +19,9 @@ package enum PNGDecoder {
     static func decodeSimplified(_ data: [UInt8], options: DecodeOptions) throws -> DecodedImage {
         var image = png_image()
         image.version = cpng_version()
-        defer { png_image_free(&image) }
+        defer { PNGLibrary.png.png_image_free(&image) }
         let begun = data.withUnsafeBufferPointer {
-            png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count)
+            PNGLibrary.png.png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count)
         }
         guard begun != 0 else { throw pngError(image, data: data) }
         let w = Int(image.width), h = Int(image.height)
@@ -33,7 +33,7 @@ package enum PNGDecoder {
         var out = PixelBuffer.storage(w * h * layout.channels)
         let done = data.withUnsafeBufferPointer { _ in
             out.withUnsafeMutableBufferPointer {
-                png_image_finish_read(&image, nil, $0.baseAddress, 0, nil)
+                PNGLibrary.png.png_image_finish_read(&image, nil, $0.baseAddress, 0, nil)
             }
         }
         guard done != 0 else { throw pngError(image, data: data) }

@@ -139,7 +139,7 @@ private final class BandColour {
         var sources: [UnsafePointer<UInt8>?] = [y + from * w, cb + from * w, cr + from * w]
         let rc = out.withUnsafeMutableBufferPointer { o in
             sources.withUnsafeMutableBufferPointer { s in strides.withUnsafeBufferPointer { st in
-                tjDecodeYUVPlanes(handle.raw, s.baseAddress, st.baseAddress, Int32(TJSAMP_444.rawValue), o.baseAddress.map { $0 + from * w * 3 },
+                JPEGLibrary.turbo.tjDecodeYUVPlanes(handle.raw, s.baseAddress, st.baseAddress, Int32(TJSAMP_444.rawValue), o.baseAddress.map { $0 + from * w * 3 },
                                   Int32(w), Int32(w * 3), Int32(n), Int32(TJPF_RGB.rawValue), 0)
             } }
         }

@@ -60,7 +60,7 @@ package final class JPEGEncoder {
         var yuv = YUVPlanes(width: src.width, height: src.height, subsampling: subsampling)
         let rc = src.bytes.withUnsafeBufferPointer { p in
             yuv.withPlanePointers { planes, strides in
-                tjEncodeYUVPlanes(handle.raw, p.baseAddress, Int32(src.width), Int32(src.rowBytes), Int32(src.height),
+                JPEGLibrary.turbo.tjEncodeYUVPlanes(handle.raw, p.baseAddress, Int32(src.width), Int32(src.rowBytes), Int32(src.height),
                                   Int32(format.rawValue), planes, strides, Int32(subsampling.rawValue), TJFLAG_ACCURATEDCT)
             }
         }
@@ -73,11 +73,11 @@ package final class JPEGEncoder {
     func convert(rgb: UnsafePointer<UInt8>, rowBytes: Int, width: Int, rows: Int, y: Int, into planes: YUVPlanes.Writer) throws {
         var pointers: [UnsafeMutablePointer<UInt8>?] = [nil, nil, nil]
         for c in 0..<planes.bases.count {
-            let before = y == 0 ? 0 : Int(tjPlaneHeight(Int32(c), Int32(y), Int32(planes.subsampling.rawValue)))
+            let before = y == 0 ? 0 : Int(JPEGLibrary.turbo.tjPlaneHeight(Int32(c), Int32(y), Int32(planes.subsampling.rawValue)))
             pointers[c] = planes.bases[c] + before * Int(planes.strides[c])
         }
         var strides = planes.strides + Array(repeating: 0, count: 3 - planes.strides.count)
-        let rc = tjEncodeYUVPlanes(handle.raw, rgb, Int32(width), Int32(rowBytes), Int32(rows), Int32(TJPF_RGB.rawValue),
+        let rc = JPEGLibrary.turbo.tjEncodeYUVPlanes(handle.raw, rgb, Int32(width), Int32(rowBytes), Int32(rows), Int32(TJPF_RGB.rawValue),
                                    &pointers, &strides, Int32(planes.subsampling.rawValue), TJFLAG_ACCURATEDCT)
         guard rc == 0 else { throw MediaPrepError(.encodeFailed, "YUV conversion failed: \(handle.lastError)") }
     }

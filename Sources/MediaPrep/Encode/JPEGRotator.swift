@@ -27,9 +27,9 @@ enum JPEGRotator {
         transform.options = (trimming ? TJXOPT_TRIM : TJXOPT_PERFECT) | TJXOPT_COPYNONE | TJXOPT_PROGRESSIVE
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
-        defer { if let out { tjFree(out) } }
+        defer { if let out { JPEGLibrary.turbo.tjFree(out) } }
         let rc = data.withUnsafeBufferPointer { p in
-            tjTransform(h.raw, p.baseAddress, UInt(data.count), 1, &out, &size, &transform, 0)
+            JPEGLibrary.turbo.tjTransform(h.raw, p.baseAddress, UInt(data.count), 1, &out, &size, &transform, 0)
         }
         guard rc == 0, let out else { return nil }
         return Array(UnsafeBufferPointer(start: out, count: Int(size)))

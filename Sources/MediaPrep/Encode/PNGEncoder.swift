@@ -9,7 +9,7 @@ package enum PNGEncoder {
         png.width = UInt32(image.width)
         png.height = UInt32(image.height)
         png.format = image.layout == .rgba ? cpng_format_rgba() : (image.layout == .rgb ? cpng_format_rgb() : cpng_format_gray())
-        defer { png_image_free(&png) }
+        defer { PNGLibrary.png.png_image_free(&png) }
         // One encode into a worst-case buffer: asking libpng for the size first (a NULL buffer)
         // runs the whole deflate twice, so every PNG trial and preview paid two.
         var size = cpng_size_max(&png)
@@ -17,7 +17,7 @@ package enum PNGEncoder {
         var out = [UInt8](repeating: 0, count: size)
         let written = image.bytes.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                png_image_write_to_memory(&png, dst.baseAddress, &size, 0, src.baseAddress, 0, nil)
+                PNGLibrary.png.png_image_write_to_memory(&png, dst.baseAddress, &size, 0, src.baseAddress, 0, nil)
             }
         }
         guard written != 0, size > 0 else { throw MediaPrepError(.encodeFailed, "PNG encoding failed") }
@@ -33,14 +33,14 @@ package enum PNGEncoder {
         png.height = UInt32(height)
         png.format = cpng_format_rgb() | cpng_format_flag_colormap()
         png.colormap_entries = UInt32(palette.count / 3)
-        defer { png_image_free(&png) }
+        defer { PNGLibrary.png.png_image_free(&png) }
         var size = cpng_size_max(&png)
         guard size > 0 else { throw MediaPrepError(.encodeFailed, "PNG encoding failed: image too large") }
         var out = [UInt8](repeating: 0, count: size)
         let written = indices.withUnsafeBufferPointer { src in
             palette.withUnsafeBufferPointer { map in
                 out.withUnsafeMutableBufferPointer { dst in
-                    png_image_write_to_memory(&png, dst.baseAddress, &size, 0, src.baseAddress, 0, map.baseAddress)
+                    PNGLibrary.png.png_image_write_to_memory(&png, dst.baseAddress, &size, 0, src.baseAddress, 0, map.baseAddress)
                 }
             }
         }

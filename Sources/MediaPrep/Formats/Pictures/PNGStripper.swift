@@ -21,7 +21,7 @@ enum PNGStripper {
     /// One chunk: length, type, body and its CRC (zlib's, over type and body).
     static func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
         let typed = Array(type.utf8) + body
-        let crc = typed.withUnsafeBufferPointer { CPng.crc32(0, $0.baseAddress, UInt32($0.count)) }
+        let crc = typed.withUnsafeBufferPointer { PNGLibrary.zlib.crc32(0, $0.baseAddress, UInt32($0.count)) }
         return Bytes.be32(body.count) + typed + Bytes.be32(Int(crc))
     }
 

@@ -57,7 +57,7 @@ extension MetadataRewrite {
                     found.formUnion(exifFields(data[c.body]))
                     if !orientationKept {
                         let body = Array("eXIf".utf8) + orientationTIFF(orientation)
-                        let crc = body.withUnsafeBufferPointer { b in CPng.crc32(0, b.baseAddress, UInt32(b.count)) }
+                        let crc = body.withUnsafeBufferPointer { b in PNGLibrary.zlib.crc32(0, b.baseAddress, UInt32(b.count)) }
                         replacement = [.bytes(Bytes.be32(body.count - 4) + body + Bytes.be32(Int(crc)))]
                         orientationKept = true
                     }
