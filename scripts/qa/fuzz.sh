@@ -10,8 +10,10 @@ case $target in sniff|exif|jpeg|png|container|plan|heif|jxl|webp|strip|tiff|docu
 ./scripts/install-deps.sh
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 # SwiftPM keeps the path dependency's file list from the first build: a source file added since is
-# missing from it ("cannot find 'X' in scope"). Start over when the list of sources changed.
-stamp=$(find Sources -name '*.swift' | sort | sha256sum | cut -c1-16)
+# missing from it ("cannot find 'X' in scope"); and it does not rebuild Swift files when a system
+# library's shim header changes (a table grown by a member read past its end). Start over when the
+# list of sources or any shim header changed.
+stamp=$( (find Sources -name '*.swift' | sort; cat Sources/C*/*.h Sources/C*/module.modulemap) | sha256sum | cut -c1-16)
 if [ "$(cat Fuzz/.build/sources.stamp 2>/dev/null)" != "$stamp" ]; then rm -rf Fuzz/.build; fi
 mkdir -p Fuzz/.build && echo "$stamp" > Fuzz/.build/sources.stamp
 swift build --package-path Fuzz "${flags[@]}" --product "fuzz-$target" >&2
