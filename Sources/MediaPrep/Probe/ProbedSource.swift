@@ -13,7 +13,8 @@ package struct ProbedSource: @unchecked Sendable {
     let jpeg: JPEGSource?
     /// An embedded profile that makes the pixels other than sRGB (nil: sRGB, untagged or unreadable).
     let colour: SourceColour?
-    /// HEIC/AVIF: the metadata the file carries (a JPEG's is in `jpeg`), for what `check` reports.
+    /// PNG, HEIC/AVIF, WebP, GIF, APNG: the metadata the file carries (a JPEG's is in `jpeg`), for what
+    /// `check` reports; a still PNG's from the walk `PNGStripper` cuts by, even when it is empty.
     var metadata: PictureMetadata? = nil
     /// GIF, BMP, TIFF and animated WebP: the (first) picture, decoded while probing.
     let firstFrame: DecodedImage?
@@ -508,8 +509,8 @@ extension MediaProbe {
         let colours = EmbeddedProfile.ofPNG(data)
         var s = ProbedSource(probe: r, data: data, isWhole: isWhole, jpeg: nil,
                              colour: colours.flatMap { SourceColour.inspect($0.profile, describedAs: $0.name) }, firstFrame: nil, media: nil)
-        let metadata = PictureMetadata(png: data)
-        if metadata.changesFile { s.metadata = metadata }
+        // Kept even when empty: the plan's PNG routes read it instead of walking the chunks again.
+        s.metadata = PictureMetadata(png: data)
         return s
     }
 }
