@@ -159,8 +159,10 @@ import Testing
 /// AMR, as older phones' recorders write it (no Apple player plays it): sniffed (it was an unknown file)
 /// and made a voice note. Built here: 50 frames of AMR-NB 12.2 kbit/s, one second.
 @Suite struct AMRTests {
+    static let memo = Array("#!AMR\n".utf8) + (0..<50).flatMap { i in [0x3C] + (0..<31).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ i) } }
+
     @Test func anAMRRecordingBecomesAVoiceNote() throws {
-        let amr = Array("#!AMR\n".utf8) + (0..<50).flatMap { i in [0x3C] + (0..<31).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ i) } }
+        let amr = Self.memo
         #expect(FormatSniffer.sniff(amr) == .amr)
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -176,14 +178,19 @@ import Testing
 /// their headers, and transcoded even when asked to go as they are. (No fixture: a DV frame alone is
 /// 144,000 bytes. Checked by hand on files ffmpeg made: each left as an H.264 MP4 with none of them.)
 @Suite struct CamcorderAndBroadcastContainerTests {
+    /// A DV frame's header block and the subcode block after it.
+    static let dv: [UInt8] = [0x1F, 0x07, 0x00, 0xBF] + [UInt8](repeating: 0xFF, count: 76) + [0x3F, 0x07, 0x00] + [UInt8](repeating: 0xFF, count: 77)
+    static let realMedia: [UInt8] = Array(".RMF".utf8) + [0, 0, 0, 0x12, 0, 0, 0, 0, 0, 0, 0, 0]
+    /// An MXF header partition pack's key.
+    static let mxf: [UInt8] = [0x06, 0x0E, 0x2B, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0D, 0x01, 0x02, 0x01, 0x01, 0x02, 0x04, 0x00]
+
     @Test func toldByTheirHeaders() {
-        var dv: [UInt8] = [0x1F, 0x07, 0x00, 0xBF] + [UInt8](repeating: 0xFF, count: 76)
-        dv += [0x3F, 0x07, 0x00] + [UInt8](repeating: 0xFF, count: 77)
+        let dv = Self.dv
         #expect(FormatSniffer.sniff(dv) == .dv)
         #expect(FormatSniffer.sniff(Array(dv.prefix(80)) + [UInt8](repeating: 0, count: 80)) == .unknown)  // no subcode block after it
-        #expect(FormatSniffer.sniff(Array(".RMF".utf8) + [0, 0, 0, 0x12, 0, 0, 0, 0, 0, 0, 0, 0]) == .realMedia)
+        #expect(FormatSniffer.sniff(Self.realMedia) == .realMedia)
         #expect(FormatSniffer.sniff(Array(".RMF is a file extension".utf8)) == .unknown)
-        #expect(FormatSniffer.sniff([0x06, 0x0E, 0x2B, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0D, 0x01, 0x02, 0x01, 0x01, 0x02, 0x04, 0x00]) == .mxf)
+        #expect(FormatSniffer.sniff(Self.mxf) == .mxf)
         #expect([MediaFormat.dv, .realMedia, .mxf].allSatisfy { $0.isTranscodedOnly && $0.isAudioVisual })
     }
 

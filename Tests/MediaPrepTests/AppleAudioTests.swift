@@ -66,11 +66,15 @@ import Testing
 /// WavPack, Monkey's Audio and TTA (lossless music) and raw AC-3 (not E-AC-3): sniffed (all were unknown files, a
 /// WavPack's APEv2 tag naming the artist going along), their tags cut as an MP3's are.
 @Suite struct LosslessAudioTests {
+    /// Monkey's Audio's and TTA's headers as far as the sniffer reads them.
+    static let ape: [UInt8] = Array("MAC ".utf8) + [0x96, 0x0F, 0, 0]
+    static let tta: [UInt8] = Array("TTA1".utf8) + [1, 0, 1, 0]
+
     @Test func sniffedByTheirOwnMagic() {
         let frame: [UInt8] = [0x0B, 0x77, 0x3F, 0x2A, 0x10, 0x40, 0xE1, 0x0F]
         #expect(FormatSniffer.sniff(Array("wvpk".utf8) + [UInt8](repeating: 0, count: 28)) == .wavpack)
-        #expect(FormatSniffer.sniff(Array("MAC ".utf8) + [0x96, 0x0F, 0, 0]) == .ape)
-        #expect(FormatSniffer.sniff(Array("TTA1".utf8) + [1, 0, 1, 0]) == .tta)
+        #expect(FormatSniffer.sniff(Self.ape) == .ape)
+        #expect(FormatSniffer.sniff(Self.tta) == .tta)
         #expect(FormatSniffer.sniff(frame) == .ac3)
         // The two sync bytes alone are no proof: a sample rate code of 3 does not exist, and text after
         // them reads as no AC-3 header.
@@ -105,12 +109,14 @@ import Testing
     static let eac3: [UInt8] = [0x0B, 0x77, 0x00, 63, 0x24, 0x80]  // frmsiz 63: 128 bytes; bsid 16
     static let dts: [UInt8] = [0x7F, 0xFE, 0x80, 0x01, 0xFC, 0x3C, 0x07, 0xF0]  // FSIZE 127: 128 bytes
     static let dtsLittle: [UInt8] = [0xFE, 0x7F, 0x01, 0x80, 0x3C, 0xFC, 0xF0, 0x07]
+    /// A TrueHD major sync (F8 72 6F BA after the access unit's first four bytes).
+    static let truehd: [UInt8] = [0, 0, 0, 0, 0xF8, 0x72, 0x6F, 0xBA] + [UInt8](repeating: 0, count: 32)
 
     @Test func toldByTheirFrames() {
         #expect(FormatSniffer.sniff(Self.stream(Self.eac3, size: 128, count: 2)) == .eac3)
         #expect(FormatSniffer.sniff(Self.stream(Self.dts, size: 128, count: 2)) == .dts)
         #expect(FormatSniffer.sniff(Self.stream(Self.dtsLittle, size: 128, count: 2)) == .dts)
-        #expect(FormatSniffer.sniff([0, 0, 0, 0, 0xF8, 0x72, 0x6F, 0xBA] + [UInt8](repeating: 0, count: 32)) == .truehd)
+        #expect(FormatSniffer.sniff(Self.truehd) == .truehd)
         // E-AC-3's bsid reads as text: with no second frame where the first one ends it is none.
         #expect(FormatSniffer.sniff(Self.eac3 + Array(String(repeating: "lowercase text ", count: 12).utf8)) == .unknown)
         #expect(FormatSniffer.sniff([0x7F, 0xFE, 0x80, 0x01, 0, 0, 0, 0]) == .unknown)  // a 1-byte DTS frame does not exist

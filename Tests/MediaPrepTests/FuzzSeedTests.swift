@@ -26,18 +26,15 @@ import Testing
         .svgz: { try Gzip.compress(SVGDocumentTests.svg(embedding: try Fixture.bytes("orient-6.jpg"))) },
         .dicom: { DICOMTests.dicom(explicit: true) },
         .aiff: { AppleAudioTests.aiff }, .caf: { AppleAudioTests.caf },
-        .ape: { Array("MAC ".utf8) + [0x96, 0x0F, 0, 0] + [UInt8](repeating: 0, count: 56) },
-        .tta: { Array("TTA1".utf8) + [1, 0, 1, 0, 16, 0, 0x44, 0xAC, 0, 0, 0x10, 0, 0, 0] + [UInt8](repeating: 0, count: 46) },
+        .ape: { LosslessAudioTests.ape + [UInt8](repeating: 0, count: 56) },
+        .tta: { LosslessAudioTests.tta + [16, 0, 0x44, 0xAC, 0, 0, 0x10, 0, 0, 0] + [UInt8](repeating: 0, count: 46) },
         .ac3: { FilmSoundTests.stream(FilmSoundTests.ac3, size: 128, count: 2) },
         .eac3: { FilmSoundTests.stream(FilmSoundTests.eac3, size: 128, count: 2) },
         .dts: { FilmSoundTests.stream(FilmSoundTests.dts, size: 128, count: 2) },
-        .truehd: { [0, 0, 0, 0, 0xF8, 0x72, 0x6F, 0xBA] + [UInt8](repeating: 0, count: 32) },
-        .aac: { let adts: [UInt8] = [0xFF, 0xF1, 0x50, 0x80, 0x02, 0x9F, 0xFC]; return adts + [UInt8](repeating: 0, count: 13) + adts },
-        .amr: { Array("#!AMR\n".utf8) + (0..<50).flatMap { i in [0x3C] + (0..<31).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ i) } } },
+        .truehd: { FilmSoundTests.truehd }, .aac: { SniffTests.adts }, .amr: { AMRTests.memo },
         .mpegts: fixture("camcorder.ts"), .mpegps: fixture("program.mpg"), .flv: fixture("flash.flv"), .asf: fixture("movie.wmv"),
-        .dv: { [0x1F, 0x07, 0x00, 0xBF] + [UInt8](repeating: 0xFF, count: 76) + [0x3F, 0x07, 0x00] + [UInt8](repeating: 0xFF, count: 77) },
-        .realMedia: { Array(".RMF".utf8) + [0, 0, 0, 0x12, 0, 0, 0, 0, 0, 0, 0, 0] },
-        .mxf: { [0x06, 0x0E, 0x2B, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0D, 0x01, 0x02, 0x01, 0x01, 0x02, 0x04, 0x00] + [UInt8](repeating: 0, count: 48) },
+        .dv: { CamcorderAndBroadcastContainerTests.dv }, .realMedia: { CamcorderAndBroadcastContainerTests.realMedia },
+        .mxf: { CamcorderAndBroadcastContainerTests.mxf + [UInt8](repeating: 0, count: 48) },
     ]
 
     /// photo.jpg's Exif (TestCam, GPS) on orient-6.jpg's 8×8 pixels: 0.8 KB where photo.jpg is 437.

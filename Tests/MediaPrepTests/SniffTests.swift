@@ -2,6 +2,12 @@ import Testing
 @testable import MediaPrep
 
 @Suite struct SniffTests {
+    /// Two bare ADTS frames of 20 bytes, the second where the first's header says it ends.
+    static let adts: [UInt8] = {
+        let header: [UInt8] = [0xFF, 0xF1, 0x50, 0x80, 0x02, 0x9F, 0xFC]
+        return header + [UInt8](repeating: 0, count: 13) + header
+    }()
+
     @Test(arguments: [
         ("photo.jpg", MediaFormat.jpeg), ("progressive.jpg", .jpeg), ("rgb.png", .png), ("anim.gif", .gif),
         ("image.webp", .webp), ("image.bmp", .bmp), ("image.tiff", .tiff), ("quadrants.jp2", .jp2),
@@ -33,8 +39,7 @@ import Testing
         // and 44.1 kHz: 417 bytes; ADTS: the length its header gives, 20).
         let mp3: [UInt8] = [0xFF, 0xFB, 0x90, 0x00]
         #expect(FormatSniffer.sniff(mp3 + [UInt8](repeating: 0, count: 413) + mp3) == .mp3)
-        let adts: [UInt8] = [0xFF, 0xF1, 0x50, 0x80, 0x02, 0x9F, 0xFC]
-        #expect(FormatSniffer.sniff(adts + [UInt8](repeating: 0, count: 13) + adts) == .aac)
+        #expect(FormatSniffer.sniff(Self.adts) == .aac)
         // A frame sync alone proves nothing: a UTF-16 text file's FF FE reads as MPEG-1 Layer I.
         #expect(FormatSniffer.sniff(mp3 + [UInt8](repeating: 0, count: 500)) == .unknown)
         let utf16: [UInt8] = [0xFF, 0xFE] + Array("Hello, world\r\n".utf8).flatMap { [$0, 0] as [UInt8] }
