@@ -1,5 +1,5 @@
-/// Items handed from the thread that decodes and scales to one that encodes them, at most `capacity`
-/// waiting: a first pass kept two cores 80 % busy doing the two in turn (60 s 1080p clip, 6.6 s).
+/// Items handed from the thread that decodes to one that scales and encodes them, at most `capacity`
+/// waiting: a first pass kept two cores 80 % busy doing it all in turn (60 s 1080p clip, 6.6 s).
 ///
 /// The consumer sees items in order, on its own thread; `discard` frees what it will never see (after
 /// a failure or a cancel). `close` waits for the consumer to finish and rethrows its failure; `cancel`
