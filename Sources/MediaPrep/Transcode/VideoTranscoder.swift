@@ -95,7 +95,7 @@ struct VideoTranscoder {
         let duration = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
         if let frames { try attach(frames, to: video, pass: pass, stream: vstream, duration: duration) }
         if let muxer { try connect(muxer, video: video, encoder: venc, audio: audio, stream: vstream) }
-        if output == nil && video.replay == nil { video.startPipeline() }
+        if video.replay == nil { video.startPipeline() }
         defer { try? video.closePipeline(cancel: true) }
 
         if let trim = plan.trim, trim.lowerBound > 0 { input.seek(toKeyframeBefore: trim.lowerBound, stream: vstream) }
@@ -198,8 +198,10 @@ extension VideoTranscoder {
         video.output = st
         if let a = audio { a.output = try muxer.addStream(for: a.encoder) }
         try muxer.start()
-        video.sink = { p, st, tb in try muxer.write(p, stream: st, from: tb) }
-        audio?.sink = { p, st, tb in try muxer.write(p, stream: st, from: tb) }
+        // The video's packets come from the encoding thread, the sound's from this one.
+        let lock = PosixLock()
+        video.sink = { p, st, tb in try lock.withLock { try muxer.write(p, stream: st, from: tb) } }
+        audio?.sink = { p, st, tb in try lock.withLock { try muxer.write(p, stream: st, from: tb) } }
     }
 }
 
@@ -263,30 +265,35 @@ private final class VideoLane {
         let interval = 1 / plan.maxFrameRate
         if let last = lastKept, t - last < interval * 0.75 { return }
         lastKept = t
-        guard encoder != nil else { return }
-        if let pipeline {
-            // The decoded frame goes to the encoding thread, which scales it: this one feeds the decoder.
+        if let scaling {
+            // The decoded frame goes to the scaling thread: this one only feeds the decoder.
             var copy = ff.util.av_frame_alloc()
             guard let held = copy, ff.util.av_frame_ref(held, decoded) >= 0 else {
                 ff.util.av_frame_free(&copy)
                 throw MediaPrepError(.encodeFailed, "cannot allocate a frame")
             }
-            try pipeline.push(Decoded(frame: held, seconds: t))
+            try scaling.push(Decoded(frame: held, seconds: t))
             return
         }
-        try scaleAndEncode(decoded, seconds: t)
+        guard let enc = encoder, let out = frame else { return }
+        try encode(out, try scale(decoded, seconds: t, into: out), enc)
     }
 
-    /// A decoded frame (a reference to the decoder's) on its way to be scaled and encoded.
+    /// A decoded frame (a reference to the decoder's) on its way to be scaled.
     struct Decoded {
         let frame: UnsafeMutablePointer<AVFrame>
         let seconds: Double
     }
 
-    /// One kept frame mapped to SDR if need be, scaled to the output, recorded and encoded.
-    private func scaleAndEncode(_ decoded: UnsafeMutablePointer<AVFrame>, seconds t: Double) throws {
+    /// A scaled frame on its way to the encoder, with what the cache keeps of it.
+    struct Scaled {
+        let frame: UnsafeMutablePointer<AVFrame>
+        let record: FrameCache.Record
+    }
+
+    /// One kept frame, mapped to SDR if need be, scaled into `out`; returns what the cache keeps of it.
+    private func scale(_ decoded: UnsafeMutablePointer<AVFrame>, seconds t: Double, into out: UnsafeMutablePointer<AVFrame>) throws -> FrameCache.Record {
         var f = decoded
-        guard let enc = encoder, let out = frame else { return }
         if let transfer = HDRToSDR.transfer(of: decoded) {
             if mapper == nil { mapper = try HDRToSDR(util: ff.util) }
             if let m = mapper { f = try m.map(decoded, transfer) }
@@ -315,36 +322,60 @@ private final class VideoLane {
         let duration = cff_frame_duration(decoded) > 0 ? cff_frame_duration(decoded) : nominalDuration
         let record = FrameCache.Record(pts: out.pointee.pts, duration: duration, seconds: t, primaries: Int32(out.pointee.color_primaries.rawValue),
                                        transfer: Int32(out.pointee.color_trc.rawValue), colorspace: Int32(out.pointee.colorspace.rawValue))
-        try encode(out, record, enc)
+        return record
     }
 
-    /// Frames scaled and encoded on a thread of their own while the next are decoded: a first pass,
-    /// whose packets go nowhere (a later pass writes them in turn with the sound's). Nil: in turn.
-    /// Scaled there, not here: the decoder's threads waited while this one scaled (60 s 1080p clip to
-    /// 1,047,552 bytes: first pass 6.5 s with two cores 87 % busy, 5.6 s at 95 % with the scaling moved).
-    private(set) var pipeline: EncodePipeline<Decoded>?
+    /// Frames decoded here, scaled on a thread of their own and encoded on a third, in every pass that
+    /// decodes (one replaying a first pass's frames encodes them in turn). Nil: all in turn.
+    /// 60 s 1080p clip to 1,047,552 bytes, first pass: 6.6 s all in turn (two cores 80 % busy), 6.5 s
+    /// scaled here (87 %: the decoder's threads waited while this one scaled), 5.6 s in three (95 %).
+    private var scaling: EncodePipeline<Decoded>?
+    private var encoding: EncodePipeline<Scaled>?
 
     func startPipeline() {
-        guard encoder != nil else { return }
+        guard let enc = encoder else { return }
         let util = ff.util
+        func free(_ f: UnsafeMutablePointer<AVFrame>) {
+            var frame: UnsafeMutablePointer<AVFrame>? = f
+            util.av_frame_free(&frame)
+        }
+        guard let encoding = EncodePipeline<Scaled>(capacity: 8, consume: { [unowned self] item in
+            defer { free(item.frame) }
+            try encode(item.frame, item.record, enc)
+        }, discard: { free($0.frame) }) else { return }
         // At most 64 MB of decoded frames in hand: 8 of 1080p, 2 of 4K.
         let par = stream.pointee.codecpar.pointee
         let frameBytes = max(1, Int(par.width) * Int(par.height) * 3)
-        pipeline = EncodePipeline<Decoded>(capacity: min(8, max(2, (64 << 20) / frameBytes)), consume: { [unowned self] item in
-            var frame: UnsafeMutablePointer<AVFrame>? = item.frame
-            defer { util.av_frame_free(&frame) }
-            try scaleAndEncode(item.frame, seconds: item.seconds)
-        }, discard: { item in
-            var frame: UnsafeMutablePointer<AVFrame>? = item.frame
-            util.av_frame_free(&frame)
-        })
+        guard let scaling = EncodePipeline<Decoded>(capacity: min(8, max(2, (64 << 20) / frameBytes)), consume: { [unowned self] item in
+            defer { free(item.frame) }
+            guard let out = util.av_frame_alloc() else { throw MediaPrepError(.encodeFailed, "cannot allocate a frame") }
+            let record: FrameCache.Record
+            do { record = try scale(item.frame, seconds: item.seconds, into: out) } catch {
+                free(out)
+                throw error
+            }
+            try encoding.push(Scaled(frame: out, record: record))
+        }, discard: { free($0.frame) }) else {
+            encoding.cancel()
+            return
+        }
+        (self.scaling, self.encoding) = (scaling, encoding)
     }
 
-    /// Waits for the pipeline's last frame to be encoded (`cancel` stops it instead, on a failure).
+    /// Waits for the last frame to be scaled and encoded (`cancel` stops both instead, on a failure).
     func closePipeline(cancel: Bool = false) throws {
-        guard let p = pipeline else { return }
-        pipeline = nil
-        if cancel { p.cancel() } else { try p.close() }
+        let (s, e) = (scaling, encoding)
+        (scaling, encoding) = (nil, nil)
+        if cancel {
+            s?.cancel()
+            e?.cancel()
+            return
+        }
+        do { try s?.close() } catch {
+            e?.cancel()
+            throw error
+        }
+        try e?.close()
     }
 
     /// One scaled frame into the cache (a first pass) and the encoder.
