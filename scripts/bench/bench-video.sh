@@ -26,3 +26,6 @@ printf "mediaprep:        %8d bytes (budget %d)  ssim %s  %.1f s\n" "$(stat -c %
 printf "ffmpeg same plan: %8d bytes                  ssim %s  %.1f s\n" "$(stat -c %s "$tmp/ff.mp4")" "$(score "$tmp/ff.mp4")" "$tmp_ff"
 printf "naive one-pass:   %8d bytes                  ssim %s\n" "$(stat -c %s "$tmp/naive.mp4")" "$(score "$tmp/naive.mp4")"
 python3 -c "print(f'time mediaprep / ffmpeg CLI: {$tmp_mp/$tmp_ff:.2f}')"
+# The same plan should give the same encode: compare the video packets' checksums.
+vhash() { ffmpeg -v error -i "$1" -map 0:v -c copy -f framemd5 - | grep -v '^#' | cut -d, -f6; }
+if [ "$(vhash "$out")" = "$(vhash "$tmp/ff.mp4")" ]; then echo "video packets: the same as ffmpeg's"; else echo "video packets: differ from ffmpeg's"; fi

@@ -470,7 +470,10 @@ private final class VideoLane {
         let enc = try StreamEncoder(ff: ff, encoder: x264, name: "H.264") { c in
             (c.pointee.width, c.pointee.height, c.pointee.pix_fmt) = (Int32(w), Int32(h), AV_PIX_FMT_YUV420P)
             (c.pointee.time_base, c.pointee.framerate, c.pointee.sample_aspect_ratio) = (tb, fps, AVRational(num: 1, den: 1))
-            c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+            // A first pass's headers go in its first frame, as in `ffmpeg -pass 1 -f null`: its rate control
+            // then counts them as ffmpeg's does, and the second pass writes ffmpeg's bytes for the same plan
+            // (60 s 1080p clip: 743,939 bytes at SSIM 0.933813; with the headers apart 741,368 at 0.933197).
+            if pass != 1 { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
             c.pointee.thread_count = 0
             if hdr {  // mapped to SDR: say so, or players would read BT.709 numbers as HLG/PQ
                 (c.pointee.color_primaries, c.pointee.color_trc, c.pointee.colorspace) = (AVCOL_PRI_BT709, AVCOL_TRC_BT709, AVCOL_SPC_BT709)
