@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MediaPrep
 
-/// The hand-over between a first pass's decoding thread and its encoding thread.
+/// The hand-overs between a pass's decoding, scaling and encoding threads.
 @Suite struct EncodePipelineTests {
     struct Boom: Error {}
 
@@ -50,5 +50,40 @@ import Testing
         pipe.cancel()
         #expect(consumed.withLock { $0 } + discarded.withLock { $0 } == 6)
         #expect(consumed.withLock { $0 } >= 1)
+    }
+
+    /// Two in a row, as a pass chains them (decode → scale → encode): a failure in the last reaches the
+    /// producer through the first, closing and cancelling return, and every item is seen exactly once.
+    @Test func chainedAFailureAtTheEndReachesTheStartAndNothingLeaks() throws {
+        let encoded = Locked<[Int]>([]), discarded = Locked(0)
+        let encoding = try #require(EncodePipeline<Int>(capacity: 8, consume: { i in
+            if i == 40 { throw Boom() }
+            encoded.withLock { $0.append(i) }
+        }, discard: { _ in discarded.withLock { $0 += 1 } }))
+        let scaling = try #require(EncodePipeline<Int>(capacity: 2, consume: { i in
+            try encoding.push(i)
+        }, discard: { _ in discarded.withLock { $0 += 1 } }))
+        var pushed = 0
+        do {
+            for i in 0..<10_000 { try scaling.push(i); pushed += 1 }
+            Issue.record("the failure never reached the first push")
+        } catch is Boom {}
+        #expect(throws: Boom.self) { try scaling.close() }
+        encoding.cancel()
+        #expect(encoded.withLock { $0 } == Array(0..<40))
+        // The item that failed is neither encoded nor discarded; every other one is one or the other.
+        #expect(encoded.withLock { $0.count } + discarded.withLock { $0 } + 1 == pushed + 1)
+    }
+
+    @Test func chainedEveryItemArrivesInOrder() throws {
+        let encoded = Locked<[Int]>([])
+        let encoding = try #require(EncodePipeline<Int>(capacity: 8, consume: { i in encoded.withLock { $0.append(i) } },
+                                                        discard: { _ in Issue.record("nothing is discarded when all goes well") }))
+        let scaling = try #require(EncodePipeline<Int>(capacity: 2, consume: { i in try encoding.push(i * 2) },
+                                                       discard: { _ in Issue.record("nothing is discarded when all goes well") }))
+        for i in 0..<2_000 { try scaling.push(i) }
+        try scaling.close()
+        try encoding.close()
+        #expect(encoded.withLock { $0 } == (0..<2_000).map { $0 * 2 })
     }
 }
