@@ -5,7 +5,8 @@ import CFFmpeg
 /// times the decode floor beside images.
 package enum VideoFloor {
     /// Decodes `source`'s video and scales each frame a transcode keeps at `maxFrameRate` to
-    /// `width`×`height` (YUV 4:2:0, bicubic, as `VideoTranscoder` does); the frames scaled.
+    /// `width`×`height` (YUV 4:2:0, bicubic, on a thread of its own, as `VideoTranscoder` does); the
+    /// frames scaled. 60 s 1080p clip: 4.0–4.6 s in turn, as the ffmpeg CLI does it.
     package static func run(source: String, width: Int, height: Int, maxFrameRate: Double, threads: Int? = nil) throws -> Int {
         let input = try MediaInput(path: source)
         let ff = input.ff
@@ -23,21 +24,45 @@ package enum VideoFloor {
                                  strides: [frame.pointee.linesize.0, frame.pointee.linesize.1, frame.pointee.linesize.2, 0])
         var scaler: Scaler? = nil
         var key: (Int32, Int32, Int32) = (0, 0, -1)
-        var scaled = 0
+        let scaled = Locked(0)
         var lastKept: Double? = nil
+        let util = ff.util
+        func free(_ f: UnsafeMutablePointer<AVFrame>) {
+            var frame: UnsafeMutablePointer<AVFrame>? = f
+            util.av_frame_free(&frame)
+        }
+        func scale(_ f: UnsafeMutablePointer<AVFrame>) throws {
+            if scaler == nil || key != (f.pointee.width, f.pointee.height, f.pointee.format) {
+                scaler = try Scaler(plain: util, Int(f.pointee.width), Int(f.pointee.height), AVPixelFormat(rawValue: f.pointee.format),
+                                    width, height, AV_PIX_FMT_YUV420P, flags: SWS_BICUBIC)
+                key = (f.pointee.width, f.pointee.height, f.pointee.format)
+            }
+            let d = f.pointee.data, l = f.pointee.linesize
+            try scaler?.scale(Scaler.Planes(pointers: [d.0, d.1, d.2, d.3], strides: [l.0, l.1, l.2, l.3]), y: 0, h: Int(f.pointee.height), into: into)
+            scaled.withLock { $0 += 1 }
+        }
+        // Scaled on a thread of its own while the next are decoded, as the transcode does.
+        let scaling = EncodePipeline<UnsafeMutablePointer<AVFrame>>(capacity: min(8, max(2, (64 << 20) / max(1, Int(par.width) * Int(par.height) * 3))),
+                                                                   consume: { f in
+            defer { free(f) }
+            try scale(f)
+        }, discard: free)
+        defer { scaling?.cancel() }
         func drain() throws {
             while let f = try decoder.receive() {
                 // The transcode's frame rate cap: a frame a whole interval (less a quarter) after the last kept.
                 if let t = decoder.seconds(of: f), let last = lastKept, t - last < 0.75 / maxFrameRate { continue }
                 lastKept = decoder.seconds(of: f) ?? lastKept
-                if scaler == nil || key != (f.pointee.width, f.pointee.height, f.pointee.format) {
-                    scaler = try Scaler(plain: ff.util, Int(f.pointee.width), Int(f.pointee.height), AVPixelFormat(rawValue: f.pointee.format),
-                                        width, height, AV_PIX_FMT_YUV420P, flags: SWS_BICUBIC)
-                    key = (f.pointee.width, f.pointee.height, f.pointee.format)
+                guard let scaling else {
+                    try scale(f)
+                    continue
                 }
-                let d = f.pointee.data, l = f.pointee.linesize
-                try scaler?.scale(Scaler.Planes(pointers: [d.0, d.1, d.2, d.3], strides: [l.0, l.1, l.2, l.3]), y: 0, h: Int(f.pointee.height), into: into)
-                scaled += 1
+                var copy = util.av_frame_alloc()
+                guard let held = copy, util.av_frame_ref(held, f) >= 0 else {
+                    util.av_frame_free(&copy)
+                    throw MediaPrepError(.outOfMemory, "cannot allocate a frame")
+                }
+                try scaling.push(held)
             }
         }
         var packet = ff.media.av_packet_alloc()
@@ -55,6 +80,7 @@ package enum VideoFloor {
         }
         _ = decoder.send(nil)
         try drain()
-        return scaled
+        try scaling?.close()
+        return scaled.withLock { $0 }
     }
 }
