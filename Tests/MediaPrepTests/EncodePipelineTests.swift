@@ -86,4 +86,21 @@ import Testing
         try encoding.close()
         #expect(encoded.withLock { $0 } == (0..<2_000).map { $0 * 2 })
     }
+
+    /// What `consume` holds goes as soon as `close` or `cancel` returns, not when the thread gets to
+    /// it: a first pass's x264 encoder writes its statistics file when it closes, and the second pass
+    /// opened it too early under load ("cannot open the H.264 encoder").
+    @Test(arguments: [false, true]) func afterCloseOrCancelTheConsumerIsReleased(cancel: Bool) throws {
+        final class Held {}
+        weak var weakHeld: Held?
+        let pipe: EncodePipeline<Int>
+        do {
+            let held = Held()
+            weakHeld = held
+            pipe = try #require(EncodePipeline<Int>(capacity: 2, consume: { _ in withExtendedLifetime(held) {} }, discard: { _ in }))
+        }
+        for i in 0..<10 { try pipe.push(i) }
+        if cancel { pipe.cancel() } else { try pipe.close() }
+        #expect(weakHeld == nil)
+    }
 }

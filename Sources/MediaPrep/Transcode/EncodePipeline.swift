@@ -4,6 +4,8 @@
 /// The consumer sees items in order, on its own thread; `discard` frees what it will never see (after
 /// a failure or a cancel). `close` waits for the consumer to finish and rethrows its failure; `cancel`
 /// stops it; one of the two must be called, on every path, before what `consume` uses goes away.
+/// Once either returns, `consume` is released: what it captured (an x264 encoder, whose statistics
+/// file is written when it closes) goes with its owner, not later on this thread.
 final class EncodePipeline<Item>: @unchecked Sendable {
     private let condition = PosixCondition()
     private var items: [Item] = []
@@ -11,7 +13,7 @@ final class EncodePipeline<Item>: @unchecked Sendable {
     private var closed = false, cancelled = false, finished = false
     private var failure: Error?
     private let capacity: Int
-    private let consume: (Item) throws -> Void
+    private var consume: ((Item) throws -> Void)?
     private let discard: (Item) -> Void
 
     /// Nil when no thread could be started (the caller then encodes on its own thread).
@@ -58,7 +60,8 @@ final class EncodePipeline<Item>: @unchecked Sendable {
         while true {
             condition.lock()
             while items.count == head && !closed { condition.wait() }
-            guard items.count > head else {
+            guard items.count > head, let work = consume else {
+                consume = nil
                 finished = true
                 condition.broadcast()
                 condition.unlock()
@@ -74,7 +77,7 @@ final class EncodePipeline<Item>: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
             if skip { discard(item); continue }
-            do { try consume(item) } catch {
+            do { try work(item) } catch {
                 condition.lock()
                 if failure == nil { failure = error }
                 condition.broadcast()

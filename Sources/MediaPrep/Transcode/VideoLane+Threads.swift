@@ -4,14 +4,16 @@ import CFFmpeg
 extension VideoLane {
     /// Starts both; when a thread cannot start, the pass runs in turn.
     func startPipeline() {
-        guard let enc = encoder else { return }
+        guard encoder != nil else { return }
         let util = ff.util
         func free(_ f: UnsafeMutablePointer<AVFrame>) {
             var frame: UnsafeMutablePointer<AVFrame>? = f
             util.av_frame_free(&frame)
         }
+        // The encoder is not captured: it closes (and x264 writes its statistics) when this lane goes.
         guard let encoding = EncodePipeline<Scaled>(capacity: 8, consume: { [unowned self] item in
             defer { free(item.frame) }
+            guard let enc = encoder else { return }
             try encode(item.frame, item.record, enc)
         }, discard: { free($0.frame) }) else { return }
         // At most 64 MB of decoded frames in hand: 8 of 1080p, 2 of 4K.
