@@ -16,4 +16,13 @@ import Testing
             _ = try VideoFloor.run(source: Fixture.path("truncated.mp4"), width: 160, height: 120, maxFrameRate: 30)
         }
     }
+
+    /// Decoded frames waiting for the scaling thread stay within 64 MB; an 8K frame is scaled where
+    /// it was decoded, as before the scaling thread, so its peak does not grow.
+    @Test func decodedFramesInHandStayWithin64MB() {
+        #expect(VideoLane.framesInHand(width: 1920, height: 1080) == 8)
+        #expect(VideoLane.framesInHand(width: 3840, height: 2160) == 2)
+        #expect(VideoLane.framesInHand(width: 7680, height: 4320) == 0)
+        #expect(VideoLane.framesInHand(width: 0, height: 0) == 8)
+    }
 }

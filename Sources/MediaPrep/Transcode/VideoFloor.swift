@@ -42,7 +42,8 @@ package enum VideoFloor {
             scaled.withLock { $0 += 1 }
         }
         // Scaled on a thread of its own while the next are decoded, as the transcode does.
-        let scaling = EncodePipeline<UnsafeMutablePointer<AVFrame>>(capacity: min(8, max(2, (64 << 20) / max(1, Int(par.width) * Int(par.height) * 3))),
+        let inHand = VideoLane.framesInHand(width: par.width, height: par.height)
+        let scaling = inHand == 0 ? nil : EncodePipeline<UnsafeMutablePointer<AVFrame>>(capacity: inHand,
                                                                    consume: { f in
             defer { free(f) }
             try scale(f)

@@ -2,7 +2,25 @@ import CFFmpeg
 
 /// A pass's scaling and encoding threads (`EncodePipeline`s), started and stopped.
 extension VideoLane {
-    /// Starts both; when a thread cannot start, the pass runs in turn.
+    /// Decoded frames queued for the scaling thread: at most 64 MB of them (3 bytes a pixel, 10-bit
+    /// 4:2:0), so 8 of 1080p, 2 of 4K; none past that, where the frames are scaled on the decoding
+    /// thread (a 1 s 8K HEVC clip peaked at 924–956 MB with one in hand, 860–907 MB with none).
+    static func framesInHand(width: Int32, height: Int32) -> Int {
+        min(8, (64 << 20) / max(1, Int(width) * Int(height) * 3))
+    }
+
+    /// `decoded` scaled into a frame of its own, for the encoding thread.
+    func scaled(_ decoded: UnsafeMutablePointer<AVFrame>, seconds: Double) throws -> Scaled {
+        var fresh = ff.util.av_frame_alloc()
+        guard let out = fresh else { throw MediaPrepError(.encodeFailed, "cannot allocate a frame") }
+        do { return Scaled(frame: out, record: try scale(decoded, seconds: seconds, into: out)) } catch {
+            ff.util.av_frame_free(&fresh)
+            throw error
+        }
+    }
+
+    /// Starts both (the encoding thread alone when the frames are too large to hold another);
+    /// when a thread cannot start, the pass runs in turn.
     func startPipeline() {
         guard encoder != nil else { return }
         let util = ff.util
@@ -16,18 +34,15 @@ extension VideoLane {
             guard let enc = encoder else { return }
             try encode(item.frame, item.record, enc)
         }, discard: { free($0.frame) }) else { return }
-        // At most 64 MB of decoded frames in hand: 8 of 1080p, 2 of 4K.
         let par = stream.pointee.codecpar.pointee
-        let frameBytes = max(1, Int(par.width) * Int(par.height) * 3)
-        guard let scaling = EncodePipeline<Decoded>(capacity: min(8, max(2, (64 << 20) / frameBytes)), consume: { [unowned self] item in
+        let inHand = Self.framesInHand(width: par.width, height: par.height)
+        guard inHand > 0 else {
+            self.encoding = encoding
+            return
+        }
+        guard let scaling = EncodePipeline<Decoded>(capacity: inHand, consume: { [unowned self] item in
             defer { free(item.frame) }
-            guard let out = util.av_frame_alloc() else { throw MediaPrepError(.encodeFailed, "cannot allocate a frame") }
-            let record: FrameCache.Record
-            do { record = try scale(item.frame, seconds: item.seconds, into: out) } catch {
-                free(out)
-                throw error
-            }
-            try encoding.push(Scaled(frame: out, record: record))
+            try encoding.push(try scaled(item.frame, seconds: item.seconds))
         }, discard: { free($0.frame) }) else {
             encoding.cancel()
             return

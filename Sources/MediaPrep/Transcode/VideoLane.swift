@@ -78,6 +78,11 @@ final class VideoLane {
             try scaling.push(Decoded(frame: held, seconds: t))
             return
         }
+        if let encoding {
+            // Too large to hold another: scaled here, encoded on the encoding thread.
+            try encoding.push(try scaled(decoded, seconds: t))
+            return
+        }
         guard let enc = encoder, let out = frame else { return }
         try encode(out, try scale(decoded, seconds: t, into: out), enc)
     }
