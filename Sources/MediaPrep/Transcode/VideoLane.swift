@@ -104,7 +104,7 @@ final class VideoLane {
         var f = decoded
         if let transfer = HDRToSDR.transfer(of: decoded) {
             if mapper == nil { mapper = try HDRToSDR(util: ff.util) }
-            if let m = mapper { f = try m.map(decoded, transfer) }
+            if let m = mapper { f = try m.map(decoded, transfer, size: size) }
         }
         try ready(out)
         let planes = Scaler.Planes(pointers: Self.pointers(out), strides: Self.strides(out))
