@@ -1,4 +1,4 @@
-/// Items handed from the thread that decodes to one that scales and encodes them, at most `capacity`
+/// Items handed from one thread of a pass to the next (decode → scale → encode), at most `capacity`
 /// waiting: a first pass kept two cores 80 % busy doing it all in turn (60 s 1080p clip, 6.6 s).
 ///
 /// The consumer sees items in order, on its own thread; `discard` frees what it will never see (after
