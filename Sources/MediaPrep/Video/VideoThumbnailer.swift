@@ -55,7 +55,10 @@ package struct VideoThumbnailer: Sendable {
             var f = decodedFrame
             if let transfer = HDRToSDR.transfer(of: decodedFrame) {
                 if mapper == nil { mapper = try HDRToSDR(util: input.ff.util) }
-                if let m = mapper { f = try Trace.time("HDR to SDR") { try m.map(decodedFrame, transfer) } }
+                // At the thumbnail's size (zscale shrinks first, as for a still shrunk on load); an
+                // interlaced frame at its own, so that one field can still be taken from it.
+                let size = cff_frame_interlaced(decodedFrame) != 0 ? nil : shown(decodedFrame)
+                if let m = mapper { f = try Trace.time("HDR to SDR") { try m.map(decodedFrame, transfer, size: size) } }
             }
             let stats = try Trace.time("frame stats") { try FrameStats.measure(f) }
             if stats.isRepresentative {
@@ -105,6 +108,15 @@ package struct VideoThumbnailer: Sendable {
         guard let b = best else { throw MediaPrepError(.corrupt, "no frame of \(path) could be decoded") }
         let pixels = try Trace.time("convert frame") { try convert(b.frame.frame, upright, input.ff) }
         return VideoThumbnail(pixels: pixels, seconds: b.t, rotation: rotation, framesDecoded: decoded, mappedFromHDR: mapper != nil)
+    }
+
+    /// The thumbnail's size for `f` (sample aspect ratio honoured), or nil when it is the frame's own.
+    private func shown(_ f: UnsafeMutablePointer<AVFrame>) -> (width: Int, height: Int)? {
+        var w = Int(f.pointee.width)
+        let h = Int(f.pointee.height), sar = f.pointee.sample_aspect_ratio
+        if sar.num > 0, sar.den > 0, sar.num != sar.den { w = max(1, w * Int(sar.num) / Int(sar.den)) }
+        let target = Resizer.fit(width: w, height: h, maxSide: maxSide)
+        return target == (Int(f.pointee.width), h) ? nil : target
     }
 
     /// Scales with swscale (sample aspect ratio honoured) and turns the frame upright.
