@@ -1,5 +1,6 @@
 #ifndef CFFMPEG_SHIM_H
 #define CFFMPEG_SHIM_H
+#include "../CDynamicTable/dynamic_table.h"
 /* Only what Swift cannot express: FFmpeg's error macros, fields that differ between versions, and the
    typed dlopen table. Nothing here calls into FFmpeg directly, so no FFmpeg library is linked: every
    entry point is reached through the tables, opened the first time an input needs them. */
@@ -94,39 +95,17 @@ static inline int cff_frame_interlaced(const AVFrame *f) {
     X(avfilter_graph_parse_ptr) X(avfilter_inout_alloc) X(avfilter_inout_free) X(avfilter_graph_config) \
     X(av_buffersrc_add_frame_flags) X(av_buffersink_get_frame) X(av_strdup) X(av_frame_unref) X(av_frame_clone)
 
-#define CFF_FIELD(name) __typeof__(&name) _Nonnull name;
-/* libavutil and libswscale: what images need (scaling) and every other table builds on. */
-typedef struct cff_util { CFF_UTIL_FUNCTIONS(CFF_FIELD) } cff_util;
-/* libavformat, libavcodec, libswresample: containers, codecs, audio. */
-typedef struct cff_media { CFF_MEDIA_FUNCTIONS(CFF_FIELD) } cff_media;
-typedef struct cff_filter { CFF_FILTER_FUNCTIONS(CFF_FIELD) } cff_filter;
-#undef CFF_FIELD
-
-/* Each table's members by name, in order, and the libraries that have them, opened in order by
-   DynamicTable.swift with RTLD_GLOBAL. The sonames are literals built from the headers' major
-   versions, so the binary names them (scripts/make-deb.sh reads the sonames it may open). */
-#define CFF_NAME(name) #name,
+/* Each table's libraries are opened in order by DynamicTable.swift with RTLD_GLOBAL. The sonames are
+   literals built from the headers' major versions, so the binary names them (scripts/make-deb.sh
+   reads the sonames it may open). */
 #define CFF_SONAME(lib, major) "lib" #lib ".so." AV_STRINGIFY(major)
-/* libavutil and libswscale: what scaling an image needs. */
-static inline const char *const *_Nonnull cff_util_symbols(void) { static const char *const s[] = { CFF_UTIL_FUNCTIONS(CFF_NAME) NULL }; return s; }
-static inline const char *const *_Nonnull cff_util_libraries(void) {
-    static const char *const l[] = { CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), CFF_SONAME(swscale, LIBSWSCALE_VERSION_MAJOR), NULL };
-    return l;
-}
-/* libavformat, libavcodec and libswresample. */
-static inline const char *const *_Nonnull cff_media_symbols(void) { static const char *const s[] = { CFF_MEDIA_FUNCTIONS(CFF_NAME) NULL }; return s; }
-static inline const char *const *_Nonnull cff_media_libraries(void) {
-    static const char *const l[] = { CFF_SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR), CFF_SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR),
-                                     CFF_SONAME(swresample, LIBSWRESAMPLE_VERSION_MAJOR), CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), NULL };
-    return l;
-}
+/* libavutil and libswscale: what images need (scaling) and every other table builds on. */
+MP_DYNAMIC_TABLE(cff_util, CFF_UTIL_FUNCTIONS, CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), CFF_SONAME(swscale, LIBSWSCALE_VERSION_MAJOR))
+/* libavformat, libavcodec, libswresample: containers, codecs, audio. */
+MP_DYNAMIC_TABLE(cff_media, CFF_MEDIA_FUNCTIONS, CFF_SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR), CFF_SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR),
+                 CFF_SONAME(swresample, LIBSWRESAMPLE_VERSION_MAJOR), CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR))
 /* libavfilter. */
-static inline const char *const *_Nonnull cff_filter_symbols(void) { static const char *const s[] = { CFF_FILTER_FUNCTIONS(CFF_NAME) NULL }; return s; }
-static inline const char *const *_Nonnull cff_filter_libraries(void) {
-    static const char *const l[] = { CFF_SONAME(avfilter, LIBAVFILTER_VERSION_MAJOR), CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), NULL };
-    return l;
-}
-#undef CFF_NAME
+MP_DYNAMIC_TABLE(cff_filter, CFF_FILTER_FUNCTIONS, CFF_SONAME(avfilter, LIBAVFILTER_VERSION_MAJOR), CFF_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR))
 #undef CFF_SONAME
 
 /* ---- Version-dependent side data: the display matrix (rotation) ---- */

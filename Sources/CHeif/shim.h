@@ -1,5 +1,6 @@
 #ifndef CHEIF_SHIM_H
 #define CHEIF_SHIM_H
+#include "../CDynamicTable/dynamic_table.h"
 /* libheif through a typed dlopen table, opened the first time a HEIC/HEIF/AVIF file arrives. */
 #include <libheif/heif.h>
 
@@ -12,13 +13,6 @@
     X(heif_image_handle_get_list_of_metadata_block_IDs) X(heif_image_handle_get_number_of_metadata_blocks) \
     X(heif_image_handle_get_metadata_type) X(heif_image_handle_get_metadata_size) X(heif_image_handle_get_metadata)
 
-#define CHEIF_FIELD(name) __typeof__(&name) _Nonnull name;
-typedef struct cheif { CHEIF_FUNCTIONS(CHEIF_FIELD) } cheif;
-#undef CHEIF_FIELD
+MP_DYNAMIC_TABLE(cheif, CHEIF_FUNCTIONS, "libheif.so.1")
 
-/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
-#define CHEIF_NAME(name) #name,
-static inline const char *const *_Nonnull cheif_symbols(void) { static const char *const s[] = { CHEIF_FUNCTIONS(CHEIF_NAME) NULL }; return s; }
-#undef CHEIF_NAME
-static inline const char *const *_Nonnull cheif_libraries(void) { static const char *const l[] = { "libheif.so.1", NULL }; return l; }
 #endif

@@ -1,5 +1,6 @@
 #ifndef CJPEG_SHIM_H
 #define CJPEG_SHIM_H
+#include "../CDynamicTable/dynamic_table.h"
 #include <stddef.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -32,18 +33,12 @@ void jpeg_fdct_islow(short *data);
     X(jpeg_start_output) X(jpeg_finish_output) X(jpeg_read_coefficients) X(jpeg_set_defaults) X(jpeg_set_colorspace) \
     X(jpeg_set_quality) X(jpeg_simple_progression) X(jpeg_start_compress) X(jpeg_write_scanlines) X(jpeg_write_raw_data) \
     X(jpeg_finish_compress) X(jpeg_gen_optimal_table) X(jpeg_fdct_islow) X(jpeg_resync_to_restart)
-#define CJPEG_FIELD(name) __typeof__(&name) _Nonnull name;
 typedef struct cjpeg {
-    CJPEG_FUNCTIONS(CJPEG_FIELD)
+    CJPEG_FUNCTIONS(MP_TABLE_FIELD)
     const int *_Nonnull jpeg_natural_order;  /* data: the natural-order index of each zig-zag position */
 } cjpeg;
-#undef CJPEG_FIELD
-
-/* The table's members by name, in order, and the library that has them. */
-#define CJPEG_NAME(name) #name,
-static inline const char *const *_Nonnull cjpeg_symbols(void) { static const char *const s[] = { CJPEG_FUNCTIONS(CJPEG_NAME) "jpeg_natural_order", NULL }; return s; }
-#undef CJPEG_NAME
-static inline const char *const *_Nonnull cjpeg_libraries(void) { static const char *const l[] = { "libjpeg.so.62", NULL }; return l; }
+static inline const char *const *_Nonnull cjpeg_symbols(void) { static const char *const s[] = { CJPEG_FUNCTIONS(MP_TABLE_NAME) "jpeg_natural_order", NULL }; return s; }
+MP_TABLE_LIBRARIES(cjpeg, "libjpeg.so.62")
 
 /* libjpeg's table, opened on the first call (JPEGLibrary.swift; a process that cannot open it stops
    with status 75, as one the loader could not start did). */
@@ -83,13 +78,7 @@ const void *_Nonnull mediaprep_libjpeg(void);
 /* TurboJPEG, called from Swift through this table (`JPEGLibrary.turbo`). */
 #define CTJ_FUNCTIONS(X) X(tjInitCompress) X(tjInitDecompress) X(tjInitTransform) X(tjDestroy) X(tjGetErrorStr2) X(tjGetErrorCode) \
     X(tjPlaneWidth) X(tjPlaneHeight) X(tjEncodeYUVPlanes) X(tjDecodeYUVPlanes) X(tjTransform) X(tjFree)
-#define CTJ_FIELD(name) __typeof__(&name) _Nonnull name;
-typedef struct ctj { CTJ_FUNCTIONS(CTJ_FIELD) } ctj;
-#undef CTJ_FIELD
-#define CTJ_NAME(name) #name,
-static inline const char *const *_Nonnull ctj_symbols(void) { static const char *const s[] = { CTJ_FUNCTIONS(CTJ_NAME) NULL }; return s; }
-#undef CTJ_NAME
-static inline const char *const *_Nonnull ctj_libraries(void) { static const char *const l[] = { "libturbojpeg.so.0", NULL }; return l; }
+MP_DYNAMIC_TABLE(ctj, CTJ_FUNCTIONS, "libturbojpeg.so.0")
 
 /* libjpeg's own API for decoding, so every warning is seen with its message code: benign ones
    (stray bytes before a marker, an unknown JFIF revision, a bad ICC or Adobe marker) leave the

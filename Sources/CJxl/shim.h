@@ -1,5 +1,6 @@
 #ifndef CJXL_SHIM_H
 #define CJXL_SHIM_H
+#include "../CDynamicTable/dynamic_table.h"
 /* libjxl's decoder through a typed dlopen table, opened the first time a JPEG XL file arrives;
    and the calls whose arguments changed between libjxl versions. */
 #include <jxl/decode.h>
@@ -10,18 +11,10 @@
     X(JxlDecoderGetColorAsICCProfile) X(JxlDecoderImageOutBufferSize) X(JxlDecoderSetImageOutBuffer) X(JxlDecoderSetUnpremultiplyAlpha) \
     X(JxlDecoderGetColorAsEncodedProfile)
 
-#define CJXL_FIELD(name) __typeof__(&name) _Nonnull name;
-typedef struct cjxl { CJXL_FUNCTIONS(CJXL_FIELD) } cjxl;
-#undef CJXL_FIELD
-
 /* A literal, so the binary names it (scripts/make-deb.sh reads the sonames it may open). */
 #define CJXL_STR2(x) #x
 #define CJXL_STR(x) CJXL_STR2(x)
-/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
-#define CJXL_NAME(name) #name,
-static inline const char *const *_Nonnull cjxl_symbols(void) { static const char *const s[] = { CJXL_FUNCTIONS(CJXL_NAME) NULL }; return s; }
-#undef CJXL_NAME
-static inline const char *const *_Nonnull cjxl_libraries(void) { static const char *const l[] = { "libjxl.so." CJXL_STR(JPEGXL_MAJOR_VERSION) "." CJXL_STR(JPEGXL_MINOR_VERSION), NULL }; return l; }
+MP_DYNAMIC_TABLE(cjxl, CJXL_FUNCTIONS, "libjxl.so." CJXL_STR(JPEGXL_MAJOR_VERSION) "." CJXL_STR(JPEGXL_MINOR_VERSION))
 #undef CJXL_STR
 #undef CJXL_STR2
 

@@ -1,5 +1,6 @@
 #ifndef CLCMS_SHIM_H
 #define CLCMS_SHIM_H
+#include "../CDynamicTable/dynamic_table.h"
 /* Little CMS through a typed dlopen table, opened the first time an image carries a profile;
    and the pixel-format and flag macros Swift cannot import. */
 #include <lcms2.h>
@@ -8,15 +9,7 @@
     X(cmsBuildGamma) X(cmsFreeToneCurve) X(cmsCreateTransform) X(cmsDeleteTransform) X(cmsDoTransform) \
     X(cmsGetColorSpace) X(cmsGetProfileInfoASCII) X(cmsBuildParametricToneCurve) X(cmsSaveProfileToMem)
 
-#define CLCMS_FIELD(name) __typeof__(&name) _Nonnull name;
-typedef struct clcms { CLCMS_FUNCTIONS(CLCMS_FIELD) } clcms;
-#undef CLCMS_FIELD
-
-/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
-#define CLCMS_NAME(name) #name,
-static inline const char *const *_Nonnull clcms_symbols(void) { static const char *const s[] = { CLCMS_FUNCTIONS(CLCMS_NAME) NULL }; return s; }
-#undef CLCMS_NAME
-static inline const char *const *_Nonnull clcms_libraries(void) { static const char *const l[] = { "liblcms2.so.2", NULL }; return l; }
+MP_DYNAMIC_TABLE(clcms, CLCMS_FUNCTIONS, "liblcms2.so.2")
 
 static inline cmsUInt32Number clcms_type_rgb8(void) { return TYPE_RGB_8; }
 static inline cmsUInt32Number clcms_type_rgba8(void) { return TYPE_RGBA_8; }

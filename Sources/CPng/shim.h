@@ -1,5 +1,6 @@
 #ifndef CPNG_SHIM_H
 #define CPNG_SHIM_H
+#include "../CDynamicTable/dynamic_table.h"
 #include <png.h>
 #include <zlib.h>
 
@@ -19,16 +20,8 @@
     X(png_image_write_to_memory)
 #define CZLIB_FUNCTIONS(X) X(inflateInit_) X(inflateInit2_) X(inflate) X(inflateEnd) X(deflateInit2_) \
     X(deflate) X(deflateEnd) X(deflateBound) X(crc32) X(compress2) X(compressBound)
-#define CPNG_FIELD(name) __typeof__(&name) _Nonnull name;
-typedef struct cpng { CPNG_FUNCTIONS(CPNG_FIELD) } cpng;
-typedef struct czlib { CZLIB_FUNCTIONS(CPNG_FIELD) } czlib;
-#undef CPNG_FIELD
-#define CPNG_NAME(name) #name,
-static inline const char *const *_Nonnull cpng_symbols(void) { static const char *const s[] = { CPNG_FUNCTIONS(CPNG_NAME) NULL }; return s; }
-static inline const char *const *_Nonnull czlib_symbols(void) { static const char *const s[] = { CZLIB_FUNCTIONS(CPNG_NAME) NULL }; return s; }
-#undef CPNG_NAME
-static inline const char *const *_Nonnull cpng_libraries(void) { static const char *const l[] = { "libpng16.so.16", NULL }; return l; }
-static inline const char *const *_Nonnull czlib_libraries(void) { static const char *const l[] = { "libz.so.1", NULL }; return l; }
+MP_DYNAMIC_TABLE(cpng, CPNG_FUNCTIONS, "libpng16.so.16")
+MP_DYNAMIC_TABLE(czlib, CZLIB_FUNCTIONS, "libz.so.1")
 
 /* The tables, opened on the first call (PNGLibrary.swift; a process that cannot open one stops with
    status 75, as one the loader could not start did). */

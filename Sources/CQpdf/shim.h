@@ -1,5 +1,6 @@
 #ifndef CQPDF_SHIM_H
 #define CQPDF_SHIM_H
+#include "../CDynamicTable/dynamic_table.h"
 /* qpdf's C API through a typed dlopen table, opened the first time a PDF is probed: it reads every
    revision, xref stream and object stream a PDF may hold, lets its objects be edited, and writes the
    document whole again (one revision, fresh /ID), so nothing an earlier revision said survives. */
@@ -15,13 +16,6 @@
     X(qpdf_init_write) X(qpdf_set_object_stream_mode) X(qpdf_set_stream_data_mode) X(qpdf_set_deterministic_ID) \
     X(qpdf_set_suppress_original_object_IDs) X(qpdf_write)
 
-#define CQPDF_FIELD(name) __typeof__(&name) _Nonnull name;
-typedef struct cqpdf { CQPDF_FUNCTIONS(CQPDF_FIELD) } cqpdf;
-#undef CQPDF_FIELD
+MP_DYNAMIC_TABLE(cqpdf, CQPDF_FUNCTIONS, "libqpdf.so.29")
 
-/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
-#define CQPDF_NAME(name) #name,
-static inline const char *const *_Nonnull cqpdf_symbols(void) { static const char *const s[] = { CQPDF_FUNCTIONS(CQPDF_NAME) NULL }; return s; }
-#undef CQPDF_NAME
-static inline const char *const *_Nonnull cqpdf_libraries(void) { static const char *const l[] = { "libqpdf.so.29", NULL }; return l; }
 #endif

@@ -1,5 +1,6 @@
 #ifndef CRAW_SHIM_H
 #define CRAW_SHIM_H
+#include "../CDynamicTable/dynamic_table.h"
 /* LibRaw (its reentrant build) through a typed dlopen table, opened the first time a DNG holds raw
    sensor data and no picture libtiff can render: demosaiced, white-balanced as shot, into 8-bit sRGB,
    turned upright by the file's orientation. LibRaw prints nothing (no callbacks); every error is a code. */
@@ -9,18 +10,10 @@
 #define CRAW_FUNCTIONS(X) X(libraw_init) X(libraw_open_buffer) X(libraw_unpack) X(libraw_dcraw_process) \
     X(libraw_dcraw_make_mem_image) X(libraw_dcraw_clear_mem) X(libraw_close) X(libraw_strerror)
 
-#define CRAW_FIELD(name) __typeof__(&name) _Nonnull name;
-typedef struct craw { CRAW_FUNCTIONS(CRAW_FIELD) } craw;
-#undef CRAW_FIELD
-
-/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
-#define CRAW_NAME(name) #name,
-static inline const char *const *_Nonnull craw_symbols(void) { static const char *const s[] = { CRAW_FUNCTIONS(CRAW_NAME) NULL }; return s; }
-#undef CRAW_NAME
 #define CRAW_STR2(x) #x
 #define CRAW_STR(x) CRAW_STR2(x)
 /* The soname of the LibRaw these headers are: its structures' layout is compiled in. */
-static inline const char *const *_Nonnull craw_libraries(void) { static const char *const l[] = { "libraw_r.so." CRAW_STR(LIBRAW_SHLIB_CURRENT), NULL }; return l; }
+MP_DYNAMIC_TABLE(craw, CRAW_FUNCTIONS, "libraw_r.so." CRAW_STR(LIBRAW_SHLIB_CURRENT))
 
 /* LibRaw 0.20 crashes on some damaged files (a changed byte in a DNG's directory: SIGSEGV in
    parse_tiff_ifd, 4 of 14,157 mutated DNGs), so it runs in a child process: forked for each call, it

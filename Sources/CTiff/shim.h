@@ -1,5 +1,6 @@
 #ifndef CTIFF_SHIM_H
 #define CTIFF_SHIM_H
+#include "../CDynamicTable/dynamic_table.h"
 /* libtiff through a typed dlopen table, opened the first time a TIFF or BigTIFF is decoded: its RGBA
    interface reads every compression, layout and bit depth a TIFF may hold, from memory or from a file
    descriptor (pread: the file is never whole in memory), with libtiff's own allocation cap and its
@@ -21,17 +22,11 @@
 /* Variadic: held untyped (Swift imports no variadic function pointer), called through ctiff_get below. */
 #define CTIFF_VARIADIC(X) X(TIFFGetField) X(TIFFGetFieldDefaulted)
 
-#define CTIFF_FIELD(name) __typeof__(&name) _Nonnull name;
 #define CTIFF_UNTYPED(name) void *_Nonnull name;
-typedef struct ctiff { CTIFF_FUNCTIONS(CTIFF_FIELD) CTIFF_VARIADIC(CTIFF_UNTYPED) } ctiff;
-#undef CTIFF_FIELD
+typedef struct ctiff { CTIFF_FUNCTIONS(MP_TABLE_FIELD) CTIFF_VARIADIC(CTIFF_UNTYPED) } ctiff;
 #undef CTIFF_UNTYPED
-
-/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
-#define CTIFF_NAME(name) #name,
-static inline const char *const *_Nonnull ctiff_symbols(void) { static const char *const s[] = { CTIFF_FUNCTIONS(CTIFF_NAME) CTIFF_VARIADIC(CTIFF_NAME) NULL }; return s; }
-#undef CTIFF_NAME
-static inline const char *const *_Nonnull ctiff_libraries(void) { static const char *const l[] = { "libtiff.so.6", NULL }; return l; }
+static inline const char *const *_Nonnull ctiff_symbols(void) { static const char *const s[] = { CTIFF_FUNCTIONS(MP_TABLE_NAME) CTIFF_VARIADIC(MP_TABLE_NAME) NULL }; return s; }
+MP_TABLE_LIBRARIES(ctiff, "libtiff.so.6")
 
 /* What libtiff reads from: bytes in memory, or a descriptor read with pread. */
 typedef struct ctiff_source {

@@ -1,5 +1,6 @@
 #ifndef CWEBP_SHIM_H
 #define CWEBP_SHIM_H
+#include "../CDynamicTable/dynamic_table.h"
 /* libwebpdemux's animation decoder through a typed dlopen table, opened the first time an animated
    WebP arrives (FFmpeg 5.1's WebP decoder has no animation). The header's inline wrappers pass the ABI
    version this was built against; the table reaches the versioned entry points they call. */
@@ -8,15 +9,8 @@
 #define CWEBP_FUNCTIONS(X) X(WebPAnimDecoderOptionsInitInternal) X(WebPAnimDecoderNewInternal) \
     X(WebPAnimDecoderGetInfo) X(WebPAnimDecoderGetNext) X(WebPAnimDecoderHasMoreFrames) X(WebPAnimDecoderDelete)
 
-#define CWEBP_FIELD(name) __typeof__(&name) _Nonnull name;
-typedef struct cwebp { CWEBP_FUNCTIONS(CWEBP_FIELD) } cwebp;
-#undef CWEBP_FIELD
+MP_DYNAMIC_TABLE(cwebp, CWEBP_FUNCTIONS, "libwebpdemux.so.2")
 
-/* The table's members by name, in order, and the library that has them (opened by DynamicTable.swift). */
-#define CWEBP_NAME(name) #name,
-static inline const char *const *_Nonnull cwebp_symbols(void) { static const char *const s[] = { CWEBP_FUNCTIONS(CWEBP_NAME) NULL }; return s; }
-#undef CWEBP_NAME
-static inline const char *const *_Nonnull cwebp_libraries(void) { static const char *const l[] = { "libwebpdemux.so.2", NULL }; return l; }
 static inline int cwebp_abi(void) { return WEBP_DEMUX_ABI_VERSION; }
 
 /* libwebp's still decoder, opened the first time a still WebP arrives: its header read without
@@ -24,15 +18,7 @@ static inline int cwebp_abi(void) { return WEBP_DEMUX_ABI_VERSION; }
    when the caller needs fewer pixels (libvips's shrink-on-load for WebP). */
 #define CWEBPDEC_FUNCTIONS(X) X(WebPGetFeaturesInternal) X(WebPInitDecoderConfigInternal) X(WebPDecode) X(WebPFreeDecBuffer)
 
-#define CWEBPDEC_FIELD(name) __typeof__(&name) _Nonnull name;
-typedef struct cwebpdec { CWEBPDEC_FUNCTIONS(CWEBPDEC_FIELD) } cwebpdec;
-#undef CWEBPDEC_FIELD
-
-/* The same for libwebp's still decoder. */
-#define CWEBPDEC_NAME(name) #name,
-static inline const char *const *_Nonnull cwebpdec_symbols(void) { static const char *const s[] = { CWEBPDEC_FUNCTIONS(CWEBPDEC_NAME) NULL }; return s; }
-#undef CWEBPDEC_NAME
-static inline const char *const *_Nonnull cwebpdec_libraries(void) { static const char *const l[] = { "libwebp.so.7", NULL }; return l; }
+MP_DYNAMIC_TABLE(cwebpdec, CWEBPDEC_FUNCTIONS, "libwebp.so.7")
 
 /* Whether the libwebp loaded speaks the decoder ABI this was built against (its Init refuses another). */
 static inline int cwebpdec_abi_matches(const cwebpdec *t) {

@@ -1,5 +1,6 @@
 #ifndef CZIP_SHIM_H
 #define CZIP_SHIM_H
+#include "../CDynamicTable/dynamic_table.h"
 /* libzip through a typed dlopen table, opened the first time a ZIP (or an Office, OpenDocument or EPUB
    package) is probed: it reads every member, copies the ones left alone without inflating them, and
    writes a new archive whose times, comments and extra fields are ours. */
@@ -12,14 +13,7 @@
     X(zip_file_set_comment) X(zip_get_archive_comment) X(zip_file_get_comment) X(zip_file_extra_fields_count) X(zip_file_get_error) \
     X(zip_file_get_external_attributes)
 
-#define CZIP_FIELD(name) __typeof__(&name) _Nonnull name;
-typedef struct czip { CZIP_FUNCTIONS(CZIP_FIELD) } czip;
-#undef CZIP_FIELD
-
-#define CZIP_NAME(name) #name,
-static inline const char *const *_Nonnull czip_symbols(void) { static const char *const s[] = { CZIP_FUNCTIONS(CZIP_NAME) NULL }; return s; }
-#undef CZIP_NAME
-static inline const char *const *_Nonnull czip_libraries(void) { static const char *const l[] = { "libzip.so.4", NULL }; return l; }
+MP_DYNAMIC_TABLE(czip, CZIP_FUNCTIONS, "libzip.so.4")
 
 /* zip_stat's fields as one flat record (its valid-bits say which a damaged directory left out). */
 typedef struct czip_entry { uint64_t size, compressed; int64_t mtime; uint32_t crc; uint16_t method; int encrypted; } czip_entry;
