@@ -8,7 +8,8 @@
 /// file is written when it closes) goes with its owner, not later on this thread.
 final class EncodePipeline<Item>: @unchecked Sendable {
     private let condition = PosixCondition()
-    private var items: [Item] = []
+    /// Queued items; a consumed slot is emptied at once, so nothing it owns outlives its turn.
+    private var items: [Item?] = []
     private var head = 0
     private var closed = false, cancelled = false, finished = false
     private var failure: Error?
@@ -68,6 +69,7 @@ final class EncodePipeline<Item>: @unchecked Sendable {
                 return
             }
             let item = items[head]
+            items[head] = nil
             head += 1
             if head > 64 && head * 2 > items.count {
                 items.removeFirst(head)
@@ -76,6 +78,7 @@ final class EncodePipeline<Item>: @unchecked Sendable {
             let skip = failure != nil || cancelled
             condition.broadcast()
             condition.unlock()
+            guard let item else { continue }
             if skip { discard(item); continue }
             do { try work(item) } catch {
                 condition.lock()

@@ -27,10 +27,6 @@ package enum VideoFloor {
         let scaled = Locked(0)
         var lastKept: Double? = nil
         let util = ff.util
-        func free(_ f: UnsafeMutablePointer<AVFrame>) {
-            var frame: UnsafeMutablePointer<AVFrame>? = f
-            util.av_frame_free(&frame)
-        }
         func scale(_ f: UnsafeMutablePointer<AVFrame>) throws {
             if scaler == nil || key != (f.pointee.width, f.pointee.height, f.pointee.format) {
                 scaler = try Scaler(plain: util, Int(f.pointee.width), Int(f.pointee.height), AVPixelFormat(rawValue: f.pointee.format),
@@ -43,11 +39,8 @@ package enum VideoFloor {
         }
         // Scaled on a thread of its own while the next are decoded, as the transcode does.
         let inHand = VideoLane.framesInHand(width: par.width, height: par.height)
-        let scaling = inHand == 0 ? nil : EncodePipeline<UnsafeMutablePointer<AVFrame>>(capacity: inHand,
-                                                                   consume: { f in
-            defer { free(f) }
-            try scale(f)
-        }, discard: free)
+        let scaling = inHand == 0 ? nil : EncodePipeline<FrameReference>(capacity: inHand, consume: { try scale($0.frame) },
+                                                                         discard: { _ in })
         defer { scaling?.cancel() }
         func drain() throws {
             while let f = try decoder.receive() {
@@ -58,11 +51,7 @@ package enum VideoFloor {
                     try scale(f)
                     continue
                 }
-                var copy = util.av_frame_alloc()
-                guard let held = copy, util.av_frame_ref(held, f) >= 0 else {
-                    util.av_frame_free(&copy)
-                    throw MediaPrepError(.outOfMemory, "cannot allocate a frame")
-                }
+                guard let held = FrameReference(f, ff) else { throw MediaPrepError(.outOfMemory, "cannot allocate a frame") }
                 try scaling.push(held)
             }
         }

@@ -41,9 +41,8 @@ extension VideoLane {
             return
         }
         guard let scaling = EncodePipeline<Decoded>(capacity: inHand, consume: { [unowned self] item in
-            defer { free(item.frame) }
-            try encoding.push(try scaled(item.frame, seconds: item.seconds))
-        }, discard: { free($0.frame) }) else {
+            try encoding.push(try scaled(item.frame.frame, seconds: item.seconds))
+        }, discard: { _ in }) else {
             encoding.cancel()
             return
         }

@@ -70,11 +70,7 @@ final class VideoLane {
         lastKept = t
         if let scaling {
             // The decoded frame goes to the scaling thread: this one only feeds the decoder.
-            var copy = ff.util.av_frame_alloc()
-            guard let held = copy, ff.util.av_frame_ref(held, decoded) >= 0 else {
-                ff.util.av_frame_free(&copy)
-                throw MediaPrepError(.encodeFailed, "cannot allocate a frame")
-            }
+            guard let held = FrameReference(decoded, ff) else { throw MediaPrepError(.encodeFailed, "cannot allocate a frame") }
             try scaling.push(Decoded(frame: held, seconds: t))
             return
         }
@@ -89,7 +85,7 @@ final class VideoLane {
 
     /// A decoded frame (a reference to the decoder's) on its way to be scaled.
     struct Decoded {
-        let frame: UnsafeMutablePointer<AVFrame>
+        let frame: FrameReference
         let seconds: Double
     }
 
