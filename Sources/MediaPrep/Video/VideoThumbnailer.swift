@@ -112,20 +112,21 @@ package struct VideoThumbnailer: Sendable {
 
     /// The thumbnail's size for `f` (sample aspect ratio honoured), or nil when it is the frame's own.
     private func shown(_ f: UnsafeMutablePointer<AVFrame>) -> (width: Int, height: Int)? {
+        let target = thumbnailSize(f)
+        return target == (Int(f.pointee.width), Int(f.pointee.height)) ? nil : target
+    }
+
+    /// The frame's displayed shape (sample aspect ratio honoured), fitted within `maxSide`.
+    private func thumbnailSize(_ f: UnsafeMutablePointer<AVFrame>) -> (width: Int, height: Int) {
         var w = Int(f.pointee.width)
-        let h = Int(f.pointee.height), sar = f.pointee.sample_aspect_ratio
+        let sar = f.pointee.sample_aspect_ratio
         if sar.num > 0, sar.den > 0, sar.num != sar.den { w = max(1, w * Int(sar.num) / Int(sar.den)) }
-        let target = Resizer.fit(width: w, height: h, maxSide: maxSide)
-        return target == (Int(f.pointee.width), h) ? nil : target
+        return Resizer.fit(width: w, height: Int(f.pointee.height), maxSide: maxSide)
     }
 
     /// Scales with swscale (sample aspect ratio honoured) and turns the frame upright.
     private func convert(_ f: UnsafeMutablePointer<AVFrame>, _ orientation: ExifOrientation, _ ff: FFmpeg) throws -> PixelBuffer {
-        var w = Int(f.pointee.width), h = Int(f.pointee.height)
-        let sar = f.pointee.sample_aspect_ratio
-        if sar.num > 0, sar.den > 0, sar.num != sar.den { w = max(1, w * Int(sar.num) / Int(sar.den)) }
-        let target = Resizer.fit(width: w, height: h, maxSide: maxSide)
-        (w, h) = target
+        let (w, h) = thumbnailSize(f)
         // An interlaced frame's two fields were taken 1/50 s apart: one field alone (every other row,
         // chroma too), scaled to the frame's shape, shows no comb where anything moves.
         var field: FrameReference? = nil
