@@ -39,3 +39,9 @@ fi
 [ -s "$out/vp9-720p-10s.webm" ] || ffmpeg -v error -y -f lavfi -i testsrc2=s=1280x720:r=30:d=10 -f lavfi -i sine=d=10 -shortest \
   -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 1M -c:a libopus "$out/vp9-720p-10s.webm"
 ls "$out" | wc -l
+# For a generous budget's cap (docs/media.md, CapWatch): 6 s of 1080p with temporal noise that x264's
+# constant quality spends ~24 Mbit/s (noise 19) and ~90 Mbit/s (noise 40, with a tone) on; 180 and 320 MB.
+[ -s "$out/noise19-1080p-6s.mp4" ] || ffmpeg -v error -y -f lavfi -i "testsrc2=s=1920x1080:r=30:d=6,noise=alls=19:allf=t+u" \
+  -c:v libx264 -preset ultrafast -crf 14 -pix_fmt yuv420p "$out/noise19-1080p-6s.mp4"
+[ -s "$out/noise40-1080p-6s.mp4" ] || ffmpeg -v error -y -f lavfi -i "testsrc2=s=1920x1080:r=30:d=6,noise=alls=40:allf=t" \
+  -f lavfi -i "sine=f=440:d=6" -c:v libx264 -preset ultrafast -crf 12 -pix_fmt yuv420p -c:a aac -shortest "$out/noise40-1080p-6s.mp4"

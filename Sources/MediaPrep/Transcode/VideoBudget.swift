@@ -44,6 +44,9 @@ package enum VideoBudget {
         var capped = VideoEncodePlan.compatible(source)
         capped.maxLongSide = cap
         capped.maxFrameRate = min(60, source.frameRate > 0 ? source.frameRate : 60)
+        // The buffer as `compatible`'s: x264's VBV lets a capped encode run a buffer over its cap, and a
+        // 2 s buffer on a 6 s clip is 30 % over the budget; one riding the cap is stopped (`CapWatch`).
+        capped.bufferSeconds = min(2, max(0.5, seconds / 10))
         capped.maxRate = videoRate
         return (capped, twoPass)
     }

@@ -33,6 +33,8 @@ final class VideoLane {
     /// A first pass's frames kept for the passes after it; a later pass's frames read from there.
     var recorder: FrameCache?
     var replay: FrameCache?
+    /// A constant-quality pass under a budget's cap: stopped when it rides the cap (two passes instead).
+    var capWatch: CapWatch?
     /// Frames decoded here, scaled on a thread of their own and encoded on a third, in every pass that
     /// decodes (one replaying a first pass's frames encodes them in turn). Nil: all in turn.
     /// 60 s 1080p clip to 1,047,552 bytes, first pass: 6.6 s all in turn (two cores 80 % busy), 6.5 s
@@ -158,6 +160,7 @@ final class VideoLane {
     private func write(_ tb: AVRational) -> (UnsafeMutablePointer<AVPacket>) throws -> Void {
         { [self] p in
             if p.pointee.duration <= 0, let d = durations.removeValue(forKey: p.pointee.pts) { p.pointee.duration = d }
+            if capWatch != nil { try capWatch?.add(Int(p.pointee.size), endingAt: Double(p.pointee.pts + p.pointee.duration) * av_q2d(tb)) }
             if let sink, let output { try sink(p, output, tb) }
         }
     }

@@ -11,6 +11,8 @@ struct VideoTranscoder {
     var progress: (@Sendable (Double) -> Void)?
     /// Decoder threads; x264 picks its own.
     var threads = 2
+    /// Each encode run, in order, when set: a pass stopped for riding its cap, one repeated for an overshoot.
+    var log: PassLog?
 
     /// Decoder threads for a job given `cores`: one more, as libavcodec counts them itself, since a
     /// frame-threaded decoder waits on its neighbours (ffmpeg decoding and scaling the 60 s 1080p
@@ -23,20 +25,24 @@ struct VideoTranscoder {
     /// Encodes `source` into `path`; with `maxBytes`, the file is at most that large or this throws
     /// `overLimit` (nothing is left at `path` then). Returns the file's size.
     ///
-    /// Constant quality first when the plan says so; if that is over the budget, or the plan has a rate,
-    /// x264's two passes at the rate; a result still over is encoded once more (second pass only, the
+    /// Constant quality first when the plan says so; if that rides its cap (`CapWatch`) or ends over the
+    /// budget, or the plan has a rate, x264's two passes at the rate; a result still over is encoded once more (second pass only, the
     /// first pass's statistics reused) at the rate scaled by how far over it was.
     func transcode(source: String, to path: String, maxBytes: Int? = nil, fallback: VideoEncodePlan? = nil) throws -> Int {
         guard var rate = plan.videoBitRate else {
-            try encodePass(source: source, output: path, pass: 0, stats: nil, share: (0, 1))
-            let size = try FileBytes.size(path)
-            guard let maxBytes, size > maxBytes else { return size }
-            guard let fallback, fallback.videoBitRate != nil else {
-                unlink(path)
-                throw MediaPrepError(.overLimit, "the video is \(size) bytes, over the \(maxBytes)-byte budget")
+            let twoPass = fallback.flatMap { $0.videoBitRate == nil ? nil : $0 }
+            var size: Int?
+            do {
+                try encodePass(source: source, output: path, pass: 0, stats: nil, share: (0, 1), watchCap: twoPass != nil)
+                size = try FileBytes.size(path)
+            } catch is CapWatch.Ridden {
+                Trace.note("pass 0 stopped, riding its cap: two passes instead")
             }
+            if let size, size <= maxBytes ?? .max { return size }
+            unlink(path)
+            guard let twoPass else { throw MediaPrepError(.overLimit, "the video is \(size ?? 0) bytes, over the \(maxBytes ?? 0)-byte budget") }
             var again = self
-            again.plan = fallback
+            again.plan = twoPass
             return try again.transcode(source: source, to: path, maxBytes: maxBytes)
         }
         let stats = try OutputWriter.scratchDirectory() + "/x264-stats-" + UUID().uuidString
@@ -66,16 +72,24 @@ struct VideoTranscoder {
 
     /// One pass over the input: decode, scale, encode; `output` nil discards the packets (first pass).
     private func encodePass(source: String, output: String?, pass: Int32, stats: String?,
-                            share: (Double, Double), rate: Int? = nil, frames: CacheSlot? = nil) throws {
-        try Trace.time("encode pass \(pass)") {
-            try runPass(source: source, output: output, pass: pass, stats: stats, share: share, rate: rate, frames: frames)
+                            share: (Double, Double), rate: Int? = nil, frames: CacheSlot? = nil, watchCap: Bool = false) throws {
+        do {
+            try Trace.time("encode pass \(pass)") {
+                try runPass(source: source, output: output, pass: pass, stats: stats, share: share, rate: rate, frames: frames, watchCap: watchCap)
+            }
+            log?.entries.append(.init(pass: pass, rate: rate ?? 0, finished: true))
+        } catch let e as CapWatch.Ridden {
+            log?.entries.append(.init(pass: pass, rate: rate ?? 0, finished: false))
+            throw e
         }
     }
 
     /// - Parameter frames: a two-pass encode's first pass keeps its scaled frames here (when they fit
     ///   `FrameCache.maxBytes`), and the passes after it read them instead of decoding the video again.
+    /// - Parameter watchCap: a constant-quality pass that has a two-pass fallback throws
+    ///   `CapWatch.Ridden` as soon as it rides the plan's rate cap.
     private func runPass(source: String, output: String?, pass: Int32, stats: String?,
-                         share: (Double, Double), rate: Int?, frames: CacheSlot?) throws {
+                         share: (Double, Double), rate: Int?, frames: CacheSlot?, watchCap: Bool) throws {
         let input = try MediaInput(path: source)
         let ff = input.ff
         guard let vstream = input.bestStream(AVMEDIA_TYPE_VIDEO) else {
@@ -94,6 +108,7 @@ struct VideoTranscoder {
         let venc = try video.open()
         let duration = max(0.001, input.durationSeconds(stream: vstream) ?? 0)
         if let frames { try attach(frames, to: video, pass: pass, stream: vstream, duration: duration) }
+        if watchCap, let cap = plan.maxRate { video.capWatch = CapWatch(bitsPerSecond: cap, seconds: span(duration)) }
         if let muxer { try connect(muxer, video: video, encoder: venc, audio: audio, stream: vstream) }
         if video.replay == nil { video.startPipeline() }
         defer { try? video.closePipeline(cancel: true) }
@@ -156,13 +171,17 @@ extension VideoTranscoder {
     fileprivate func attach(_ frames: CacheSlot, to video: VideoLane, pass: Int32, stream: UnsafeMutablePointer<AVStream>, duration: Double) throws {
         if pass == 1 {
             let fps = min(plan.maxFrameRate, stream.pointee.avg_frame_rate.num > 0 ? av_q2d(stream.pointee.avg_frame_rate) : 60)
-            let span = plan.trim.map { min($0.upperBound, duration) - $0.lowerBound } ?? duration
-            frames.cache = try FrameCache(width: video.width, height: video.height, frames: Int((span * fps * 1.1).rounded(.up)) + 16)
+            frames.cache = try FrameCache(width: video.width, height: video.height, frames: Int((span(duration) * fps * 1.1).rounded(.up)) + 16)
             video.recorder = frames.cache
         } else if let cache = frames.cache, cache.usable, cache.frames > 0 {
             cache.rewind()
             video.replay = cache
         }
+    }
+
+    /// Seconds of output from a source of `duration`: the trimmed part, or all of it.
+    fileprivate func span(_ duration: Double) -> Double {
+        plan.trim.map { min($0.upperBound, duration) - $0.lowerBound } ?? duration
     }
 
     /// After the last packet: the decoders drained (or the cache replayed to its end), the encoders
@@ -203,6 +222,19 @@ extension VideoTranscoder {
         video.sink = { p, st, tb in try lock.withLock { try muxer.write(p, stream: st, from: tb) } }
         audio?.sink = { p, st, tb in try lock.withLock { try muxer.write(p, stream: st, from: tb) } }
     }
+}
+
+/// The encodes a transcode ran: what tests read to tell a pass stopped for riding its cap, or one
+/// repeated for an overshoot.
+final class PassLog {
+    struct Entry: Equatable {
+        let pass: Int32
+        /// The average rate of a two-pass encode; 0 at constant quality.
+        let rate: Int
+        /// False: stopped early (riding its cap).
+        let finished: Bool
+    }
+    var entries: [Entry] = []
 }
 
 /// Where a two-pass encode's first pass leaves its frames for the passes after it.
