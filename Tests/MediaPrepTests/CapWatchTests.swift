@@ -27,7 +27,7 @@ import Testing
         #expect(plan.bufferSeconds == 0.5 && plan.maxRate == fallback?.videoBitRate)
     }
 
-    func transcode(_ name: String, budget: Int) throws -> (size: Int, log: [PassLog.Entry]) {
+    func transcode(_ name: String, budget: Int, progress: (@Sendable (Double) -> Void)? = nil) throws -> (size: Int, log: [PassLog.Entry]) {
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (plan, fallback) = try VideoBudget.plan(VideoSource(probe: MediaProbe.probe(path: Fixture.path(name))), maxBytes: budget)
@@ -35,6 +35,7 @@ import Testing
         var t = VideoTranscoder(plan: plan)
         let log = PassLog()
         t.log = log
+        t.progress = progress
         let size = try t.transcode(source: Fixture.path(name), to: dir + "/out.mp4", maxBytes: budget, fallback: fallback)
         #expect(try FileBytes.size(dir + "/out.mp4") == size)
         return (size, log.entries)
@@ -42,8 +43,12 @@ import Testing
 
     @Test func noisyClipRidingItsCapIsEncodedInTwoPassesOnce() throws {
         // noisy.webm at constant quality needs ~900 kbit/s; here the cap is 495 kbit/s (101–106 % spent).
-        let (size, log) = try transcode("noisy.webm", budget: 150_000)
+        let seen = Progress()
+        let (size, log) = try transcode("noisy.webm", budget: 150_000) { seen.add($0) }
         #expect(size <= 150_000)
+        // One bar from 0 to 1: the two passes take over where the stopped pass left it.
+        let values = seen.values
+        #expect(values.count >= 3 && values.last == 1 && zip(values, values.dropFirst()).allSatisfy { $0 <= $1 }, "\(values)")
         #expect(log.first == PassLog.Entry(pass: 0, rate: 0, finished: false), "\(log)")
         #expect(log.dropFirst().map(\.pass).filter { $0 == 1 } == [1] && log.dropFirst().allSatisfy { $0.finished && $0.pass != 0 })
     }
@@ -52,4 +57,12 @@ import Testing
         let (size, log) = try transcode("vp9.webm", budget: 400_000)  // 18 % of the cap spent by 1 s
         #expect(size <= 400_000 && log == [PassLog.Entry(pass: 0, rate: 0, finished: true)])
     }
+}
+
+/// Progress values from the encoder's thread.
+private final class Progress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [Double] = []
+    func add(_ v: Double) { lock.lock(); list.append(v); lock.unlock() }
+    var values: [Double] { lock.lock(); defer { lock.unlock() }; return list }
 }

@@ -25,12 +25,12 @@ struct CapWatch {
     }
 
     /// Counts one packet ending at `seconds` of output; throws `Ridden` when the pass rides its cap.
-    mutating func add(_ packetBytes: Int, endingAt seconds: Double) throws {
+    mutating func add(_ packetBytes: Int, endingAt t: Double) throws {
         guard !decided else { return }
         bytes += packetBytes
-        guard seconds >= decideAt else { return }
+        guard t >= decideAt else { return }
         decided = true
-        Trace.note(String(printf: "pass 0 spent %.0f %% of its cap by %.1f s", 100 * Double(bytes) / (bytesPerSecond * seconds), seconds))
-        if Double(bytes) >= Self.share * bytesPerSecond * seconds { throw Ridden() }
+        Trace.note(String(printf: "pass 0 spent %.0f %% of its cap by %.1f s", 100 * Double(bytes) / (bytesPerSecond * t), t))
+        if Double(bytes) >= Self.share * bytesPerSecond * t { throw Ridden() }
     }
 }

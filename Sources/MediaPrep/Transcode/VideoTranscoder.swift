@@ -26,24 +26,36 @@ struct VideoTranscoder {
     /// `overLimit` (nothing is left at `path` then). Returns the file's size.
     ///
     /// Constant quality first when the plan says so; if that rides its cap (`CapWatch`) or ends over the
-    /// budget, or the plan has a rate, x264's two passes at the rate; a result still over is encoded once more (second pass only, the
-    /// first pass's statistics reused) at the rate scaled by how far over it was.
+    /// budget, or the plan has a rate, x264's two passes at the rate; a result still over is encoded
+    /// once more (second pass only, the first pass's statistics reused) at the rate scaled by how far
+    /// over it was.
     func transcode(source: String, to path: String, maxBytes: Int? = nil, fallback: VideoEncodePlan? = nil) throws -> Int {
+        let reached = Locked(0.0)
+        var bar = self
+        // One bar from 0 to 1: a second pass repeated after an overshoot holds it, not sends it back.
+        if let progress { bar.progress = { v in progress(reached.withLock { $0 = max($0, v); return $0 }) } }
+        return try bar.run(source: source, to: path, maxBytes: maxBytes, fallback: fallback, reached: reached)
+    }
+
+    private func run(source: String, to path: String, maxBytes: Int?, fallback: VideoEncodePlan?, reached: Locked<Double>) throws -> Int {
         guard var rate = plan.videoBitRate else {
             let twoPass = fallback.flatMap { $0.videoBitRate == nil ? nil : $0 }
             var size: Int?
+            var again = self
             do {
                 try encodePass(source: source, output: path, pass: 0, stats: nil, share: (0, 1), watchCap: twoPass != nil)
                 size = try FileBytes.size(path)
             } catch is CapWatch.Ridden {
                 Trace.note("pass 0 stopped, riding its cap: two passes instead")
+                // The two passes go on from where the stopped pass left the bar.
+                let from = reached.withLock { $0 }
+                if let progress { again.progress = { progress(from + (1 - from) * $0) } }
             }
             if let size, size <= maxBytes ?? .max { return size }
             unlink(path)
             guard let twoPass else { throw MediaPrepError(.overLimit, "the video is \(size ?? 0) bytes, over the \(maxBytes ?? 0)-byte budget") }
-            var again = self
             again.plan = twoPass
-            return try again.transcode(source: source, to: path, maxBytes: maxBytes)
+            return try again.run(source: source, to: path, maxBytes: maxBytes, fallback: nil, reached: reached)
         }
         let stats = try OutputWriter.scratchDirectory() + "/x264-stats-" + UUID().uuidString
         defer { for suffix in ["", ".temp", ".mbtree", ".mbtree.temp"] { unlink(stats + suffix) } }
