@@ -22,19 +22,13 @@ package enum VideoFloor {
         guard rc >= 0 else { throw MediaPrepError.ffmpeg(.outOfMemory, "cannot allocate a frame", rc) }
         let into = Scaler.Planes(pointers: [frame.pointee.data.0, frame.pointee.data.1, frame.pointee.data.2, nil],
                                  strides: [frame.pointee.linesize.0, frame.pointee.linesize.1, frame.pointee.linesize.2, 0])
-        var scaler: Scaler? = nil
-        var key: (Int32, Int32, Int32) = (0, 0, -1)
+        var scalers = VideoFrameScaler(util: ff.util)
         let scaled = Locked(0)
-        var lastKept: Double? = nil
-        let util = ff.util
+        var rateCap = FrameRateCap(maxFrameRate: maxFrameRate)
         func scale(_ f: UnsafeMutablePointer<AVFrame>) throws {
-            if scaler == nil || key != (f.pointee.width, f.pointee.height, f.pointee.format) {
-                scaler = try Scaler(plain: util, Int(f.pointee.width), Int(f.pointee.height), AVPixelFormat(rawValue: f.pointee.format),
-                                    width, height, AV_PIX_FMT_YUV420P, flags: SWS_BICUBIC)
-                key = (f.pointee.width, f.pointee.height, f.pointee.format)
-            }
             let d = f.pointee.data, l = f.pointee.linesize
-            try scaler?.scale(Scaler.Planes(pointers: [d.0, d.1, d.2, d.3], strides: [l.0, l.1, l.2, l.3]), y: 0, h: Int(f.pointee.height), into: into)
+            try scalers.scaler(width: f.pointee.width, height: f.pointee.height, format: f.pointee.format, to: (width, height))
+                .scale(Scaler.Planes(pointers: [d.0, d.1, d.2, d.3], strides: [l.0, l.1, l.2, l.3]), y: 0, h: Int(f.pointee.height), into: into)
             scaled.withLock { $0 += 1 }
         }
         // Scaled on a thread of its own while the next are decoded, as the transcode does.
@@ -44,9 +38,7 @@ package enum VideoFloor {
         defer { scaling?.cancel() }
         func drain() throws {
             while let f = try decoder.receive() {
-                // The transcode's frame rate cap: a frame a whole interval (less a quarter) after the last kept.
-                if let t = decoder.seconds(of: f), let last = lastKept, t - last < 0.75 / maxFrameRate { continue }
-                lastKept = decoder.seconds(of: f) ?? lastKept
+                if let t = decoder.seconds(of: f), !rateCap.keeps(t) { continue }
                 guard let scaling else {
                     try scale(f)
                     continue

@@ -17,11 +17,10 @@ final class VideoLane {
     var output: UnsafeMutablePointer<AVStream>?
     var encoder: StreamEncoder?
     private(set) var framesEncoded = 0
-    private var scaler: Scaler?
-    private var scalerKey: (Int32, Int32, Int32) = (0, 0, -1)
+    private var scalers: VideoFrameScaler
     private var frame: UnsafeMutablePointer<AVFrame>?
     var size = (width: 0, height: 0)
-    private var lastKept: Double?
+    private var rateCap: FrameRateCap
     /// HDR sources: frames mapped to SDR BT.709 before scaling, and the output tagged BT.709.
     private var mapper: HDRToSDR?
     /// Interlaced sources, from their first interlaced frame on.
@@ -47,6 +46,7 @@ final class VideoLane {
     init(plan: VideoEncodePlan, stream: UnsafeMutablePointer<AVStream>, decoder: FrameDecoder,
          ff: FFmpeg, pass: Int32, stats: String?, rate: Int) throws {
         (self.plan, self.stream, self.decoder, self.ff, self.pass, self.stats, self.rate) = (plan, stream, decoder, ff, pass, stats, rate)
+        (scalers, rateCap) = (VideoFrameScaler(util: ff.util), FrameRateCap(maxFrameRate: plan.maxFrameRate))
         frame = ff.util.av_frame_alloc()
         guard frame != nil else { throw MediaPrepError(.encodeFailed, "cannot allocate a frame") }
     }
@@ -66,10 +66,7 @@ final class VideoLane {
         let t = decoder.seconds(of: decoded) ?? (lastSeconds.map { $0 + 1 / max(1, plan.maxFrameRate) } ?? 0)
         lastSeconds = t
         if let trim = plan.trim, !trim.contains(t) { return }  // outside the part sent
-        // Frame rate cap: keep a frame only a whole interval (less a quarter, for jitter) after the last kept.
-        let interval = 1 / plan.maxFrameRate
-        if let last = lastKept, t - last < interval * 0.75 { return }
-        lastKept = t
+        guard rateCap.keeps(t) else { return }
         if let scaling {
             // The decoded frame goes to the scaling thread: this one only feeds the decoder.
             guard let held = FrameReference(decoded, ff) else { throw MediaPrepError(.encodeFailed, "cannot allocate a frame") }
@@ -109,12 +106,12 @@ final class VideoLane {
         if FrameConverter.hasAlphaChannel(f) {
             // GIF and other frames with transparency: shown on white, as the chat shows a transparent image.
             let rgb = AlphaOps.flattenOnWhite(try FrameConverter.convert(f, layout: .rgba))
-            let sws = try scalerFor(width: Int32(rgb.width), height: Int32(rgb.height), format: AV_PIX_FMT_RGB24.rawValue)
+            let sws = try scalers.scaler(width: Int32(rgb.width), height: Int32(rgb.height), format: AV_PIX_FMT_RGB24.rawValue, to: size)
             try rgb.bytes.withUnsafeBufferPointer {
                 try sws.scale(Scaler.packed(UnsafeMutablePointer(mutating: $0.baseAddress), stride: rgb.width * 3), y: 0, h: rgb.height, into: planes)
             }
         } else {
-            let sws = try scalerFor(width: f.pointee.width, height: f.pointee.height, format: f.pointee.format)
+            let sws = try scalers.scaler(width: f.pointee.width, height: f.pointee.height, format: f.pointee.format, to: size)
             sws.matchColorspace(of: f)
             try sws.scale(Scaler.Planes(pointers: Self.pointers(f), strides: Self.strides(f)), y: 0, h: Int(f.pointee.height), into: planes)
             (out.pointee.color_primaries, out.pointee.color_trc, out.pointee.colorspace) = (f.pointee.color_primaries, f.pointee.color_trc, f.pointee.colorspace)
@@ -163,16 +160,6 @@ final class VideoLane {
             if capWatch != nil { try capWatch?.add(Int(p.pointee.size), endingAt: Double(p.pointee.pts + p.pointee.duration) * av_q2d(tb)) }
             if let sink, let output { try sink(p, output, tb) }
         }
-    }
-
-    /// A scaler (bicubic, as ffmpeg's scale filter) from a decoded frame's format to YUV 4:2:0 at the output size.
-    private func scalerFor(width: Int32, height: Int32, format: Int32) throws -> Scaler {
-        if let s = scaler, scalerKey == (width, height, format) { return s }
-        scaler = nil
-        let s = try Scaler(plain: ff.util, Int(width), Int(height), AVPixelFormat(rawValue: format), size.width, size.height,
-                           AV_PIX_FMT_YUV420P, flags: SWS_BICUBIC)
-        (scaler, scalerKey) = (s, (width, height, format))
-        return s
     }
 
     /// A writable YUV 4:2:0 frame at the output size (a new buffer when the encoder still holds the last).
