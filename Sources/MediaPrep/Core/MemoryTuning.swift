@@ -11,7 +11,18 @@ package enum MemoryTuning {
         _ = glibcMallopt(-3, 32 << 20)  // M_MMAP_THRESHOLD
         _ = glibcMallopt(-1, 512 << 20)  // M_TRIM_THRESHOLD
     }
+
+    /// Hands what is free back to the kernel: after a video pass, whose frames and x264's buffers the
+    /// heap would otherwise keep under the next pass's own (6 s 1080p clip, two passes at 1080p: the
+    /// second pass's peak was 661 MB on top of the first's 578 MB kept, 579 MB handed back).
+    package static func returnFreedMemory() {
+        _ = glibcMallocTrim(0)
+    }
 }
+
+/// `int malloc_trim(size_t)` from <malloc.h>.
+@_silgen_name("malloc_trim")
+private func glibcMallocTrim(_ pad: Int) -> Int32
 
 /// `int mallopt(int, int)` from <malloc.h>, which the Glibc module does not export.
 @_silgen_name("mallopt")

@@ -85,6 +85,8 @@ struct VideoTranscoder {
     /// One pass over the input: decode, scale, encode; `output` nil discards the packets (first pass).
     private func encodePass(source: String, output: String?, pass: Int32, stats: String?,
                             share: (Double, Double), rate: Int? = nil, frames: CacheSlot? = nil, watchCap: Bool = false) throws {
+        // The next pass's peak is then its own, not added to what this one freed.
+        defer { MemoryTuning.returnFreedMemory() }
         do {
             try Trace.time("encode pass \(pass)") {
                 try runPass(source: source, output: output, pass: pass, stats: stats, share: share, rate: rate, frames: frames, watchCap: watchCap)
