@@ -48,6 +48,18 @@ import Testing
         #expect(cache.peekSeconds() == nil)
         // More than it may hold: no cache, the passes decode as before.
         #expect(try FrameCache(width: 3840, height: 2160, frames: 100_000) == nil)
+        #expect(try FrameCache(width: w, height: h, frames: 3, maxBytes: 1_000) == nil)
+    }
+
+    /// 2 GiB anywhere; up to 8 GiB where half the memory available holds it; never over a quarter of
+    /// the disk's free space.
+    @Test func theCacheIsSizedForTheMachine() {
+        let gib = 1 << 30
+        #expect(FrameCache.limit(availableMemory: 23 * gib, freeDisk: 64 * gib) == 8 * gib)
+        #expect(FrameCache.limit(availableMemory: 10 * gib, freeDisk: 64 * gib) == 5 * gib)
+        #expect(FrameCache.limit(availableMemory: gib, freeDisk: 64 * gib) == 2 * gib)
+        #expect(FrameCache.limit(availableMemory: nil, freeDisk: nil) == 2 * gib)
+        #expect(FrameCache.limit(availableMemory: 32 * gib, freeDisk: 4 * gib) == gib)
     }
 
     /// A budgeted clip goes through both passes with the cache and lands within its budget, every

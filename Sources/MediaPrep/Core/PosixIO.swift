@@ -20,6 +20,60 @@ package enum PosixIO {
         bytes.withUnsafeBytes { writeAll(fd, $0) }
     }
 
+    /// Writes every byte the vectors point at, in order, without gathering them first (writev, at
+    /// most 1,024 vectors a call), retrying after EINTR and short writes; false with `errno` set.
+    package static func writeAll(_ fd: Int32, vectors: [iovec]) -> Bool {
+        var v = vectors
+        var i = 0
+        while true {
+            while i < v.count && v[i].iov_len == 0 { i += 1 }
+            guard i < v.count else { return true }
+            let n = v.withUnsafeBufferPointer { b in b.baseAddress.map { writev(fd, $0 + i, Int32(min(1024, v.count - i))) } ?? -1 }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            var left = n
+            while left > 0 && i < v.count {
+                if left >= v[i].iov_len {
+                    left -= v[i].iov_len
+                    i += 1
+                } else {
+                    v[i].iov_base = v[i].iov_base.map { $0 + left }
+                    v[i].iov_len -= left
+                    left = 0
+                }
+            }
+        }
+    }
+
+    /// Reads from `offset` into the vectors, in order, until they are full or the file ends (preadv,
+    /// retrying after EINTR and short reads); the bytes read, or nil with `errno` set on failure.
+    package static func readAll(_ fd: Int32, vectors: [iovec], at offset: off_t) -> Int? {
+        var v = vectors
+        var (i, done) = (0, 0)
+        while true {
+            while i < v.count && v[i].iov_len == 0 { i += 1 }
+            guard i < v.count else { return done }
+            let n = v.withUnsafeBufferPointer { b in
+                b.baseAddress.map { preadv(fd, $0 + i, Int32(min(1024, v.count - i)), offset + off_t(done)) } ?? -1
+            }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { return nil }
+            if n == 0 { return done }
+            done += n
+            var left = n
+            while left > 0 && i < v.count {
+                if left >= v[i].iov_len {
+                    left -= v[i].iov_len
+                    i += 1
+                } else {
+                    v[i].iov_base = v[i].iov_base.map { $0 + left }
+                    v[i].iov_len -= left
+                    left = 0
+                }
+            }
+        }
+    }
+
     /// A line for people on stderr (a failed write there has nowhere to be told).
     package static func writeStandardError(_ s: String) {
         _ = writeAll(STDERR_FILENO, Array(s.utf8))
@@ -70,6 +124,22 @@ package enum PosixIO {
         guard let status = kernelFile("/proc/\(pid)/status"),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
         return Int(line.split(separator: " ").dropFirst().first ?? "")
+    }
+
+    /// Bytes of memory the kernel says can be had without swapping (MemAvailable: free memory and
+    /// reclaimable page cache), or nil.
+    package static func availableMemory() -> Int? {
+        guard let info = kernelFile("/proc/meminfo"),
+              let line = info.split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
+              let kib = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+        return kib * 1024
+    }
+
+    /// Bytes an unprivileged process may still write on the filesystem holding `path`, or nil.
+    package static func freeSpace(_ path: String) -> Int? {
+        var s = statvfs()
+        guard statvfs(path, &s) == 0 else { return nil }
+        return Int(s.f_bavail) * Int(s.f_frsize)
     }
 
     /// A glibc function by name (`copy_file_range`, `fstatfs`, `sched_getaffinity`: declared only
