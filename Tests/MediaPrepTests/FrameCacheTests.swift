@@ -51,15 +51,16 @@ import Testing
         #expect(try FrameCache(width: w, height: h, frames: 3, maxBytes: 1_000) == nil)
     }
 
-    /// 2 GiB anywhere; up to 8 GiB where half the memory available holds it; never over a quarter of
-    /// the disk's free space.
+    /// 2 GiB anywhere; up to 8 GiB where the kernel lets that much be written without waiting for
+    /// the disk; never over a quarter of the disk's free space.
     @Test func theCacheIsSizedForTheMachine() {
         let gib = 1 << 30
-        #expect(FrameCache.limit(availableMemory: 23 * gib, freeDisk: 64 * gib) == 8 * gib)
-        #expect(FrameCache.limit(availableMemory: 10 * gib, freeDisk: 64 * gib) == 5 * gib)
-        #expect(FrameCache.limit(availableMemory: gib, freeDisk: 64 * gib) == 2 * gib)
+        #expect(FrameCache.limit(availableMemory: 23 * gib, freeDisk: 64 * gib) == Int(Double(23 * gib) * 0.2))
+        #expect(FrameCache.limit(availableMemory: 60 * gib, freeDisk: 64 * gib) == 8 * gib)
+        #expect(FrameCache.limit(availableMemory: 4 * gib, freeDisk: 64 * gib) == 2 * gib)
+        #expect(FrameCache.limit(availableMemory: 30 * gib, freeDisk: 64 * gib, dirtyShare: 0) == 2 * gib, "vm.dirty_bytes set instead")
         #expect(FrameCache.limit(availableMemory: nil, freeDisk: nil) == 2 * gib)
-        #expect(FrameCache.limit(availableMemory: 32 * gib, freeDisk: 4 * gib) == gib)
+        #expect(FrameCache.limit(availableMemory: 60 * gib, freeDisk: 4 * gib) == gib)
     }
 
     /// A budgeted clip goes through both passes with the cache and lands within its budget, every
