@@ -13,8 +13,8 @@ package enum MemoryTuning {
     }
 
     /// Hands what is free back to the kernel: after a video pass, whose frames and x264's buffers the
-    /// heap would otherwise keep under the next pass's own (6 s 1080p clip, two passes at 1080p: the
-    /// second pass's peak was 661 MB on top of the first's 578 MB kept, 579 MB handed back).
+    /// heap would otherwise keep beneath the next pass's own (6 s 1080p clip in two passes at 1080p:
+    /// peak 661 MB with the first pass's memory kept, 579 MB with it handed back).
     package static func returnFreedMemory() {
         _ = glibcMallocTrim(0)
     }
