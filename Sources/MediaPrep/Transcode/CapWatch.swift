@@ -10,7 +10,7 @@ struct CapWatch {
     let bytesPerSecond: Double
     let decideAt: Double
     /// Of the cap a pass must have spent by `decideAt` to count as riding it. 6 s noisy 1080p clip
-    /// spending 84–91 %: capped 13,262,576 bytes at SSIM 0.8947, two passes 12,689,949 at 0.8982; clips
+    /// spending 84–90 %: capped 13,262,576 bytes at SSIM 0.8947, two passes 12,689,949 at 0.8982; clips
     /// the cap does not bind spend 4–18 % (testdata's vp9.webm, rotated-mpeg4.mov), noisy.webm 73–75 %.
     static let share = 0.8
     private var bytes = 0
