@@ -25,22 +25,28 @@ package enum PosixIO {
     package static func writeAll(_ fd: Int32, vectors: [iovec]) -> Bool {
         var v = vectors
         var i = 0
-        while true {
-            while i < v.count && v[i].iov_len == 0 { i += 1 }
-            guard i < v.count else { return true }
+        advance(&v, &i, by: 0)
+        while i < v.count {
             let n = v.withUnsafeBufferPointer { b in b.baseAddress.map { writev(fd, $0 + i, Int32(min(1024, v.count - i))) } ?? -1 }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return false }
-            var left = n
-            while left > 0 && i < v.count {
-                if left >= v[i].iov_len {
-                    left -= v[i].iov_len
-                    i += 1
-                } else {
-                    v[i].iov_base = v[i].iov_base.map { $0 + left }
-                    v[i].iov_len -= left
-                    left = 0
-                }
+            advance(&v, &i, by: n)
+        }
+        return true
+    }
+
+    /// Moves past `n` bytes a writev or preadv took, from vector `i` on: whole vectors skipped, the
+    /// one it stopped in begun where it stopped, and `i` left at the next vector with bytes to go.
+    private static func advance(_ v: inout [iovec], _ i: inout Int, by n: Int) {
+        var left = n
+        while i < v.count && (left > 0 || v[i].iov_len == 0) {
+            if left >= v[i].iov_len {
+                left -= v[i].iov_len
+                i += 1
+            } else {
+                v[i].iov_base = v[i].iov_base.map { $0 + left }
+                v[i].iov_len -= left
+                left = 0
             }
         }
     }
@@ -50,28 +56,18 @@ package enum PosixIO {
     package static func readAll(_ fd: Int32, vectors: [iovec], at offset: off_t) -> Int? {
         var v = vectors
         var (i, done) = (0, 0)
-        while true {
-            while i < v.count && v[i].iov_len == 0 { i += 1 }
-            guard i < v.count else { return done }
+        advance(&v, &i, by: 0)
+        while i < v.count {
             let n = v.withUnsafeBufferPointer { b in
                 b.baseAddress.map { preadv(fd, $0 + i, Int32(min(1024, v.count - i)), offset + off_t(done)) } ?? -1
             }
             if n < 0 && errno == EINTR { continue }
             guard n >= 0 else { return nil }
-            if n == 0 { return done }
+            if n == 0 { break }
             done += n
-            var left = n
-            while left > 0 && i < v.count {
-                if left >= v[i].iov_len {
-                    left -= v[i].iov_len
-                    i += 1
-                } else {
-                    v[i].iov_base = v[i].iov_base.map { $0 + left }
-                    v[i].iov_len -= left
-                    left = 0
-                }
-            }
+            advance(&v, &i, by: n)
         }
+        return done
     }
 
     /// A line for people on stderr (a failed write there has nowhere to be told).
@@ -121,18 +117,19 @@ package enum PosixIO {
     /// wait4's ru_maxrss: Linux carries the pre-exec memory map's high-water mark (the parent's)
     /// into a child.
     package static func peakResidentKiB(pid: String = "self") -> Int? {
-        guard let status = kernelFile("/proc/\(pid)/status"),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
-        return Int(line.split(separator: " ").dropFirst().first ?? "")
+        kernelField("/proc/\(pid)/status", "VmHWM:")
     }
 
     /// Bytes of memory the kernel says can be had without swapping (MemAvailable: free memory and
     /// reclaimable page cache), or nil.
     package static func availableMemory() -> Int? {
-        guard let info = kernelFile("/proc/meminfo"),
-              let line = info.split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
-              let kib = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
-        return kib * 1024
+        kernelField("/proc/meminfo", "MemAvailable:").map { $0 * 1024 }
+    }
+
+    /// The number after `key` on its line of a kernel status file ("VmHWM:  592448 kB"), or nil.
+    private static func kernelField(_ path: String, _ key: String) -> Int? {
+        guard let text = kernelFile(path), let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 
     /// Bytes an unprivileged process may still write on the filesystem holding `path`, or nil.
