@@ -167,11 +167,11 @@ import Testing
         let dir = try Fixture.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = try Fixture.bytes(name)
-        #expect(try JPEGDecoder.header(source).isArithmetic)
+        #expect(try JPEGHeader(source).isArithmetic)
         let item = AttachmentPreparer(outputDirectory: dir, timestamp: 0).prepare(path: Fixture.path(name))
         #expect(item.route == .stripped, "\(name): \(item.error?.description ?? "")")
         let out = try FileBytes.read(try #require(item.output))
-        let header = try JPEGDecoder.header(out)
+        let header = try JPEGHeader(out)
         #expect(!header.isArithmetic)
         // The same pixels: a transcode of the coefficients, not a re-encode.
         #expect(try JPEGDecoder.decode(out).pixels.bytes == JPEGDecoder.decode(source).pixels.bytes)

@@ -201,9 +201,9 @@ enum HEIFBuild {
         #expect(try Self.verdicts(Self.animatedWebP(canvas: 1, frames: 10_000), "frames.webp") == [.tooManyPixels, .tooManyPixels, .tooManyPixels])
         // Small ones go, as GIFs.
         #expect(try Self.verdicts(Self.animatedWebP(canvas: 64, frames: 8), "small.webp") == [nil, nil, nil])
-        #expect(SendPlanner.decodeCost(frames: 255, width: 4096, height: 4096) == 255 * 4096 * 4096)
-        #expect(SendPlanner.decodeCost(frames: 3, width: 1, height: 1) == 3 * SendPlanner.minimumFrameCost)
-        #expect(SendPlanner.decodeCost(frames: .max, width: .max, height: 2) == .max)
+        #expect(AnimationCost.decodeCost(frames: 255, width: 4096, height: 4096) == 255 * 4096 * 4096)
+        #expect(AnimationCost.decodeCost(frames: 3, width: 1, height: 1) == 3 * AnimationCost.minimumFrameCost)
+        #expect(AnimationCost.decodeCost(frames: .max, width: .max, height: 2) == .max)
     }
 
     /// A source that gives more frames than its header said: the meter stops the pass.
@@ -220,7 +220,7 @@ enum HEIFBuild {
 
     @Test func theMeterStopsAPassItsHeaderDidNotSay() throws {
         let endless = EndlessAnimation()
-        let metered = MeteredAnimation(endless, cancellation: nil, maxPixels: 100 * SendPlanner.minimumFrameCost)
+        let metered = MeteredAnimation(endless, cancellation: nil, maxPixels: 100 * AnimationCost.minimumFrameCost)
         #expect(throws: MediaPrepError.self) { try metered.forEachFrame { _, _ in } }
         #expect(endless.given == 101)
         // Past the time one input may take, the pass stops at the next frame.

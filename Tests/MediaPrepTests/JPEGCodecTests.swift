@@ -61,7 +61,7 @@ import Testing
         let top = d.pixels.rgba(x: 32, y: 1).r, bottom = d.pixels.rgba(x: 32, y: 46).r
         #expect(top < 30 && bottom > 225)
         let encoded = try JPEGEncoder().encode(d.pixels, quality: 90)
-        #expect(try JPEGDecoder.header(encoded).isGray)
+        #expect(try JPEGHeader(encoded).isGray)
     }
 
     @Test func roundTripStaysClose() throws {

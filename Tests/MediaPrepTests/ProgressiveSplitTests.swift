@@ -22,7 +22,7 @@ import CJpeg
 
     static func decode(_ data: [UInt8], threads: Int, half: Bool = false) -> Outcome {
         var options = DecodeOptions()
-        if half, let h = try? JPEGDecoder.header(data) { (options.minimumWidth, options.minimumHeight) = (h.width / 2, h.height / 2) }
+        if half, let h = try? JPEGHeader(data) { (options.minimumWidth, options.minimumHeight) = (h.width / 2, h.height / 2) }
         options.threads = threads
         do { return .pixels(try JPEGDecoder.decode(data, options: options).pixels.bytes) } catch {
             return .failed((error as? MediaPrepError)?.code)

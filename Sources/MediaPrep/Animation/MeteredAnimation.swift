@@ -1,5 +1,5 @@
 /// An animation whose every pass is metered as its frames are decoded: the canvas pixels of each
-/// frame (at least `SendPlanner.minimumFrameCost`) against the most an animation may take, and the
+/// frame (at least `AnimationCost.minimumFrameCost`) against the most an animation may take, and the
 /// input's time limit and cancellation between frames. The header's estimate admitted it; this is
 /// the backstop when the header was wrong (more frames than it said) or the work is slower than
 /// its pixels (a stall in a decoder), so no pass runs on unbounded.
@@ -8,7 +8,7 @@ final class MeteredAnimation: AnimationSource {
     private let cancellation: CancellationFlag?
     private let maxPixels: Int
 
-    init(_ inner: AnimationSource, cancellation: CancellationFlag?, maxPixels: Int = SendPlanner.maxDecodedFramePixels) {
+    init(_ inner: AnimationSource, cancellation: CancellationFlag?, maxPixels: Int = AnimationCost.maxDecodedFramePixels) {
         (self.inner, self.cancellation, self.maxPixels) = (inner, cancellation, maxPixels)
     }
 
@@ -20,7 +20,7 @@ final class MeteredAnimation: AnimationSource {
         var pixels = 0, frames = 0
         try inner.forEachFrame { frame, ms in
             frames += 1
-            pixels += max(frame.width * frame.height, SendPlanner.minimumFrameCost)
+            pixels += max(frame.width * frame.height, AnimationCost.minimumFrameCost)
             if pixels > maxPixels {
                 throw MediaPrepError(.tooManyPixels, "the animation's \(frames) frames of \(inner.width)×\(inner.height) are past the \(maxPixels.formatted) frame pixels an animation may take to decode, more than its header said")
             }

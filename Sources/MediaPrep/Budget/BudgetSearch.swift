@@ -1,8 +1,3 @@
-/// A size the hill-climb may try: its long side, and the image's size there.
-package struct ClimbSize: Sendable, Equatable {
-    package let long: Int, width: Int, height: Int
-}
-
 /// Chooses output size and JPEG quality together to look best under a byte budget.
 ///
 /// At the view size (what the phone shows full screen) the highest fitting quality is found

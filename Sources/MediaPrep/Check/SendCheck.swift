@@ -168,3 +168,14 @@ public struct SendCheck: Sendable {
         try InputFile(source.probe.path).whole(after: source.data ?? [])
     }
 }
+
+extension SendPlan {
+    /// The plan as `check` answers it: sent as it is, after preparation, or not at all.
+    package var verdict: SendCheck.Verdict {
+        switch action {
+        case .copy(_, nil), .keepOriginal(.untouched): return .asIs
+        case .reject: return .cannotSend
+        default: return .afterPreparation
+        }
+    }
+}

@@ -34,7 +34,7 @@ enum HEIFDecoder {
         try withPrimaryImage(data, format: format, maxPixels: maxPixels) { heif, h, w, ht in
             let (meta, exifOrientation) = metadata(heif, h)
             return Header(width: w, height: ht, hasAlpha: heif.heif_image_handle_has_alpha_channel(h) != 0, colour: colour(heif, h),
-                          metadata: meta, orientation: hasTransforms(data) ? .up : exifOrientation, hdr: hdr(heif, h)?.transfer)
+                          metadata: meta, orientation: HEIFItems.hasTransforms(data) ? .up : exifOrientation, hdr: hdr(heif, h)?.transfer)
         }
     }
 
@@ -44,7 +44,7 @@ enum HEIFDecoder {
     static func decode(_ data: [UInt8], format: MediaFormat, maxPixels: Int, minimum: (width: Int, height: Int)? = nil) throws -> DecodedImage {
         try withPrimaryImage(data, format: format, maxPixels: maxPixels) { heif, h, _, _ in
             let alpha = heif.heif_image_handle_has_alpha_channel(h) != 0
-            let orientation = hasTransforms(data) ? .up : metadata(heif, h).orientation
+            let orientation = HEIFItems.hasTransforms(data) ? .up : metadata(heif, h).orientation
             if let hdr = hdr(heif, h) {
                 return try HDRStill.decode(heif, h, hdr, alpha: alpha, format: format, orientation: orientation,
                                            minimum: minimum)
@@ -128,7 +128,7 @@ enum HEIFDecoder {
             var icc = [UInt8](repeating: 0, count: size)
             if heif.heif_image_handle_get_raw_color_profile(h, &icc).code == heif_error_Ok { return (icc, nil) }
         }
-        return nclx(heif, h).flatMap { EmbeddedProfile.forCodePoints(primaries: $0.primaries, transfer: $0.transfer) }.map { ($0.profile, $0.name) }
+        return nclx(heif, h).flatMap { SynthesizedProfile.forCodePoints(primaries: $0.primaries, transfer: $0.transfer) }.map { ($0.profile, $0.name) }
     }
 
     /// The nclx colour box's primaries and transfer (H.273 code points), or nil when the file has none.
@@ -147,20 +147,6 @@ enum HEIFDecoder {
         case 16: return (.pq, n.primaries)
         case 18: return (.hlg, n.primaries)
         default: return nil
-        }
-    }
-
-    /// Whether the container rotates or mirrors the image (`irot`, `imir` boxes among the item
-    /// properties, which sit in the `meta` box near the start). The probe and the decode both ask:
-    /// the bytes are compared in place.
-    static func hasTransforms(_ data: [UInt8]) -> Bool {
-        let end = min(data.count, 1 << 16)
-        guard end >= 4 else { return false }
-        let (i, r, o, t, m) = (UInt8(ascii: "i"), UInt8(ascii: "r"), UInt8(ascii: "o"), UInt8(ascii: "t"), UInt8(ascii: "m"))
-        return data.withUnsafeBufferPointer { d in
-            (0...(end - 4)).contains { k in
-                d[k] == i && ((d[k + 1] == r && d[k + 2] == o && d[k + 3] == t) || (d[k + 1] == m && d[k + 2] == i && d[k + 3] == r))
-            }
         }
     }
 

@@ -4,42 +4,8 @@ import CJpeg
 
 /// JPEG through TurboJPEG, shrinking in the DCT when the caller needs fewer pixels.
 package enum JPEGDecoder {
-    package struct Header: Sendable {
-        package let width: Int
-        package let height: Int
-        package let isGray: Bool
-        package let isCMYK: Bool
-        package let isProgressive: Bool
-        package let isArithmetic: Bool
-        /// Progressive or non-interleaved: libjpeg holds every coefficient of the full-size image.
-        package let isMultiScan: Bool
-
-        /// Decoding costs the whole image whatever the DCT scale: memory (every coefficient held) or,
-        /// arithmetic-coded, time (no bound on the bits a block takes, so a few hundred bytes can claim
-        /// 65500×65500). Such a header is held to the pixel limit at its full size.
-        package var costsFullSize: Bool { isMultiScan || isProgressive || isArithmetic }
-    }
-
-    /// Parses the markers up to the first scan with libjpeg itself (benign warnings such as stray
-    /// bytes before a marker are tolerated, as libjpeg, browsers and phones tolerate them).
-    package static func header(_ data: [UInt8]) throws -> Header {
-        guard !data.isEmpty else { throw MediaPrepError(.emptyInput, "the file is empty") }
-        var info = cjpeg_header_info()
-        let rc = data.withUnsafeBufferPointer { cjpeg_read_header($0.baseAddress, UInt(data.count), &info) }
-        guard rc == 0 else {
-            let message = withUnsafeBytes(of: info.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            let code: MediaPrepError.Code = data.count < 200 || message.contains("Premature end") ? .truncated : .corrupt
-            throw MediaPrepError(code, "not a readable JPEG header: \(message)")
-        }
-        guard info.width > 0, info.height > 0 else { throw MediaPrepError(.invalidDimensions, "JPEG has zero size") }
-        return Header(width: Int(info.width), height: Int(info.height),
-                      isGray: info.colorspace == cjpeg_space_gray(),
-                      isCMYK: info.colorspace == cjpeg_space_cmyk() || info.colorspace == cjpeg_space_ycck(),
-                      isProgressive: info.progressive != 0, isArithmetic: info.arithmetic != 0, isMultiScan: info.multiscan != 0)
-    }
-
     /// The stored-orientation size a view of `profile` needs: what shrink-on-load may go down to.
-    static func minimumSize(_ h: Header, orientation: ExifOrientation, profile: ImageProfile) -> (width: Int, height: Int) {
+    static func minimumSize(_ h: JPEGHeader, orientation: ExifOrientation, profile: ImageProfile) -> (width: Int, height: Int) {
         let (dw, dh) = orientation.swapsDimensions ? (h.height, h.width) : (h.width, h.height)
         let view = profile.viewSize(width: dw, height: dh)
         return orientation.swapsDimensions ? (view.height, view.width) : (view.width, view.height)
@@ -52,7 +18,7 @@ package enum JPEGDecoder {
     }
 
     /// The size `decode` produces for this header and these options (after DCT scaling).
-    static func decodedSize(_ h: Header, options: DecodeOptions) -> (width: Int, height: Int) {
+    static func decodedSize(_ h: JPEGHeader, options: DecodeOptions) -> (width: Int, height: Int) {
         let d = scaleDenominator(width: h.width, height: h.height, options: options)
         return ((h.width + d - 1) / d, (h.height + d - 1) / d)
     }
@@ -78,7 +44,7 @@ package enum JPEGDecoder {
     /// read it from the file as it goes instead of reading it whole first (a 72 MP JPEG: its 23.7 MB
     /// were held beside the decode). Progressive and multi-scan files hold every coefficient anyway,
     /// and the split decode needs their scans' places in the whole file.
-    static func isStreamed(_ h: Header) -> Bool {
+    static func isStreamed(_ h: JPEGHeader) -> Bool {
         h.width * h.height > ImageProfile.simplex.maxSentPixels && !h.costsFullSize
     }
 
@@ -91,7 +57,7 @@ package enum JPEGDecoder {
     /// spare core's time is lost. Not for a file read at a quarter or less (a 72 MP JPEG peaked at
     /// 61.6 against 50.4 MiB with the view's planes beside its decoder's buffers), nor a
     /// progressive one, whose rows come only after its scans, as fast as they are scaled.
-    static func scalesView(_ h: Header, fileBytes: Int, maxBytes: Int, options: DecodeOptions, view: (width: Int, height: Int)) -> Bool {
+    static func scalesView(_ h: JPEGHeader, fileBytes: Int, maxBytes: Int, options: DecodeOptions, view: (width: Int, height: Int)) -> Bool {
         let d = decodedSize(h, options: options)
         if max(d.width, d.height) > 2 * max(view.width, view.height) { return true }
         let share = Double(d.width * d.height) / Double(max(1, h.width * h.height))
@@ -103,7 +69,7 @@ package enum JPEGDecoder {
     /// (garden-noisy-5640, 4.9 bits: the scaling thread busy 26 of 98 ms with the view beside it; its
     /// two candidates, 2000 and 2500 px, add about 40 ms on that thread and save 23 ms after).
     /// A progressive file's rows come only after its scans, as fast as they are scaled.
-    static func leavesScalerIdle(_ h: Header, fileBytes: Int) -> Bool {
+    static func leavesScalerIdle(_ h: JPEGHeader, fileBytes: Int) -> Bool {
         !h.costsFullSize && Double(fileBytes) * 8 >= 3 * Double(h.width) * Double(h.height)
     }
 
@@ -210,7 +176,7 @@ package enum JPEGDecoder {
     /// What decoding will cost, checked before anything is allocated: Huffman coding spends at least one
     /// bit per 8×8 block (a header claiming more is cut off or forged, as the reader also refuses); the
     /// decoded size within `limit`, and the full size too when decoding costs it (`costsFullSize`).
-    static func checkHeader(_ h: Header, fileBytes: Int, decoded: Int, limit: Int) throws {
+    static func checkHeader(_ h: JPEGHeader, fileBytes: Int, decoded: Int, limit: Int) throws {
         let blocks = Double((h.width + 7) / 8) * Double((h.height + 7) / 8)
         if !h.isArithmetic, Double(fileBytes) * 8 < blocks {
             throw MediaPrepError(.truncated, "JPEG data is damaged: the frame header claims \(h.width)x\(h.height), more than \(fileBytes) bytes can hold")

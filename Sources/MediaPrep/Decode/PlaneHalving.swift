@@ -47,7 +47,7 @@ private final class HalvingStages {
         chroma = try planes.dropFirst().map { try ChromaPlane($0, to: size) }
         rgb = try BandColour(width: w, height: h)
         scaler = try view.map { try PackingSliceResizer(width: w, height: h, layout: .rgb, toWidth: $0.width, height: $0.height, band: RowPipeline.band) }
-        beside = try candidates.map { try PlanesBeside(source: w, h, to: ($0.width, $0.height), long: $0.long) }
+        beside = try candidates.map { try PlanesBeside(source: w, h, to: ($0.width, $0.height), long: $0.long, band: RowPipeline.band) }
     }
 
     func feed(_ rows: UnsafePointer<UInt8>, count: Int) throws {

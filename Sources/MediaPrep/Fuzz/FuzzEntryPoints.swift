@@ -28,7 +28,7 @@ import UploadPlanner
     }
 
     public static func jpeg(_ d: [UInt8]) {
-        guard let h = try? JPEGDecoder.header(d) else { return }
+        guard let h = try? JPEGHeader(d) else { return }
         // The checks every plan makes before decoding: a refused header is never decoded.
         let scaled = JPEGDecoder.decodedSize(h, options: DecodeOptions(minimumWidth: 64, minimumHeight: 64))
         guard (try? JPEGDecoder.checkHeader(h, fileBytes: d.count, decoded: scaled.width * scaled.height, limit: pixels)) != nil,
@@ -49,7 +49,7 @@ import UploadPlanner
         (halved.threads, halved.lanczosShrink) = (2, true)
         _ = try? JPEGDecoder.decode(d, options: halved)
         // The same with the view and the climb's candidates made beside it (PlanesBeside), of any shape.
-        if let h = try? JPEGDecoder.header(d) {
+        if let h = try? JPEGHeader(d) {
             let (w, ht) = JPEGDecoder.decodedSize(h, options: halved)
             let sides = [ClimbSize(long: max(w, ht), width: w, height: ht),
                          ClimbSize(long: 1, width: max(1, w * 4 / 5 | 1), height: max(1, ht * 4 / 5 | 1))]
@@ -102,7 +102,7 @@ import UploadPlanner
     /// its tables give the same file in one pass, and the file is the measure plus its stuffed zeros.
     /// The quality and the chroma layout come from the input's last bytes. The fuzz target traps otherwise.
     public static func jpegMeasureAgrees(_ d: [UInt8]) -> Bool {
-        guard let h = try? JPEGDecoder.header(d), h.width * h.height <= pixels,
+        guard let h = try? JPEGHeader(d), h.width * h.height <= pixels,
               let image = try? JPEGDecoder.decode(d, options: DecodeOptions(maxPixels: pixels, minimumWidth: 64, minimumHeight: 64)).pixels,
               let encoder = try? JPEGEncoder() else { return true }
         let quality = Int(d.last ?? 0) % 100 + 1

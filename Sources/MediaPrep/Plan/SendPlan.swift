@@ -36,14 +36,6 @@ package struct SendPlan: Sendable {
     /// In words, what preparation does or why the input cannot be sent, as `check` prints it.
     package var reasons: [String]
 
-    package var verdict: SendCheck.Verdict {
-        switch action {
-        case .copy(_, nil), .keepOriginal(.untouched): return .asIs
-        case .reject: return .cannotSend
-        default: return .afterPreparation
-        }
-    }
-
     /// One stable word for what happens (`reencoded`, `madeGIF`, …) or the error code: SARIF's rule id.
     package var code: String {
         switch action {

@@ -183,45 +183,6 @@ package enum SendPlanner {
         return (false, ["\(w)×\(h) is over the \(profile.maxSentPixels.formatted) pixels a recipient's phone is asked to decode: resized"])
     }
 
-    /// Pixels of one loop of an animation that leaves as it is: 500 frames of 1080p, 64 of 4096×4096.
-    static let maxSentFramePixels = 1 << 30
-    /// One loop's frame pixels, as the file claims them: what is held to `maxSentFramePixels`.
-    static func loopPixels(_ p: ProbeResult) -> Int { (p.width ?? 0) * (p.height ?? 0) * max(1, p.frameCount ?? 1) }
-    /// Pixels of all frames mediaprep decodes to remake one, each frame its whole canvas, however
-    /// large the file: the meter's backstop (`MeteredAnimation`).
-    static let maxDecodedFramePixels = 1 << 32
-    /// What any animation may ask for, and what each byte of it adds. A remake decodes every frame
-    /// once a try (up to `AnimationBudget.maxTries`): a 1024² WebP of 100 frames (105 M) took 9.8 s, a
-    /// 512² sticker of 200 frames (52 M) 11 s; 255 frames of a 4096² canvas (4.3 G) in a 12 KB WebP
-    /// ran for minutes at 15 GB. A 600-frame 1080p GIF (1.24 G) takes a file of 4 MB or more.
-    static let decodedFramePixelsBase = 1 << 28
-    static let decodedFramePixelsPerByte = 256
-
-    /// The frame pixels an animation of `bytes` may ask to decode.
-    static func maxDecodedFramePixels(bytes: Int) -> Int {
-        min(maxDecodedFramePixels, decodedFramePixelsBase + min(bytes, 1 << 40) * decodedFramePixelsPerByte)
-    }
-    /// What a frame costs however small its canvas: the per-frame work of decoding, scaling and
-    /// encoding it (a sticker's frames took 50 ms each a remake); 100,000 frames of 1×1 ran past 60 s.
-    static let minimumFrameCost = 65_536
-
-    /// Frame pixels decoding an animation once asks for: frames × canvas, each frame at least
-    /// `minimumFrameCost`, without overflowing.
-    static func decodeCost(frames: Int, width: Int, height: Int) -> Int {
-        let (canvas, o1) = max(0, width).multipliedReportingOverflow(by: max(0, height))
-        let (total, o2) = max(canvas, minimumFrameCost).multipliedReportingOverflow(by: max(1, frames))
-        return o1 || o2 ? Int.max : total
-    }
-
-    /// Refuses an animation that is to be decoded (remade a GIF or a video) whose frames ask for
-    /// more than `maxDecodedFramePixels`: what `probe`, `check` and `prepare` all answer.
-    static func checkDecodeCost(_ p: ProbeResult) throws {
-        let (w, h, n) = (p.width ?? 0, p.height ?? 0, p.frameCount ?? 1)
-        let cost = decodeCost(frames: n, width: w, height: h), limit = maxDecodedFramePixels(bytes: p.bytes)
-        guard cost > limit else { return }
-        throw MediaPrepError(.tooManyPixels, "\(n) frames of \(w)×\(h) ask for \(cost == Int.max ? "more than Int.max" : cost.grouped) frame pixels to decode (at least \(minimumFrameCost.grouped) a frame), over the \(limit.grouped) an animation of \(p.bytes.grouped) bytes may take")
-    }
-
     private static func checkPixels(_ decoded: Int, _ w: Int, _ h: Int, _ rules: SendRules) throws {
         if decoded > rules.maxPixels {
             throw MediaPrepError(.tooManyPixels, "\(w)×\(h) is over the \(rules.maxPixels)-pixel limit")
@@ -236,31 +197,31 @@ package enum SendPlanner {
         let p = s.probe
         let frames = "\(p.frameCount ?? 0) frames, their delays and loop count kept"
         if rules.profile.animatedAsVideo && p.format != .webp {  // FFmpeg 5.1 cannot decode animated WebP
-            try checkDecodeCost(p)
+            try AnimationCost.checkDecodeCost(p)
             var plan = try video(p, rules, forceTranscode: true)
             plan.reasons = ["animated \(p.format == .png ? "PNG" : p.format == .avif ? "AVIF" : "GIF") turned into an H.264 MP4 (\(rules.profile.name) does not animate GIFs)"]
             return plan
         }
         let limit = rules.limits.maxImageSizeAutoReceive
         guard p.format == .gif else {
-            try checkDecodeCost(p)
+            try AnimationCost.checkDecodeCost(p)
             let name = p.format == .png ? "APNG" : p.format == .avif ? "animated AVIF" : "animated WebP"
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
                 "\(name) made an animated GIF (SimpleX animates GIF only): \(frames), within \(rules.profile.maxBytes.formatted) bytes where it fits"]
                 + (s.metadata?.removals ?? []))
         }
         if let w = p.width, let h = p.height, w * h > rules.profile.maxSentPixels {
-            try checkDecodeCost(p)
+            try AnimationCost.checkDecodeCost(p)
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
                 "animated GIF of \(w)×\(h) frames, over the \(rules.profile.maxSentPixels.formatted) pixels a recipient's phone is asked to decode: made smaller (\(frames))"])
         }
-        if loopPixels(p) > maxSentFramePixels {
-            try checkDecodeCost(p)
+        if AnimationCost.loopPixels(p) > AnimationCost.maxSentFramePixels {
+            try AnimationCost.checkDecodeCost(p)
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
-                "animated GIF of \(p.frameCount ?? 0) frames of \(p.width ?? 0)×\(p.height ?? 0), over the \(maxSentFramePixels.formatted) frame pixels a recipient's phone is asked to decode a loop: made smaller (\(frames))"])
+                "animated GIF of \(p.frameCount ?? 0) frames of \(p.width ?? 0)×\(p.height ?? 0), over the \(AnimationCost.maxSentFramePixels.formatted) frame pixels a recipient's phone is asked to decode a loop: made smaller (\(frames))"])
         }
         if let cap = rules.media.animatedMaxBytes, p.bytes > cap {
-            try checkDecodeCost(p)
+            try AnimationCost.checkDecodeCost(p)
             return SendPlan(kind: .animatedImage, action: .encodeAnimation, reasons: [
                 "animated GIF over \(cap.formatted) bytes made smaller to fit \(rules.profile.maxBytes.formatted) bytes: \(frames)"])
         }

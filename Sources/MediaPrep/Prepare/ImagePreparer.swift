@@ -256,7 +256,7 @@ package struct ImagePreparer: Sendable {
             out = stripped
         default: out = data
         }
-        let header = try JPEGDecoder.header(out)
+        let header = try JPEGHeader(out)
         let parsed = try JPEGSource(out, isWhole: true)
         let small = try Trace.time("decode (proves it whole)") { try provingDecode(jpeg: out, parsed, parsed: true) }
         let preview = try Trace.time("preview") { try PreviewMaker.make(from: small.pixels, maxLength: profile.previewMaxLength) }

@@ -188,15 +188,15 @@ private struct ProbeRead {
         // A motion photo's video follows the picture: its header says so, and then it is read whole.
         if !whole, MotionPhoto.claimed(head) { try readWhole() }
         // The frame header, read once from the file's start when only the start may be needed.
-        var header: JPEGDecoder.Header? = nil
+        var header: JPEGHeader? = nil
         if case .headers(let limit) = depth, size > limit {
             // Every segment sits before the first scan; a large Exif thumbnail can push the frame
             // header past the first 256 KiB, and then the whole file is read after all.
-            header = try? JPEGDecoder.header(head)
+            header = try? JPEGHeader(head)
             if header == nil { try readWhole() }
         } else if case .preparing = depth, !whole {
             // Always shrunk on load: the decoder reads the rest from the file as it goes.
-            header = try? JPEGDecoder.header(head)
+            header = try? JPEGHeader(head)
             if !(header.map(JPEGDecoder.isStreamed) ?? false) { try readWhole() }
         } else {
             try readWhole()
@@ -277,7 +277,7 @@ private struct ProbeRead {
         let animation = try WebPAnimation(head, maxPixels: maxPixels) { w, h, frames in
             var claimed = r
             (claimed.width, claimed.height, claimed.frameCount) = (w, h, frames)
-            try SendPlanner.checkDecodeCost(claimed)  // an animated WebP is always remade
+            try AnimationCost.checkDecodeCost(claimed)  // an animated WebP is always remade
         }
         let first = animation.firstFrame()
         (r.width, r.height, r.frameCount) = (animation.width, animation.height, animation.frameCount)
@@ -322,8 +322,8 @@ private struct ProbeRead {
         if let walk, head.count >= 10 {
             var claimed = r
             (claimed.width, claimed.height, claimed.frameCount) = (Bytes.le(head, 6, 2), Bytes.le(head, 8, 2), walk.frames)
-            if SendPlanner.loopPixels(claimed) > SendPlanner.maxSentFramePixels {
-                try SendPlanner.checkDecodeCost(claimed)
+            if AnimationCost.loopPixels(claimed) > AnimationCost.maxSentFramePixels {
+                try AnimationCost.checkDecodeCost(claimed)
             }
         }
         return walk
@@ -492,7 +492,7 @@ extension MediaProbe {
     }
 
     /// JPEG and PNG: the header (and a JPEG's segments) parsed once, no pixel decoded.
-    fileprivate static func still(_ data: [UInt8], isWhole: Bool, _ r: inout ProbeResult, jpegHeader: JPEGDecoder.Header? = nil) throws -> ProbedSource {
+    fileprivate static func still(_ data: [UInt8], isWhole: Bool, _ r: inout ProbeResult, jpegHeader: JPEGHeader? = nil) throws -> ProbedSource {
         r.kind = .image
         r.frameCount = 1
         if r.format == .jpeg {

@@ -17,13 +17,13 @@ final class PlanesBeside {
     private var pendingRows = 0
     private var converted = 0
 
-    init(source width: Int, _ height: Int, to size: (width: Int, height: Int), long: Int) throws {
+    init(source width: Int, _ height: Int, to size: (width: Int, height: Int), long: Int, band: Int) throws {
         self.long = long
         (self.width, self.height) = size
         self.source = (width, height)
         let scaler = size == (width, height) ? nil
             : try PackingSliceResizer(width: width, height: height, layout: .rgb, toWidth: size.width, height: size.height,
-                                      band: RowPipeline.band, keeps: false)
+                                      band: band, keeps: false)
         self.scaler = scaler
         encoder = try JPEGEncoder()
         yuv = YUVPlanes(width: size.width, height: size.height, subsampling: TJSAMP_420)

@@ -32,7 +32,7 @@ extension MetadataRewrite {
                 case .exif:
                     found.formUnion(exifFields(exifTIFF(payload)))
                     // HEIF readers apply `irot`/`imir`; without them some honour the Exif rotation.
-                    replacement = emptyExif(payload.count, orientation: HEIFDecoder.hasTransforms(d) ? .up : orientation)
+                    replacement = emptyExif(payload.count, orientation: HEIFItems.hasTransforms(d) ? .up : orientation)
                 case .xmp(let compressed):
                     found.insert(.xmp)
                     replacement = compressed ? [UInt8](repeating: 0, count: payload.count) : emptyXMP(payload.count)
@@ -167,6 +167,20 @@ enum PictureBoxes {
 /// A HEIF `meta` box's items as far as finding metadata needs: which items are Exif or XMP
 /// (`iinf`) and where their bytes are (`iloc`, in the file or in `idat`).
 struct HEIFItems {
+    /// Whether the container rotates or mirrors the image (`irot`, `imir` boxes among the item
+    /// properties, which sit in the `meta` box near the start). The probe and the decode both ask:
+    /// the bytes are compared in place.
+    static func hasTransforms(_ data: [UInt8]) -> Bool {
+        let end = min(data.count, 1 << 16)
+        guard end >= 4 else { return false }
+        let (i, r, o, t, m) = (UInt8(ascii: "i"), UInt8(ascii: "r"), UInt8(ascii: "o"), UInt8(ascii: "t"), UInt8(ascii: "m"))
+        return data.withUnsafeBufferPointer { d in
+            (0...(end - 4)).contains { k in
+                d[k] == i && ((d[k + 1] == r && d[k + 2] == o && d[k + 3] == t) || (d[k + 1] == m && d[k + 2] == i && d[k + 3] == r))
+            }
+        }
+    }
+
     enum Kind { case exif, xmp(compressed: Bool) }
     struct Item { let id: Int; let kind: Kind }
     private(set) var privateItems: [Item] = []

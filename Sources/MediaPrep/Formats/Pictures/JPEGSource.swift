@@ -1,7 +1,7 @@
 /// A JPEG's header, parsed once: libjpeg's frame header, the marker segments, the Exif orientation
 /// and the kinds of metadata, from one walk of the segments. Decoders and decisions take it as it is.
 package struct JPEGSource: Sendable {
-    let header: JPEGDecoder.Header
+    let header: JPEGHeader
     let markers: JPEGMarkers
     let orientation: ExifOrientation
     let metadata: PictureMetadata
@@ -18,8 +18,8 @@ package struct JPEGSource: Sendable {
     ///     between scans and the bytes after EOI: a 255 KB file in 0.03 ms, 8.5 MB in 1.5 ms).
     ///   - parsed: the frame header, when the probe already read it from the file's start (it lies
     ///     before the first scan, so more of the file does not change it).
-    init(_ data: [UInt8], isWhole: Bool = false, header parsed: JPEGDecoder.Header? = nil) throws {
-        header = try parsed ?? JPEGDecoder.header(data)
+    init(_ data: [UInt8], isWhole: Bool = false, header parsed: JPEGHeader? = nil) throws {
+        header = try parsed ?? JPEGHeader(data)
         markers = JPEGMarkers(data)
         orientation = ExifOrientation.fromJPEG(data, markers: markers)
         if isWhole {
