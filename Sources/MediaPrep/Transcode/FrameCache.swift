@@ -8,8 +8,8 @@ import UploadPlanner
 /// Bounded (`maxBytes`); where the first pass does not fit it, or the disk refuses a write, the
 /// passes decode as before.
 final class FrameCache {
-    /// The most a cache may take, from what the machine has (`limit`); 60 s of 640×360 at 30 fps is
-    /// 622 MB, 60 s of 1080p 5.6 GB.
+    /// What this cache holds at most, reserved from `budget`: the frames the clip was expected to
+    /// have; 60 s of 640×360 at 30 fps is 622 MB, 60 s of 1080p 5.6 GB.
     let maxBytes: Int
 
     struct Record {
@@ -28,24 +28,27 @@ final class FrameCache {
     private var frameBytes: Int { width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) }
     private static let headerBytes = 8 + 8 + 8 + 12
 
-    /// A cache for `frames` frames of `width`×`height`, or nil when they would not fit `maxBytes`
-    /// (`limit`, unless given).
-    init?(width: Int, height: Int, frames: Int, maxBytes: Int? = nil) throws {
+    private let budget: FrameCacheBudget
+
+    /// A cache for `frames` frames of `width`×`height`, or nil when they would not fit `maxBytes` or
+    /// the room the process's caches share (`budget`, within `limit` of the machine).
+    init?(width: Int, height: Int, frames: Int, maxBytes: Int? = nil, budget: FrameCacheBudget = .shared) throws {
         let bytes = (width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) + Self.headerBytes) * max(1, frames)
         let scratch = try OutputWriter.scratchDirectory()
-        let dirty = PosixIO.kernelFile("/proc/sys/vm/dirty_ratio")?.split(separator: "\n").first.flatMap { Double($0) }
-        self.maxBytes = maxBytes ?? Self.limit(availableMemory: PosixIO.availableMemory(), freeDisk: PosixIO.freeSpace(scratch),
-                                               dirtyShare: (dirty ?? 20) / 100)
-        guard width > 0, height > 0, bytes <= self.maxBytes else { return nil }
-        (self.width, self.height) = (width, height)
+        guard width > 0, height > 0, bytes <= maxBytes ?? .max, budget.reserve(bytes, within: { Self.limit(scratch: scratch) }) else { return nil }
+        (self.width, self.height, self.maxBytes, self.budget) = (width, height, bytes, budget)
         path = scratch + "/frames-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         fd = FileNameBytes.withCString(path) { open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            budget.release(bytes)
+            return nil
+        }
     }
 
     deinit {
         close(fd)
         unlink(path)
+        budget.release(maxBytes)
     }
 
     /// Appends one frame (its planes as the scaler wrote them); a write the disk refuses ends the cache.
@@ -76,6 +79,12 @@ final class FrameCache {
     static func limit(availableMemory: Int?, freeDisk: Int?, dirtyShare: Double = 0.2) -> Int {
         let memory = min(8 << 30, max(2 << 30, Int(Double(availableMemory ?? 0) * max(0, min(1, dirtyShare)))))
         return min(memory, (freeDisk ?? .max) / 4)
+    }
+
+    /// The limit on this machine now, for caches in `scratch`.
+    static func limit(scratch: String) -> Int {
+        let dirty = PosixIO.kernelFile("/proc/sys/vm/dirty_ratio")?.split(separator: "\n").first.flatMap { Double($0) }
+        return limit(availableMemory: PosixIO.availableMemory(), freeDisk: PosixIO.freeSpace(scratch), dirtyShare: (dirty ?? 20) / 100)
     }
 
     /// Stops caching: the passes after decode the source again.
