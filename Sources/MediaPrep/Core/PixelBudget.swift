@@ -10,6 +10,10 @@ package final class PixelBudget: @unchecked Sendable {
     private let condition = PosixCondition()
     private var used = 0
 
+    /// What a charged pixel stands for in the image pipeline's buffers: 192 MP is about 1.5 GB. Work
+    /// that holds memory other than decoded pixels (a transcode) is charged its bytes over this.
+    package static let bytesPerPixel = 8
+
     /// - Parameter capacity: pixels in flight at most (default: 192 MP, about 1.5 GB of pipeline buffers).
     package init(capacity: Int = 192_000_000) { self.capacity = max(1, capacity) }
 

@@ -81,12 +81,30 @@ package struct AttachmentPreparer: Sendable {
         if plan.kind == .image || plan.kind == .animatedImage { FFmpegLibraries.prefetchScaling() }  // every image is scaled (its preview at least)
         var charge: Int? = 0
         if let budget = pixelBudget {
-            charge = budget.acquire(source.decodedPixels(profile: profile), cancellation: cancellation)
+            charge = budget.acquire(Self.heldPixels(source, plan, profile: profile), cancellation: cancellation)
         }
         guard let charged = charge else { throw MediaPrepError(.cancelled, "interrupted before this input started") }
         defer { pixelBudget?.release(charged) }
         if plan.kind == .image || plan.kind == .animatedImage { cancellation?.startClock() }
         return try carryOut(plan, consume source, &item)  // the file's bytes go as soon as they are decoded
+    }
+
+    /// What carrying out `plan` holds at its peak, in the batch budget's pixels: an image's decoded
+    /// pixels; a transcode's frames and encoder (`VideoEncodePlan.heldBytes`), which a 4K clip fitted at
+    /// 1080p puts at 620 MB where its thumbnail frame is 0.9 MP.
+    package static func heldPixels(_ source: ProbedSource, _ plan: SendPlan, profile: ImageProfile) -> Int {
+        let decoded = source.decodedPixels(profile: profile)
+        let transcode: VideoEncodePlan?
+        switch plan.action {
+        // Its video is charged as any video when it is prepared (`sendMotionVideo`): a charge held here
+        // as well could wait on itself.
+        case .motionVideo: return 0
+        case .transcodeVideo(let t): transcode = t.plan
+        case .remux(_, let fallback): transcode = fallback?.plan  // over its budget, the remux is transcoded
+        default: transcode = nil
+        }
+        guard let t = transcode, let w = source.probe.width, let h = source.probe.height else { return decoded }
+        return max(decoded, t.heldBytes(sourceWidth: w, sourceHeight: h) / PixelBudget.bytesPerPixel)
     }
 
     /// A failure recorded in the item, so the rest of a batch goes on.
