@@ -155,6 +155,35 @@ import UploadPlanner
         #expect(r.gif.step == 2 && r.gif.frames == 4 && r.gif.width == 200)
     }
 
+    /// Tries past what can matter stop early and change nothing: 480×480 × 6 frames of noise (1.4 MB
+    /// as a GIF whole) stops its first try past 522,240 bytes, and so on down the ladder, yet ends at
+    /// the same GIF, byte for byte, as every try run whole.
+    @Test func stoppedTriesChangeNothing() throws {
+        let stopping = try AnimationBudget.fit(Noise(480, 480, frames: 6), maxBytes: 261_120, autoReceiveBytes: 522_240)
+        let whole = try AnimationBudget.fit(Noise(480, 480, frames: 6), maxBytes: 261_120, autoReceiveBytes: 522_240, stopping: false)
+        #expect(stopping.stopped >= 2 && whole.stopped == 0)
+        #expect(stopping.gif.data == whole.gif.data && stopping.fits == whole.fits)
+        #expect((stopping.gif.width, stopping.gif.step) == (whole.gif.width, whole.gif.step))
+        // Nothing fits nor is auto-received: the whole-size GIF goes, made again whole if it was stopped.
+        let none = try AnimationBudget.fit(Noise(400, 400, frames: 4), maxBytes: 2_000, autoReceiveBytes: 4_000)
+        let noneWhole = try AnimationBudget.fit(Noise(400, 400, frames: 4), maxBytes: 2_000, autoReceiveBytes: 4_000, stopping: false)
+        #expect(!none.fits && none.stopped >= 1 && none.gif.complete && none.gif.width == 400)
+        #expect(none.gif.data == noneWhole.gif.data)
+    }
+
+    /// Where a try may stop: above the chat side, past both limits and past what sends the next try
+    /// straight to the chat side; at or below it, past both limits while frames may still be dropped;
+    /// never where the next size is taken from this one's.
+    @Test func whereATryMayStop() {
+        let stop = { (side: Int, step: Int, maxStep: Int?) in
+            AnimationBudget.stopAbove(side, step, maxStep: maxStep, maxBytes: 261_120, autoReceiveBytes: 522_240)
+        }
+        #expect(stop(1024, 1, nil) == Int((261_120 * (0.92 * 3.2) * (0.92 * 3.2)).rounded(.up)))
+        #expect(stop(400, 1, nil) == 522_240, "the next try would go straight to 320 past 345,332 bytes, but 522,240 is auto-received")
+        #expect(stop(320, 1, 3) == 522_240)
+        #expect(stop(320, 3, 3) == nil && stop(320, 1, nil) == nil && stop(200, 1, 1) == nil)
+    }
+
     @Test func whatCannotFitGoesAtTheBestSizeStillAutoReceived() throws {
         // 240×240 × 20 frames of noise cannot fit 261,120 bytes even at 160 px and every other frame.
         let r = try AnimationBudget.fit(Noise(240, 240, frames: 20), maxBytes: 261_120, autoReceiveBytes: 522_240)

@@ -12,6 +12,8 @@ enum AnimationBudget {
         var gif: GIFEncoder.Output
         /// False when no try fit the budget (see above for what goes then).
         var fits: Bool
+        /// Tries stopped early (`stopAbove`), which change nothing of what is chosen.
+        var stopped = 0
     }
 
     static let chatSide = 320
@@ -20,22 +22,28 @@ enum AnimationBudget {
     static let maxDelayMs = 250
     static let maxTries = 8
 
-    static func fit(_ source: AnimationSource, maxBytes: Int, autoReceiveBytes: Int, maxPixels: Int = 4096 * 4096) throws -> Result {
+    /// - Parameter stopping: tries stop once they are past what can matter (`stopAbove`); false runs
+    ///   each whole (tests compare the two).
+    static func fit(_ source: AnimationSource, maxBytes: Int, autoReceiveBytes: Int, maxPixels: Int = 4096 * 4096,
+                    stopping: Bool = true) throws -> Result {
         let (w, h) = (source.width, source.height)
         // The first try at the source's size, or at the most pixels a recipient is asked to decode.
         let over = Double(w * h) / Double(maxPixels)
         let long = over > 1 ? Int(Double(max(w, h)) / over.squareRoot()) : max(w, h)
-        func attempt(_ side: Int, _ step: Int) throws -> GIFEncoder.Output {
+        func attempt(_ side: Int, _ step: Int, stopAbove: Int? = nil) throws -> GIFEncoder.Output {
+            let stopAbove = stopping ? stopAbove : nil
             let s = Double(side) / Double(max(w, h))
             let (tw, th) = (max(1, Int((Double(w) * s).rounded())), max(1, Int((Double(h) * s).rounded())))
-            return try Trace.time("GIF \(tw)×\(th) every \(step)") { try GIFEncoder.encode(source, width: tw, height: th, step: step) }
+            return try Trace.time("GIF \(tw)×\(th) every \(step)") {
+                try GIFEncoder.encode(source, width: tw, height: th, step: step, stopAbove: stopAbove)
+            }
         }
-        var tries = [try attempt(long, 1)]
+        var tries = [try attempt(long, 1, stopAbove: stopAbove(long, 1, maxStep: nil, maxBytes: maxBytes, autoReceiveBytes: autoReceiveBytes))]
         let frames = tries[0].sourceFrames
         let maxStep = max(1, min(frames / 2, maxDelayMs / max(1, tries[0].durationMs / max(1, frames))))
         var (side, step) = (long, 1)
-        while let last = tries.last, last.data.count > maxBytes, tries.count < maxTries {
-            let shrink = (Double(maxBytes) / Double(last.data.count)).squareRoot() * 0.92
+        while let last = tries.last, last.size > maxBytes, tries.count < maxTries {
+            let shrink = (Double(maxBytes) / Double(last.size)).squareRoot() * 0.92
             if side > chatSide {
                 side = max(chatSide, Int(Double(side) * shrink))
             } else if step < maxStep {
@@ -45,11 +53,28 @@ enum AnimationBudget {
             } else {
                 break
             }
-            tries.append(try attempt(side, step))
+            tries.append(try attempt(side, step, stopAbove: stopAbove(side, step, maxStep: maxStep, maxBytes: maxBytes, autoReceiveBytes: autoReceiveBytes)))
         }
-        if let fit = tries.last, fit.data.count <= maxBytes { return Result(gif: fit, fits: true) }
+        let stopped = tries.filter { !$0.complete }.count
+        if let fit = tries.last, fit.complete, fit.size <= maxBytes { return Result(gif: fit, fits: true, stopped: stopped) }
         // Tries only get smaller, so the first within the auto-receive size is the best of them.
-        let fallback = tries.first { $0.data.count <= autoReceiveBytes } ?? tries[0]
-        return Result(gif: fallback, fits: false)
+        if let fallback = tries.first(where: { $0.complete && $0.size <= autoReceiveBytes }) {
+            return Result(gif: fallback, fits: false, stopped: stopped)
+        }
+        return Result(gif: tries[0].complete ? tries[0] : try attempt(long, 1), fits: false, stopped: stopped)
+    }
+
+    /// Past how many bytes a try at `side` and `step` can stop: beyond it, the try neither fits nor is
+    /// within the auto-receive size, and the ladder's next move is the same whatever its size (from
+    /// above the chat side, straight to it; at or below, the next step). nil where the next size is
+    /// taken from this one's. A 160-frame 1024² WebP (a 15.8 MB GIF whole) stops past 2.3 MB.
+    static func stopAbove(_ side: Int, _ step: Int, maxStep: Int?, maxBytes: Int, autoReceiveBytes: Int) -> Int? {
+        let neither = max(maxBytes, autoReceiveBytes)
+        if side > chatSide {
+            let straightToChat = Double(maxBytes) * (0.92 * Double(side) / Double(chatSide)) * (0.92 * Double(side) / Double(chatSide))
+            return max(neither, Int(min(straightToChat.rounded(.up), Double(Int.max / 2))))
+        }
+        if let maxStep, step < maxStep { return neither }
+        return nil
     }
 }

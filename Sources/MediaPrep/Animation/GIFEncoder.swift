@@ -15,9 +15,17 @@ enum GIFEncoder {
         /// The source's frames and how long they play, in milliseconds.
         var sourceFrames: Int
         var durationMs: Int
+        /// False when the encode was stopped past `stopAbove` bytes: `data` is empty, the GIF would
+        /// have been larger than `size`.
+        var complete = true
+        /// The GIF's bytes, or for a stopped encode, how many it had already passed.
+        var size: Int { complete ? data.count : stoppedPast }
+        var stoppedPast = 0
     }
 
-    static func encode(_ source: AnimationSource, width: Int, height: Int, step: Int = 1) throws -> Output {
+    /// - Parameter stopAbove: past this many bytes of frames the encode stops (the caller only needs
+    ///   to know it is larger), with the source's frames and duration counted.
+    static func encode(_ source: AnimationSource, width: Int, height: Int, step: Int = 1, stopAbove: Int? = nil) throws -> Output {
         let ff = try FFmpegLibraries.all()
         let scale = width == source.width && height == source.height ? "" : "scale=\(width):\(height):flags=lanczos,"
         let input = "video_size=\(source.width)x\(source.height):pix_fmt=\(AV_PIX_FMT_RGBA.rawValue):time_base=1/100:pixel_aspect=1/1"
@@ -52,20 +60,29 @@ enum GIFEncoder {
         var o: UnsafeMutablePointer<AVFrame>? = out
         defer { ff.util.av_frame_free(&o) }
         var index = 0
+        let counted = seen
         seen = 0
-        try source.forEachFrame { pixels, _ in
-            defer { seen += 1 }
-            // The source cannot grow between passes; a damaged one is cut.
-            guard seen % step == 0, index < times.count else { return }
-            try push(pixels, pts: times[index], into: mapping, ff)
-            index += 1
-            while try mapping.pull(into: out) { try writer.write(out) }
+        do {
+            try source.forEachFrame { pixels, _ in
+                defer { seen += 1 }
+                // The source cannot grow between passes; a damaged one is cut.
+                guard seen % step == 0, index < times.count else { return }
+                try push(pixels, pts: times[index], into: mapping, ff)
+                index += 1
+                while try mapping.pull(into: out) { try writer.write(out) }
+                if let stopAbove, writer.frameBytes > stopAbove { throw Stopped() }
+            }
+        } catch is Stopped {
+            return Output(data: [], width: width, height: height, frames: times.count, step: step, sourceFrames: counted,
+                          durationMs: elapsed, complete: false, stoppedPast: writer.frameBytes)
         }
         try mapping.push(nil)
         while try mapping.pull(into: out) { try writer.write(out) }
         return Output(data: try writer.finish(), width: width, height: height, frames: times.count, step: step,
                       sourceFrames: seen, durationMs: elapsed)
     }
+
+    private struct Stopped: Error {}
 
     /// `pixels` (RGBA) into `graph` as a frame at `pts`; the frame is freed on every path.
     private static func push(_ pixels: PixelBuffer, pts: Int64, into graph: FilterGraph, _ ff: FFmpeg) throws {
