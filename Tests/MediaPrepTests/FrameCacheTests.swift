@@ -84,12 +84,12 @@ import Testing
     /// the disk; never over a quarter of the disk's free space.
     @Test func theCacheIsSizedForTheMachine() {
         let gib = 1 << 30
-        #expect(FrameCache.limit(availableMemory: 23 * gib, freeDisk: 64 * gib) == Int(Double(23 * gib) * 0.2))
-        #expect(FrameCache.limit(availableMemory: 60 * gib, freeDisk: 64 * gib) == 8 * gib)
-        #expect(FrameCache.limit(availableMemory: 4 * gib, freeDisk: 64 * gib) == 2 * gib)
-        #expect(FrameCache.limit(availableMemory: 30 * gib, freeDisk: 64 * gib, dirtyShare: 0) == 2 * gib, "vm.dirty_bytes set instead")
-        #expect(FrameCache.limit(availableMemory: nil, freeDisk: nil) == 2 * gib)
-        #expect(FrameCache.limit(availableMemory: 60 * gib, freeDisk: 4 * gib) == gib)
+        #expect(FrameCacheBudget.limit(availableMemory: 23 * gib, freeDisk: 64 * gib) == Int(Double(23 * gib) * 0.2))
+        #expect(FrameCacheBudget.limit(availableMemory: 60 * gib, freeDisk: 64 * gib) == 8 * gib)
+        #expect(FrameCacheBudget.limit(availableMemory: 4 * gib, freeDisk: 64 * gib) == 2 * gib)
+        #expect(FrameCacheBudget.limit(availableMemory: 30 * gib, freeDisk: 64 * gib, dirtyShare: 0) == 2 * gib, "vm.dirty_bytes set instead")
+        #expect(FrameCacheBudget.limit(availableMemory: nil, freeDisk: nil) == 2 * gib)
+        #expect(FrameCacheBudget.limit(availableMemory: 60 * gib, freeDisk: 4 * gib) == gib)
     }
 
     /// A budgeted clip goes through both passes with the cache and lands within its budget, every

@@ -61,7 +61,7 @@ extension AttachmentPreparer {
         let first = try source.firstFrame?.pixels ?? animation.firstFrame()
         let preview = try PreviewMaker.make(from: first, maxLength: profile.previewMaxLength)
         try cancellation?.check()
-        let made = try AnimationBudget.fit(MeteredAnimation(animation, cancellation: cancellation), maxBytes: profile.maxBytes, autoReceiveBytes: limits.maxImageSizeAutoReceive,
+        let made = try AnimationBudget.fit(MeteredAnimation(CachedAnimation(animation), cancellation: cancellation), maxBytes: profile.maxBytes, autoReceiveBytes: limits.maxImageSizeAutoReceive,
                                            maxPixels: profile.maxSentPixels)
         let gif = made.gif
         let staged = try Trace.time("write output") {

@@ -31,11 +31,11 @@ final class FrameCache {
     private let budget: FrameCacheBudget
 
     /// A cache for `frames` frames of `width`×`height`, or nil when they would not fit `maxBytes` or
-    /// the room the process's caches share (`budget`, within `limit` of the machine).
+    /// the room the process's caches share (`budget`).
     init?(width: Int, height: Int, frames: Int, maxBytes: Int? = nil, budget: FrameCacheBudget = .shared) throws {
         let bytes = (width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) + Self.headerBytes) * max(1, frames)
         let scratch = try OutputWriter.scratchDirectory()
-        guard width > 0, height > 0, bytes <= maxBytes ?? .max, budget.reserve(bytes, within: { Self.limit(scratch: scratch) }) else { return nil }
+        guard width > 0, height > 0, bytes <= maxBytes ?? .max, budget.reserve(bytes, scratch: scratch) else { return nil }
         (self.width, self.height, self.maxBytes, self.budget) = (width, height, bytes, budget)
         path = scratch + "/frames-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         fd = FileNameBytes.withCString(path) { open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
@@ -69,22 +69,6 @@ final class FrameCache {
         }
         guard ok else { return drop() }
         frames += 1
-    }
-
-    /// 2 GiB, or up to 8 GiB where the kernel lets that much be written without waiting for the disk
-    /// (`dirtyShare` of the memory available, vm.dirty_ratio: 20 % by default), so the first pass is
-    /// not held to the disk's pace and the frames come back from the page cache; never more than a
-    /// quarter of the scratch folder's free space. A 30 s 4K HEVC clip fitted to 20,000,000 bytes at
-    /// 1080p (2.8 GB of frames): 41.1 s decoding it twice, 34.0 s from the cache.
-    static func limit(availableMemory: Int?, freeDisk: Int?, dirtyShare: Double = 0.2) -> Int {
-        let memory = min(8 << 30, max(2 << 30, Int(Double(availableMemory ?? 0) * max(0, min(1, dirtyShare)))))
-        return min(memory, (freeDisk ?? .max) / 4)
-    }
-
-    /// The limit on this machine now, for caches in `scratch`.
-    static func limit(scratch: String) -> Int {
-        let dirty = PosixIO.kernelFile("/proc/sys/vm/dirty_ratio")?.split(separator: "\n").first.flatMap { Double($0) }
-        return limit(availableMemory: PosixIO.availableMemory(), freeDisk: PosixIO.freeSpace(scratch), dirtyShare: (dirty ?? 20) / 100)
     }
 
     /// Stops caching: the passes after decode the source again.

@@ -99,7 +99,7 @@ struct VideoTranscoder {
     }
 
     /// - Parameter frames: a two-pass encode's first pass keeps its scaled frames here (when they fit
-    ///   `FrameCache.limit`), and the passes after it read them instead of decoding the video again.
+    ///   `FrameCacheBudget.limit`), and the passes after it read them instead of decoding the video again.
     /// - Parameter watchCap: a constant-quality pass that has a two-pass fallback throws
     ///   `CapWatch.Ridden` as soon as it rides the plan's rate cap.
     private func runPass(source: String, output: String?, pass: Int32, stats: String?,
