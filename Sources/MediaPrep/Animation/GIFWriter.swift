@@ -9,6 +9,7 @@ final class GIFWriter {
     private let stream: UnsafeMutablePointer<AVStream>
     private let packet: UnsafeMutablePointer<AVPacket>
     private var finished = false
+    private var started = false
     /// Bytes of encoded frames written so far: the file is at least this large.
     private(set) var frameBytes = 0
 
@@ -45,11 +46,17 @@ final class GIFWriter {
             _ = ff.util.av_dict_set(&options, "final_delay", String(max(1, min(finalDelay, 65535))), 0)
             r = ff.media.avformat_write_header(o, &options)
             ff.util.av_dict_free(&options)
+            started = r >= 0
         }
         guard r >= 0 else { throw MediaPrepError.ffmpeg(.encodeFailed, "cannot start the GIF", r) }
     }
 
-    deinit { Self.free(ff, &codec, &context, packet) }
+    deinit {
+        // The muxer holds the last frame until the trailer (FFmpeg 5.1's gif muxer has no deinit): an
+        // encode stopped or failed before `finish` leaked it, a packet and its data each time.
+        if started, !finished, let context { _ = ff.media.av_write_trailer(context) }
+        Self.free(ff, &codec, &context, packet)
+    }
 
     private static func free(_ ff: FFmpeg, _ codec: inout UnsafeMutablePointer<AVCodecContext>?,
                              _ context: inout UnsafeMutablePointer<AVFormatContext>?, _ packet: UnsafeMutablePointer<AVPacket>) {
