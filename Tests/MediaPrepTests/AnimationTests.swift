@@ -171,6 +171,49 @@ import UploadPlanner
         #expect(none.gif.data == noneWhole.gif.data)
     }
 
+    /// Frames scaled once and kept for the second pass and the tries after at the same size reach the
+    /// palette filters as the graphs' own scaling gave them: the same GIF, byte for byte, with
+    /// transparency and without.
+    @Test func keptFramesChangeNothing() throws {
+        let sources: [AnimationSource] = [Noise(480, 480, frames: 6), HalfClear(400, 300, frames: 8)]
+        for source in sources {
+            let (counted, plain) = (Passes(source), Passes(source))
+            let kept = try AnimationBudget.fit(counted, maxBytes: 261_120, autoReceiveBytes: 522_240)
+            let scaledEachPass = try AnimationBudget.fit(plain, maxBytes: 261_120, autoReceiveBytes: 522_240, keeping: false)
+            #expect(kept.gif.data == scaledEachPass.gif.data, "\(source.width)×\(source.height)")
+            #expect(kept.gif.width < source.width, "a scaled try was made")
+            #expect(counted.passes < plain.passes, "kept frames read instead of the source: \(counted.passes) against \(plain.passes)")
+        }
+    }
+
+    /// Counts the passes over an animation.
+    final class Passes: AnimationSource {
+        let inner: AnimationSource
+        private(set) var passes = 0
+        init(_ inner: AnimationSource) { self.inner = inner }
+        var width: Int { inner.width }
+        var height: Int { inner.height }
+        var plays: Int { inner.plays }
+        func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws {
+            passes += 1
+            try inner.forEachFrame(body)
+        }
+    }
+
+    /// Noise whose left half is transparent: GIF's one transparent entry in every palette.
+    final class HalfClear: AnimationSource {
+        let width: Int, height: Int, plays = 0, frames: Int
+        init(_ w: Int, _ h: Int, frames: Int) { (width, height, self.frames) = (w, h, frames) }
+        func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws {
+            let noise = Noise(width, height, frames: frames)
+            try noise.forEachFrame { frame, ms in
+                var bytes = frame.bytes
+                for y in 0..<height { for x in 0..<(width / 2) { bytes[(y * width + x) * 4 + 3] = UInt8(truncatingIfNeeded: x * 2) } }
+                try body(try PixelBuffer(width: width, height: height, layout: .rgba, bytes: bytes), ms)
+            }
+        }
+    }
+
     /// Where a try may stop: above the chat side, past both limits and past what sends the next try
     /// straight to the chat side; at or below it, past both limits while frames may still be dropped;
     /// never where the next size is taken from this one's.

@@ -24,8 +24,11 @@ enum AnimationBudget {
 
     /// - Parameter stopping: tries stop once they are past what can matter (`stopAbove`); false runs
     ///   each whole (tests compare the two).
+    /// - Parameter keeping: tries keep the frames they scale for their second pass and the tries after
+    ///   at their size (`ScaledFrames`); false scales them in every pass (tests compare the two).
     static func fit(_ source: AnimationSource, maxBytes: Int, autoReceiveBytes: Int, maxPixels: Int = 4096 * 4096,
-                    stopping: Bool = true) throws -> Result {
+                    stopping: Bool = true, keeping: Bool = true) throws -> Result {
+        let keeper = keeping ? ScaledFrames.Keeper() : nil
         let (w, h) = (source.width, source.height)
         // The first try at the source's size, or at the most pixels a recipient is asked to decode.
         let over = Double(w * h) / Double(maxPixels)
@@ -35,7 +38,7 @@ enum AnimationBudget {
             let s = Double(side) / Double(max(w, h))
             let (tw, th) = (max(1, Int((Double(w) * s).rounded())), max(1, Int((Double(h) * s).rounded())))
             return try Trace.time("GIF \(tw)×\(th) every \(step)") {
-                try GIFEncoder.encode(source, width: tw, height: th, step: step, stopAbove: stopAbove)
+                try GIFEncoder.encode(source, width: tw, height: th, step: step, stopAbove: stopAbove, kept: keeper)
             }
         }
         var tries = [try attempt(long, 1, stopAbove: stopAbove(long, 1, maxStep: nil, maxBytes: maxBytes, autoReceiveBytes: autoReceiveBytes))]

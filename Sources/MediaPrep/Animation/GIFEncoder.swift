@@ -25,21 +25,31 @@ enum GIFEncoder {
 
     /// - Parameter stopAbove: past this many bytes of frames the encode stops (the caller only needs
     ///   to know it is larger), with the source's frames and duration counted.
-    static func encode(_ source: AnimationSource, width: Int, height: Int, step: Int = 1, stopAbove: Int? = nil) throws -> Output {
+    /// - Parameter kept: where a try that scales keeps its frames at its size for its second pass and
+    ///   for the tries after at that size (`ScaledFrames`); nil scales them in each pass.
+    static func encode(_ source: AnimationSource, width: Int, height: Int, step: Int = 1, stopAbove: Int? = nil,
+                       kept: ScaledFrames.Keeper? = nil) throws -> Output {
         let ff = try FFmpegLibraries.all()
-        let scale = width == source.width && height == source.height ? "" : "scale=\(width):\(height):flags=lanczos,"
-        let input = "video_size=\(source.width)x\(source.height):pix_fmt=\(AV_PIX_FMT_RGBA.rawValue):time_base=1/100:pixel_aspect=1/1"
+        let scales = width != source.width || height != source.height
+        let frames = TryFrames(source: source, width: width, height: height, step: step, ff: ff,
+                               keeper: scales ? kept : nil)
+        // What the palette filters take: the source's canvases scaled in the graph, or frames already at
+        // this size in palettegen's and paletteuse's own BGRA.
+        let scale = scales && !frames.scaledAhead ? "scale=\(width):\(height):flags=lanczos," : ""
+        let input = frames.scaledAhead
+            ? "video_size=\(width)x\(height):pix_fmt=\(AV_PIX_FMT_BGRA.rawValue):time_base=1/100:pixel_aspect=1/1"
+            : "video_size=\(source.width)x\(source.height):pix_fmt=\(AV_PIX_FMT_RGBA.rawValue):time_base=1/100:pixel_aspect=1/1"
 
         // Pass 1: the palette, and every frame's time in centiseconds (strictly increasing: GIF delays are whole).
         let palettes = try FilterGraph("[in]\(scale)palettegen=reserve_transparent=1[out]", inputs: [("in", input)])
         var times: [Int64] = []
-        var elapsed = 0, seen = 0
-        try source.forEachFrame { pixels, ms in
-            defer { elapsed += ms; seen += 1 }
-            guard seen % step == 0 else { return }
+        var elapsed = 0
+        var seen = try frames.forEach { ms, selected in
+            defer { elapsed += ms }
+            guard let selected else { return }
             let cs = max(Int64((Double(elapsed) / 10).rounded()), (times.last ?? -1) + 1)
             times.append(cs)
-            try push(pixels, pts: cs, into: palettes, ff)
+            try selected(cs, palettes)
         }
         try palettes.push(nil)
         let end = max(Int64((Double(elapsed) / 10).rounded()), (times.last ?? 0) + 1)
@@ -61,13 +71,11 @@ enum GIFEncoder {
         defer { ff.util.av_frame_free(&o) }
         var index = 0
         let counted = seen
-        seen = 0
         do {
-            try source.forEachFrame { pixels, _ in
-                defer { seen += 1 }
+            seen = try frames.forEach { _, selected in
                 // The source cannot grow between passes; a damaged one is cut.
-                guard seen % step == 0, index < times.count else { return }
-                try push(pixels, pts: times[index], into: mapping, ff)
+                guard let selected, index < times.count else { return }
+                try selected(times[index], mapping)
                 index += 1
                 while try mapping.pull(into: out) { try writer.write(out) }
                 if let stopAbove, writer.frameBytes > stopAbove { throw Stopped() }
@@ -85,7 +93,7 @@ enum GIFEncoder {
     private struct Stopped: Error {}
 
     /// `pixels` (RGBA) into `graph` as a frame at `pts`; the frame is freed on every path.
-    private static func push(_ pixels: PixelBuffer, pts: Int64, into graph: FilterGraph, _ ff: FFmpeg) throws {
+    static func push(_ pixels: PixelBuffer, pts: Int64, into graph: FilterGraph, _ ff: FFmpeg) throws {
         var frame = ff.util.av_frame_alloc()
         defer { ff.util.av_frame_free(&frame) }
         guard let f = frame else { throw MediaPrepError(.encodeFailed, "out of memory") }
