@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import Testing
 import CPng
@@ -184,6 +185,34 @@ import UploadPlanner
             #expect(kept.gif.width < source.width, "a scaled try was made")
             #expect(counted.passes < plain.passes, "kept frames read instead of the source: \(counted.passes) against \(plain.passes)")
         }
+    }
+
+    /// A try read from kept frames never reaches the source, whose meter checks the input's time
+    /// limit and cancellation: the kept frames check them instead.
+    @Test func keptFramesStopWhenTheInputIsCancelled() throws {
+        let flag = CancellationFlag()
+        let keeper = ScaledFrames.Keeper(cancellation: flag)
+        let ff = try FFmpegLibraries.all()
+        let source = Passes(Noise(96, 96, frames: 4))
+        let sink = try FilterGraph("[in]null[out]", inputs: [("in", "video_size=48x48:pix_fmt=\(AV_PIX_FMT_BGRA.rawValue):time_base=1/100:pixel_aspect=1/1")])
+        let out = try #require(ff.util.av_frame_alloc())
+        var o: UnsafeMutablePointer<AVFrame>? = out
+        defer { ff.util.av_frame_free(&o) }
+        var pts: Int64 = 0
+        var pushed = 0
+        func pass(_ step: Int) throws -> Int {
+            try TryFrames(source: source, width: 48, height: 48, step: step, ff: ff, keeper: keeper).forEach { _, push in
+                guard let push else { return }
+                try push(pts, sink)
+                pts += 1
+                pushed += 1
+                while try sink.pull(into: out) {}
+            }
+        }
+        #expect(try pass(1) == 4 && source.passes == 1, "the first pass scales and keeps")
+        #expect(try pass(2) == 4 && source.passes == 1 && pushed == 6, "every other kept frame, the source not read")
+        flag.cancel()
+        #expect(throws: MediaPrepError.self) { _ = try pass(2) }
     }
 
     /// Counts the passes over an animation.

@@ -26,9 +26,11 @@ enum AnimationBudget {
     ///   each whole (tests compare the two).
     /// - Parameter keeping: tries keep the frames they scale for their second pass and the tries after
     ///   at their size (`ScaledFrames`); false scales them in every pass (tests compare the two).
+    /// - Parameter cancellation: checked between frames the tries read from what they kept (the
+    ///   source checks its own, `MeteredAnimation`).
     static func fit(_ source: AnimationSource, maxBytes: Int, autoReceiveBytes: Int, maxPixels: Int = 4096 * 4096,
-                    stopping: Bool = true, keeping: Bool = true) throws -> Result {
-        let keeper = keeping ? ScaledFrames.Keeper() : nil
+                    stopping: Bool = true, keeping: Bool = true, cancellation: CancellationFlag? = nil) throws -> Result {
+        let keeper = keeping ? ScaledFrames.Keeper(cancellation: cancellation) : nil
         let (w, h) = (source.width, source.height)
         // The first try at the source's size, or at the most pixels a recipient is asked to decode.
         let over = Double(w * h) / Double(maxPixels)

@@ -11,8 +11,13 @@ final class ScaledFrames {
     final class Keeper {
         fileprivate var current: ScaledFrames?
         private let budget: FrameCacheBudget
+        /// Checked between kept frames, as `MeteredAnimation` checks between decoded ones: a try read
+        /// from here never reaches the source, and the input's time limit still holds.
+        fileprivate let cancellation: CancellationFlag?
 
-        init(budget: FrameCacheBudget = .shared) { self.budget = budget }
+        init(budget: FrameCacheBudget = .shared, cancellation: CancellationFlag? = nil) {
+            (self.budget, self.cancellation) = (budget, cancellation)
+        }
 
         /// Kept frames a try of this size and step can read: every frame it uses is there.
         fileprivate func usable(_ width: Int, _ height: Int, step: Int) -> ScaledFrames? {
@@ -95,6 +100,7 @@ final class TryFrames {
         let (ff, step) = (self.ff, self.step)
         if let kept = keeper?.usable(width, height, step: step) {
             for (i, ms) in kept.durations.enumerated() {
+                try keeper?.cancellation?.check()
                 guard i % step == 0 else { try body(ms, nil); continue }
                 try body(ms) { pts, graph in try kept.push(i / kept.step, pts: pts, into: graph, ff) }
             }

@@ -62,7 +62,7 @@ extension AttachmentPreparer {
         let preview = try PreviewMaker.make(from: first, maxLength: profile.previewMaxLength)
         try cancellation?.check()
         let made = try AnimationBudget.fit(MeteredAnimation(CachedAnimation(animation), cancellation: cancellation), maxBytes: profile.maxBytes, autoReceiveBytes: limits.maxImageSizeAutoReceive,
-                                           maxPixels: profile.maxSentPixels)
+                                           maxPixels: profile.maxSentPixels, cancellation: cancellation)
         let gif = made.gif
         let staged = try Trace.time("write output") {
             try OutputWriter.stage(gif.data, directory: outputDirectory, base: name(.animatedImage), ext: "gif", cancellation: cancellation)
