@@ -39,9 +39,11 @@ enum AnimationBudget {
             let stopAbove = stopping ? stopAbove : nil
             let s = Double(side) / Double(max(w, h))
             let (tw, th) = (max(1, Int((Double(w) * s).rounded())), max(1, Int((Double(h) * s).rounded())))
-            return try Trace.time("GIF \(tw)×\(th) every \(step)") {
+            let made = try Trace.time("GIF \(tw)×\(th) every \(step)") {
                 try GIFEncoder.encode(source, width: tw, height: th, step: step, stopAbove: stopAbove, kept: keeper)
             }
+            Trace.note(made.complete ? "  \(made.size) bytes" : "  stopped past \(made.size) bytes")
+            return made
         }
         var tries = [try attempt(long, 1, stopAbove: stopAbove(long, 1, maxStep: nil, maxBytes: maxBytes, autoReceiveBytes: autoReceiveBytes))]
         let frames = tries[0].sourceFrames
