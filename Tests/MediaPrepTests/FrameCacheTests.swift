@@ -52,7 +52,8 @@ import Testing
     }
 
     /// Caches side by side share one room: a second that would pass it is not made (its passes
-    /// decode again), and what a cache held is given back when it ends.
+    /// decode again), and what a cache held is given back when it ends. A clip with more frames than
+    /// its cache expected grows it while the room allows; past it, the cache stops and gives its room back.
     @Test func cachesSideBySideShareOneRoom() throws {
         let frameBytes = 64 * 48 + 2 * 32 * 24 + 36
         let budget = FrameCacheBudget(limit: 10 * frameBytes)
@@ -60,24 +61,27 @@ import Testing
         #expect(first != nil)
         #expect(budget.reserved == 6 * frameBytes)
         #expect(try FrameCache(width: 64, height: 48, frames: 6, budget: budget) == nil)
-        let second = try #require(try FrameCache(width: 64, height: 48, frames: 4, budget: budget))
-        #expect(budget.reserved == 10 * frameBytes)
-        first = nil
-        #expect(budget.reserved == 4 * frameBytes)
-        #expect(try FrameCache(width: 64, height: 48, frames: 6, budget: budget) != nil)
-        #expect(budget.reserved == 4 * frameBytes, "the third, gone at once, gave its room back")
-        _ = second
-        // A cache holds no more than it reserved: a clip with more frames than expected stops caching.
+        let second = try #require(try FrameCache(width: 64, height: 48, frames: 3, budget: budget))
+        #expect(budget.reserved == 9 * frameBytes)
+        #expect(try FrameCache(width: 64, height: 48, frames: 6, budget: budget) == nil)
+        #expect(budget.reserved == 9 * frameBytes, "a cache not made holds nothing")
         let planes = [UInt8](repeating: 7, count: 64 * 48 + 2 * 32 * 24)
-        try planes.withUnsafeBufferPointer { p in
-            guard let base = p.baseAddress else { return }
-            let y = UnsafeMutablePointer(mutating: base), u = y + 64 * 48, v = u + 32 * 24
-            for i in 0..<5 {
-                second.append(.init(pts: Int64(i), duration: 1, seconds: Double(i), primaries: 1, transfer: 1, colorspace: 1),
-                              planes: [y, u, v], strides: [64, 32, 32])
+        func append(_ count: Int) throws {
+            try planes.withUnsafeBufferPointer { p in
+                let base = try #require(p.baseAddress)
+                let y = UnsafeMutablePointer(mutating: base), u = y + 64 * 48, v = u + 32 * 24
+                for i in 0..<count {
+                    second.append(.init(pts: Int64(i), duration: 1, seconds: Double(i), primaries: 1, transfer: 1, colorspace: 1),
+                                  planes: [y, u, v], strides: [64, 32, 32])
+                }
             }
         }
-        #expect(!second.usable)
+        try append(4)  // one more than expected: the room has it
+        #expect(second.usable && second.frames == 4 && budget.reserved == 10 * frameBytes)
+        try append(1)  // the room is full
+        #expect(!second.usable && budget.reserved == 6 * frameBytes, "a stopped cache gives its room back")
+        first = nil
+        #expect(budget.reserved == 0)
     }
 
     /// 2 GiB anywhere; up to 8 GiB where the kernel lets that much be written without waiting for

@@ -8,9 +8,10 @@ import UploadPlanner
 /// Bounded (`maxBytes`); where the first pass does not fit it, or the disk refuses a write, the
 /// passes decode as before.
 final class FrameCache {
-    /// What this cache holds at most, reserved from `budget`: the frames the clip was expected to
-    /// have; 60 s of 640×360 at 30 fps is 622 MB, 60 s of 1080p 5.6 GB.
-    let maxBytes: Int
+    /// What this cache may hold now, reserved from `budget`: the frames the clip was expected to have
+    /// (60 s of 640×360 at 30 fps is 622 MB, 60 s of 1080p 5.6 GB), grown while the room allows when
+    /// the clip has more (a frame rate its container under-reports).
+    private(set) var maxBytes: Int
 
     struct Record {
         var pts: Int64
@@ -29,6 +30,7 @@ final class FrameCache {
     private static let headerBytes = 8 + 8 + 8 + 12
 
     private let budget: FrameCacheBudget
+    private let scratch: String
 
     /// A cache for `frames` frames of `width`×`height`, or nil when they would not fit `maxBytes` or
     /// the room the process's caches share (`budget`).
@@ -36,7 +38,7 @@ final class FrameCache {
         let bytes = (width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) + Self.headerBytes) * max(1, frames)
         let scratch = try OutputWriter.scratchDirectory()
         guard width > 0, height > 0, bytes <= maxBytes ?? .max, budget.reserve(bytes, scratch: scratch) else { return nil }
-        (self.width, self.height, self.maxBytes, self.budget) = (width, height, bytes, budget)
+        (self.width, self.height, self.maxBytes, self.budget, self.scratch) = (width, height, bytes, budget, scratch)
         path = scratch + "/frames-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         fd = FileNameBytes.withCString(path) { open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard fd >= 0 else {
@@ -54,7 +56,12 @@ final class FrameCache {
     /// Appends one frame (its planes as the scaler wrote them); a write the disk refuses ends the cache.
     func append(_ r: Record, planes: [UnsafeMutablePointer<UInt8>?], strides: [Int32]) {
         guard usable else { return }
-        if (frames + 1) * (frameBytes + Self.headerBytes) > maxBytes { return drop() }
+        let need = (frames + 1) * (frameBytes + Self.headerBytes)
+        if need > maxBytes {
+            let more = max(need - maxBytes, maxBytes / 16)
+            guard budget.reserve(more, scratch: scratch) else { return drop() }
+            maxBytes += more
+        }
         var header = [UInt8](repeating: 0, count: Self.headerBytes)
         header.withUnsafeMutableBytes { h in
             h.storeBytes(of: r.pts, toByteOffset: 0, as: Int64.self)
@@ -75,6 +82,8 @@ final class FrameCache {
     func drop() {
         usable = false
         _ = ftruncate(fd, 0)
+        budget.release(maxBytes)
+        maxBytes = 0
     }
 
     /// The next frame's time, in seconds from the stream's start, without reading it; nil at the end.
