@@ -9,10 +9,9 @@ import UploadPlanner
 final class CachedAnimation: AnimationSource {
     private let inner: AnimationSource
     private let budget: FrameCacheBudget
-    private var store: ScratchRecords?
     private var state = State.unread
 
-    private enum State { case unread, kept, uncached }
+    private enum State { case unread, kept(ScratchRecords), uncached }
 
     init(_ inner: AnimationSource, budget: FrameCacheBudget = .shared) {
         (self.inner, self.budget) = (inner, budget)
@@ -24,8 +23,7 @@ final class CachedAnimation: AnimationSource {
 
     func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws {
         switch state {
-        case .kept:
-            guard let store else { return try inner.forEachFrame(body) }
+        case .kept(let store):
             let frameBytes = width * height * 4
             for index in 0..<store.count {
                 var duration: Int64 = 0
@@ -48,9 +46,7 @@ final class CachedAnimation: AnimationSource {
                 if let store, store.usable { Self.keep(pixels, ms: ms, in: store) }
                 try body(pixels, ms)
             }
-            if let store, store.usable {
-                (self.store, state) = (store, .kept)
-            }
+            if let store, store.usable { state = .kept(store) }
         }
     }
 
