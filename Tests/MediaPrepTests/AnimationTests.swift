@@ -133,8 +133,8 @@ import UploadPlanner
 
     /// Noise frames: the worst case for GIF, made in memory.
     final class Noise: AnimationSource {
-        let width: Int, height: Int, plays = 0, frames: Int
-        init(_ w: Int, _ h: Int, frames: Int) { (width, height, self.frames) = (w, h, frames) }
+        let width: Int, height: Int, plays = 0, frames: Int, ms: Int
+        init(_ w: Int, _ h: Int, frames: Int, ms: Int = 100) { (width, height, self.frames, self.ms) = (w, h, frames, ms) }
         func forEachFrame(_ body: (PixelBuffer, Int) throws -> Void) throws {
             var state: UInt32 = 12345
             for _ in 0..<frames {
@@ -144,7 +144,7 @@ import UploadPlanner
                     let v = UInt8(truncatingIfNeeded: state >> 24)
                     (bytes[i], bytes[i + 1], bytes[i + 2]) = (v, v &+ 85, v &+ 170)
                 }
-                try body(try PixelBuffer(width: width, height: height, layout: .rgba, bytes: bytes), 100)
+                try body(try PixelBuffer(width: width, height: height, layout: .rgba, bytes: bytes), ms)
             }
         }
     }
@@ -154,6 +154,29 @@ import UploadPlanner
         let r = try AnimationBudget.fit(Noise(200, 200, frames: 8), maxBytes: 261_120, autoReceiveBytes: 522_240)
         #expect(r.fits && r.gif.data.count <= 261_120)
         #expect(r.gif.step == 2 && r.gif.frames == 4 && r.gif.width == 200)
+    }
+
+    /// Frames are dropped by as many as the last try's bytes say, so a 30 fps animation still reaches
+    /// sizes below the chat side within its tries: 360×360 × 16 frames of noise (every 7th frame at most,
+    /// 4.3 a second) went 360 px, then 320 px every 1st, 2nd… 7th frame, and ran out of tries 307 KB
+    /// over; it now goes 320 px every frame (stopped, 1.6 MB by its frames so far), every 7th, smaller.
+    @Test func framesAreDroppedByWhatTheLastTrySays() throws {
+        let r = try AnimationBudget.fit(Noise(360, 360, frames: 16, ms: 33), maxBytes: 261_120, autoReceiveBytes: 522_240)
+        #expect(r.fits && r.gif.data.count <= 261_120)
+        #expect(r.gif.step == 7 && r.gif.width < AnimationBudget.chatSide && r.gif.width > AnimationBudget.floorSide)
+        #expect(r.tries == 4 && r.stopped == 2)
+        // The jump is taken from where the frames passed the watch, so a try run whole decides the same.
+        let whole = try AnimationBudget.fit(Noise(360, 360, frames: 16, ms: 33), maxBytes: 261_120, autoReceiveBytes: 522_240, stopping: false)
+        #expect(whole.gif.data == r.gif.data && whole.tries == 4 && whole.stopped == 0)
+    }
+
+    /// When nothing fits, the frame steps jumped over are tried towards the auto-receive size: what goes
+    /// is what stepping one at a time chose (every 5th of 24 frames of noise, 5 frames, about 450 KB),
+    /// not the jump's every 7th (4 frames).
+    @Test func whatCannotFitKeepsTheFramesSteppingWouldHave() throws {
+        let r = try AnimationBudget.fit(Noise(256, 256, frames: 24, ms: 33), maxBytes: 20_000, autoReceiveBytes: 522_240)
+        #expect(!r.fits && r.gif.data.count <= 522_240)
+        #expect(r.gif.width == 256 && r.gif.step == 5 && r.gif.frames == 5 && r.tries <= AnimationBudget.maxTries)
     }
 
     /// Tries past what can matter stop early and change nothing: 480×480 × 6 frames of noise (1.4 MB
@@ -254,6 +277,10 @@ import UploadPlanner
         #expect(stop(400, 1, nil) == 522_240, "the next try would go straight to 320 past 345,332 bytes, but 522,240 is auto-received")
         #expect(stop(320, 1, 3) == 522_240)
         #expect(stop(320, 3, 3) == nil && stop(320, 1, nil) == nil && stop(200, 1, 1) == nil)
+        // The step that should fit, bytes taken as falling with the frames kept; the caller caps it.
+        #expect(AnimationBudget.stepToFit(1, projected: 2_030_637, maxBytes: 261_120) == 8)
+        #expect(AnimationBudget.stepToFit(4, projected: 308_510, maxBytes: 261_120) == 5)
+        #expect(AnimationBudget.stepToFit(2, projected: 200_000, maxBytes: 261_120) == 2)
     }
 
     @Test func whatCannotFitGoesAtTheBestSizeStillAutoReceived() throws {

@@ -4,8 +4,9 @@
 /// changing, the worst case): GIF bytes follow the pixel count a little less than linearly (640→320 px:
 /// ÷2.95 for ÷4 pixels) and the frame count almost linearly (every other frame: ×0.55, every third:
 /// ×0.41). So: smaller, down to 320 px on the long side (a chat bubble's width on a phone); then fewer
-/// frames, each kept one shown for the dropped ones' time, while at least 4 a second remain; then smaller
-/// again, down to 160 px. When nothing fits, the best try within the auto-receive size goes (still
+/// frames, each kept one shown for the dropped ones' time, while at least 4 a second remain (as many
+/// dropped at once as the last try's bytes say: one at a time, a 30 fps sticker spent its 8 tries
+/// there); then smaller again, down to 160 px. When nothing fits, the best try within the auto-receive size goes (still
 /// downloaded without asking), else the whole-size GIF (accepted by the recipient, as a large GIF is).
 enum AnimationBudget {
     struct Result {
@@ -14,6 +15,8 @@ enum AnimationBudget {
         var fits: Bool
         /// Tries stopped early (`stopAbove`), which change nothing of what is chosen.
         var stopped = 0
+        /// GIFs made, stopped or whole.
+        var tries = 0
     }
 
     static let chatSide = 320
@@ -36,13 +39,13 @@ enum AnimationBudget {
         let over = Double(w * h) / Double(maxPixels)
         let long = over > 1 ? Int(Double(max(w, h)) / over.squareRoot()) : max(w, h)
         func attempt(_ side: Int, _ step: Int, stopAbove: Int? = nil) throws -> GIFEncoder.Output {
-            let stopAbove = stopping ? stopAbove : nil
             let s = Double(side) / Double(max(w, h))
             let (tw, th) = (max(1, Int((Double(w) * s).rounded())), max(1, Int((Double(h) * s).rounded())))
             let made = try Trace.time("GIF \(tw)×\(th) every \(step)") {
-                try GIFEncoder.encode(source, width: tw, height: th, step: step, stopAbove: stopAbove, kept: keeper)
+                try GIFEncoder.encode(source, width: tw, height: th, step: step, stopAbove: stopAbove, stops: stopping, kept: keeper)
             }
-            Trace.note(made.complete ? "  \(made.size) bytes" : "  stopped past \(made.size) bytes")
+            let projected = made.passed == nil ? "" : ", \(made.projectedSize) whole by its frames so far"
+            Trace.note((made.complete ? "  \(made.size) bytes" : "  stopped past \(made.size) bytes") + projected)
             return made
         }
         var tries = [try attempt(long, 1, stopAbove: stopAbove(long, 1, maxStep: nil, maxBytes: maxBytes, autoReceiveBytes: autoReceiveBytes))]
@@ -54,7 +57,7 @@ enum AnimationBudget {
             if side > chatSide {
                 side = max(chatSide, Int(Double(side) * shrink))
             } else if step < maxStep {
-                step += 1
+                step = min(maxStep, max(step + 1, stepToFit(step, projected: last.projectedSize, maxBytes: maxBytes)))
             } else if side > floorSide {
                 side = max(floorSide, Int(Double(side) * shrink))
             } else {
@@ -62,19 +65,39 @@ enum AnimationBudget {
             }
             tries.append(try attempt(side, step, stopAbove: stopAbove(side, step, maxStep: maxStep, maxBytes: maxBytes, autoReceiveBytes: autoReceiveBytes)))
         }
-        let stopped = tries.filter { !$0.complete }.count
-        if let fit = tries.last, fit.complete, fit.size <= maxBytes { return Result(gif: fit, fits: true, stopped: stopped) }
-        // Tries only get smaller, so the first within the auto-receive size is the best of them.
-        if let fallback = tries.first(where: { $0.complete && $0.size <= autoReceiveBytes }) {
-            return Result(gif: fallback, fits: false, stopped: stopped)
+        if let fit = tries.last, fit.complete, fit.size <= maxBytes {
+            return Result(gif: fit, fits: true, stopped: tries.filter { !$0.complete }.count, tries: tries.count)
         }
-        return Result(gif: tries[0].complete ? tries[0] : try attempt(long, 1), fits: false, stopped: stopped)
+        // Nothing fits. Tries only get smaller, so the first within the auto-receive size is the best of
+        // them; frame steps jumped over just before it are tried towards that size, as stepping one at
+        // a time would have found them.
+        while tries.count < maxTries, let i = tries.firstIndex(where: { $0.complete && $0.size <= autoReceiveBytes }), i > 0 {
+            let (above, within) = (tries[i - 1], tries[i])
+            guard (above.width, above.height) == (within.width, within.height), within.step - above.step > 1 else { break }
+            let between = min(within.step - 1, max(above.step + 1, stepToFit(above.step, projected: above.projectedSize, maxBytes: autoReceiveBytes)))
+            tries.insert(try attempt(max(above.width, above.height), between, stopAbove: autoReceiveBytes), at: i)
+        }
+        let stopped = tries.filter { !$0.complete }.count
+        if let fallback = tries.first(where: { $0.complete && $0.size <= autoReceiveBytes }) {
+            return Result(gif: fallback, fits: false, stopped: stopped, tries: tries.count)
+        }
+        if tries[0].complete { return Result(gif: tries[0], fits: false, stopped: stopped, tries: tries.count) }
+        return Result(gif: try attempt(long, 1), fits: false, stopped: stopped, tries: tries.count + 1)
+    }
+
+    /// The frame step at which a try projected at `projected` bytes with every `step`th frame should
+    /// fit, bytes taken as falling with the frames kept. Seven animations: bytes went as the step to
+    /// the power −0.80 to −1.15 (mostly above −1), and a stopped try's projection was 0.78–1.01 of its
+    /// whole GIF, so the jump mostly lands short, on frames kept, and the next try steps on.
+    static func stepToFit(_ step: Int, projected: Int, maxBytes: Int) -> Int {
+        Int(min(Double(Int.max / 2), (Double(step) * Double(projected) / Double(max(1, maxBytes))).rounded(.up)))
     }
 
     /// Past how many bytes a try at `side` and `step` can stop: beyond it, the try neither fits nor is
-    /// within the auto-receive size, and the ladder's next move is the same whatever its size (from
-    /// above the chat side, straight to it; at or below, the next step). nil where the next size is
-    /// taken from this one's. A 160-frame 1024² WebP (a 15.8 MB GIF whole) stops past 2.3 MB.
+    /// within the auto-receive size, and the ladder's next move does not need the rest of it (from
+    /// above the chat side, straight to it; at or below, the step its frames so far project). nil where
+    /// the next size is taken from this one's. A 160-frame 1024² WebP (a 15.8 MB GIF whole) stops past
+    /// 2.3 MB.
     static func stopAbove(_ side: Int, _ step: Int, maxStep: Int?, maxBytes: Int, autoReceiveBytes: Int) -> Int? {
         let neither = max(maxBytes, autoReceiveBytes)
         if side > chatSide {

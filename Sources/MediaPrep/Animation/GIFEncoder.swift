@@ -21,14 +21,24 @@ enum GIFEncoder {
         /// The GIF's bytes, or for a stopped encode, how many it had already passed.
         var size: Int { complete ? data.count : stoppedPast }
         var stoppedPast = 0
+        /// Where the frames first passed `stopAbove` bytes: the bytes and how many frames were written.
+        var passed: (bytes: Int, frames: Int)?
+
+        /// The whole GIF's bytes, or for one that passed `stopAbove`, its frames' bytes then carried on to
+        /// every frame; the same figure whether the encode stopped there or not.
+        var projectedSize: Int {
+            guard let passed else { return size }
+            return Int((Double(passed.bytes) * Double(frames) / Double(max(1, passed.frames))).rounded(.up))
+        }
     }
 
     /// - Parameter stopAbove: past this many bytes of frames the encode stops (the caller only needs
-    ///   to know it is larger), with the source's frames and duration counted.
+    ///   to know it is larger), with the source's frames and duration counted; with `stops` false it
+    ///   carries on, and only notes where it passed them (`Output.passed`).
     /// - Parameter kept: where a try that scales keeps its frames at its size for its second pass and
     ///   for the tries after at that size (`ScaledFrames`); nil scales them in each pass.
     static func encode(_ source: AnimationSource, width: Int, height: Int, step: Int = 1, stopAbove: Int? = nil,
-                       kept: ScaledFrames.Keeper? = nil) throws -> Output {
+                       stops: Bool = true, kept: ScaledFrames.Keeper? = nil) throws -> Output {
         let ff = try FFmpegLibraries.all()
         let scales = width != source.width || height != source.height
         let frames = TryFrames(source: source, width: width, height: height, step: step, ff: ff,
@@ -69,7 +79,8 @@ enum GIFEncoder {
         guard let out = ff.util.av_frame_alloc() else { throw MediaPrepError(.encodeFailed, "out of memory") }
         var o: UnsafeMutablePointer<AVFrame>? = out
         defer { ff.util.av_frame_free(&o) }
-        var index = 0
+        var (index, written) = (0, 0)
+        var passed: (bytes: Int, frames: Int)? = nil
         let counted = seen
         do {
             seen = try frames.forEach { _, selected in
@@ -77,17 +88,23 @@ enum GIFEncoder {
                 guard let selected, index < times.count else { return }
                 try selected(times[index], mapping)
                 index += 1
-                while try mapping.pull(into: out) { try writer.write(out) }
-                if let stopAbove, writer.frameBytes > stopAbove { throw Stopped() }
+                while try mapping.pull(into: out) {
+                    try writer.write(out)
+                    written += 1
+                }
+                if passed == nil, let stopAbove, writer.frameBytes > stopAbove {
+                    passed = (writer.frameBytes, written)
+                    if stops { throw Stopped() }
+                }
             }
         } catch is Stopped {
             return Output(data: [], width: width, height: height, frames: times.count, step: step, sourceFrames: counted,
-                          durationMs: elapsed, complete: false, stoppedPast: writer.frameBytes)
+                          durationMs: elapsed, complete: false, stoppedPast: writer.frameBytes, passed: passed)
         }
         try mapping.push(nil)
         while try mapping.pull(into: out) { try writer.write(out) }
         return Output(data: try writer.finish(), width: width, height: height, frames: times.count, step: step,
-                      sourceFrames: seen, durationMs: elapsed)
+                      sourceFrames: seen, durationMs: elapsed, passed: passed)
     }
 
     private struct Stopped: Error {}
