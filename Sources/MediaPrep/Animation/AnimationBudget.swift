@@ -65,9 +65,10 @@ enum AnimationBudget {
             }
             tries.append(try attempt(side, step, stopAbove: stopAbove(side, step, maxStep: maxStep, maxBytes: maxBytes, autoReceiveBytes: autoReceiveBytes)))
         }
-        if let fit = tries.last, fit.complete, fit.size <= maxBytes {
-            return Result(gif: fit, fits: true, stopped: tries.filter { !$0.complete }.count, tries: tries.count)
+        func result(_ gif: GIFEncoder.Output, fits: Bool) -> Result {
+            Result(gif: gif, fits: fits, stopped: tries.filter { !$0.complete }.count, tries: tries.count)
         }
+        if let fit = tries.last, fit.complete, fit.size <= maxBytes { return result(fit, fits: true) }
         // Nothing fits. Tries only get smaller, so the first within the auto-receive size is the best of
         // them; frame steps jumped over just before it are tried towards that size, as stepping one at
         // a time would have found them.
@@ -77,12 +78,11 @@ enum AnimationBudget {
             let between = min(within.step - 1, max(above.step + 1, stepToFit(above.step, projected: above.projectedSize, maxBytes: autoReceiveBytes)))
             tries.insert(try attempt(max(above.width, above.height), between, stopAbove: autoReceiveBytes), at: i)
         }
-        let stopped = tries.filter { !$0.complete }.count
-        if let fallback = tries.first(where: { $0.complete && $0.size <= autoReceiveBytes }) {
-            return Result(gif: fallback, fits: false, stopped: stopped, tries: tries.count)
-        }
-        if tries[0].complete { return Result(gif: tries[0], fits: false, stopped: stopped, tries: tries.count) }
-        return Result(gif: try attempt(long, 1), fits: false, stopped: stopped, tries: tries.count + 1)
+        if let fallback = tries.first(where: { $0.complete && $0.size <= autoReceiveBytes }) { return result(fallback, fits: false) }
+        if tries[0].complete { return result(tries[0], fits: false) }
+        let whole = try attempt(long, 1)
+        tries.append(whole)
+        return result(whole, fits: false)
     }
 
     /// The frame step at which a try projected at `projected` bytes with every `step`th frame should

@@ -18,11 +18,10 @@ enum GIFEncoder {
         /// False when the encode was stopped past `stopAbove` bytes: `data` is empty, the GIF would
         /// have been larger than `size`.
         var complete = true
-        /// The GIF's bytes, or for a stopped encode, how many it had already passed.
-        var size: Int { complete ? data.count : stoppedPast }
-        var stoppedPast = 0
         /// Where the frames first passed `stopAbove` bytes: the bytes and how many frames were written.
         var passed: (bytes: Int, frames: Int)?
+        /// The GIF's bytes, or for a stopped encode, how many it had already passed.
+        var size: Int { complete ? data.count : passed?.bytes ?? 0 }
 
         /// The whole GIF's bytes, or for one that passed `stopAbove`, its frames' bytes then carried on to
         /// every frame; the same figure whether the encode stopped there or not.
@@ -79,7 +78,7 @@ enum GIFEncoder {
         guard let out = ff.util.av_frame_alloc() else { throw MediaPrepError(.encodeFailed, "out of memory") }
         var o: UnsafeMutablePointer<AVFrame>? = out
         defer { ff.util.av_frame_free(&o) }
-        var (index, written) = (0, 0)
+        var index = 0
         var passed: (bytes: Int, frames: Int)? = nil
         let counted = seen
         do {
@@ -88,18 +87,15 @@ enum GIFEncoder {
                 guard let selected, index < times.count else { return }
                 try selected(times[index], mapping)
                 index += 1
-                while try mapping.pull(into: out) {
-                    try writer.write(out)
-                    written += 1
-                }
+                while try mapping.pull(into: out) { try writer.write(out) }
                 if passed == nil, let stopAbove, writer.frameBytes > stopAbove {
-                    passed = (writer.frameBytes, written)
+                    passed = (writer.frameBytes, writer.framesWritten)
                     if stops { throw Stopped() }
                 }
             }
         } catch is Stopped {
             return Output(data: [], width: width, height: height, frames: times.count, step: step, sourceFrames: counted,
-                          durationMs: elapsed, complete: false, stoppedPast: writer.frameBytes, passed: passed)
+                          durationMs: elapsed, complete: false, passed: passed)
         }
         try mapping.push(nil)
         while try mapping.pull(into: out) { try writer.write(out) }

@@ -12,6 +12,8 @@ final class GIFWriter {
     private var started = false
     /// Bytes of encoded frames written so far: the file is at least this large.
     private(set) var frameBytes = 0
+    /// Encoded frames written so far, the ones `frameBytes` counts.
+    private(set) var framesWritten = 0
 
     /// `plays`: 0 forever, else how many times it plays; `finalDelay`: the last frame's, in centiseconds.
     init(_ ff: FFmpeg, width: Int, height: Int, plays: Int, finalDelay: Int) throws {
@@ -85,6 +87,7 @@ final class GIFWriter {
             if rc == cff_error_again() || rc == cff_error_eof() { return }
             guard rc >= 0 else { throw MediaPrepError.ffmpeg(.encodeFailed, "GIF encoding failed", rc) }
             frameBytes += Int(packet.pointee.size)
+            framesWritten += 1
             packet.pointee.stream_index = stream.pointee.index
             ff.media.av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
             rc = ff.media.av_interleaved_write_frame(context, packet)
