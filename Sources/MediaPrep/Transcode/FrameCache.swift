@@ -21,7 +21,6 @@ final class FrameCache {
     /// under-reports): 60 s of 640×360 at 30 fps is 622 MB, 60 s of 1080p 5.6 GB.
     private let records: ScratchRecords
     private var next = 0
-    private var frameBytes: Int { width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) }
     private static let headerBytes = 8 + 8 + 8 + 12
 
     var usable: Bool { records.usable }
@@ -30,7 +29,7 @@ final class FrameCache {
     /// A cache for `frames` frames of `width`×`height`, or nil when they would not fit `maxBytes` or
     /// the room the process's caches share (`budget`).
     init?(width: Int, height: Int, frames: Int, maxBytes: Int? = nil, budget: FrameCacheBudget = .shared) throws {
-        let recordBytes = width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) + Self.headerBytes
+        let recordBytes = Self.headerBytes + width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)  // the record, Y, U and V
         guard width > 0, height > 0, recordBytes * max(1, frames) <= maxBytes ?? .max,
               let records = try ScratchRecords(recordBytes: recordBytes, expected: max(1, frames), budget: budget) else { return nil }
         (self.width, self.height, self.records) = (width, height, records)
